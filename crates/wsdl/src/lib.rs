@@ -1,0 +1,1 @@
+//! soapstone-wsdl (to be written)

@@ -1,1 +1,60 @@
-fn main() {}
+//! The `soapstone` command: serve the seeds' services, load-test any SOAP endpoint, run the
+//! baselines, and run the lab that redraws the seeds' tables with today's numbers.
+//!
+//! Arguments are parsed here (clap) and handed, as each crate's own argument struct, to the
+//! crate that does the work; this file holds no logic of its own.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "soapstone", version, about = "SOAP as fast as binary RPC, and the lab that proves it")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the seeds' services (charging, dp, echo, contacts, wsb) on one port.
+    Serve(soapstone_services::ServeArgs),
+    /// Load-test a SOAP endpoint (open or closed loop, the seeds' load shapes).
+    Bench(soapstone_bench::BenchArgs),
+    /// Run a baseline server: tcp-connect, tcp-pingpong, http-noop, grpc.
+    Baseline(soapstone_bench::BaselineArgs),
+    /// Run the seeds' experiments and write the report (index.html, results.json, report.md).
+    Lab(soapstone_lab::LabArgs),
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SOAPSTONE_LOG").unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("soapstone: cannot start the runtime: {e}");
+            return ExitCode::from(70);
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Command::Serve(args) => soapstone_services::run_serve(args).await,
+            Command::Bench(args) => soapstone_bench::run_cli(args).await,
+            Command::Baseline(args) => soapstone_bench::run_baseline_cli(args).await,
+            Command::Lab(args) => soapstone_lab::run_cli(args).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("soapstone: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}

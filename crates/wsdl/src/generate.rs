@@ -1,0 +1,387 @@
+//! WSDL 1.1 generation from a [`ServiceModel`].
+//!
+//! One document per service: types (an inline XML Schema), messages, one portType, a SOAP 1.1
+//! and a SOAP 1.2 binding, and a service with one port per binding. Every schema the
+//! document refers to is imported with a `schemaLocation` under the endpoint itself
+//! (`?xsd=soapenc`), so clients on a network without internet access can build from it.
+//!
+//! Written by hand into a `String` (with quick-xml's escaping) rather than through an XML
+//! writer: the document is small, its shape is fixed, and the code reads like the output.
+//! Must never fetch anything or depend on HTTP: the endpoint URL is just text here.
+
+use std::fmt::Write;
+
+use quick_xml::escape::escape;
+use soapstone_codec::QName;
+
+use crate::model::{message_name, BindingStyle, ServiceModel};
+use crate::soapenc::SOAP_ENCODING_SCHEMA;
+use crate::xsd::{Field, TypeDef, TypeRef, SOAP_ENC_NS, XSD_NS};
+
+const WSDL_NS: &str = "http://schemas.xmlsoap.org/wsdl/";
+const WSDL_SOAP11_NS: &str = "http://schemas.xmlsoap.org/wsdl/soap/";
+const WSDL_SOAP12_NS: &str = "http://schemas.xmlsoap.org/wsdl/soap12/";
+const HTTP_TRANSPORT: &str = "http://schemas.xmlsoap.org/soap/http";
+
+/// The query (after `?`) that asks for the WSDL.
+pub const WSDL_QUERY: &str = "wsdl";
+/// The query that asks for the bundled SOAP encoding schema.
+pub const SOAP_ENC_QUERY: &str = "xsd=soapenc";
+
+/// The description document for `GET endpoint?query`: `wsdl` (any case) gives the WSDL,
+/// `xsd=soapenc` the bundled SOAP 1.1 encoding schema; anything else is `None`.
+pub fn document(model: &ServiceModel, query: &str, endpoint: &str) -> Option<String> {
+    if query.eq_ignore_ascii_case(WSDL_QUERY) {
+        Some(wsdl(model, endpoint))
+    } else if query == SOAP_ENC_QUERY {
+        Some(SOAP_ENCODING_SCHEMA.to_string())
+    } else {
+        None
+    }
+}
+
+/// The URL of the document `query` under `endpoint`.
+pub fn document_url(endpoint: &str, query: &str) -> String {
+    let sep = if endpoint.contains('?') { '&' } else { '?' };
+    format!("{endpoint}{sep}{query}")
+}
+
+/// The WSDL 1.1 document of `model`, served at `endpoint` (an absolute URL written into the
+/// `soap:address`es and `schemaLocation`s).
+pub fn wsdl(model: &ServiceModel, endpoint: &str) -> String {
+    let mut w = Writer {
+        out: String::with_capacity(8 * 1024),
+        ns: &model.namespace,
+    };
+    w.definitions(model, endpoint);
+    w.out
+}
+
+struct Writer<'a> {
+    out: String,
+    ns: &'a str,
+}
+
+fn esc(s: &str) -> std::borrow::Cow<'_, str> {
+    escape(s)
+}
+
+impl Writer<'_> {
+    fn line(&mut self, indent: usize, text: &str) {
+        for _ in 0..indent {
+            self.out.push_str("  ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    /// `prefix:local` for a type name, plus an `xmlns` declaration when the namespace has no
+    /// prefix bound on the root.
+    fn qname(&self, q: &QName) -> (String, String) {
+        let prefix = match q.namespace.as_str() {
+            XSD_NS => "xsd",
+            SOAP_ENC_NS => "soapenc",
+            ns if ns == self.ns => "tns",
+            "" => return (q.local.clone(), String::new()),
+            ns => {
+                return (
+                    format!("q:{}", q.local),
+                    format!(" xmlns:q=\"{}\"", esc(ns)),
+                )
+            }
+        };
+        (format!("{prefix}:{}", q.local), String::new())
+    }
+
+    fn definitions(&mut self, m: &ServiceModel, endpoint: &str) {
+        let encoded = m.style == BindingStyle::RpcEncoded;
+        self.line(0, r#"<?xml version="1.0" encoding="UTF-8"?>"#);
+        let mut root = format!(
+            "<wsdl:definitions name=\"{name}\" targetNamespace=\"{ns}\" xmlns:tns=\"{ns}\" xmlns:wsdl=\"{WSDL_NS}\" \
+             xmlns:soap=\"{WSDL_SOAP11_NS}\" xmlns:soap12=\"{WSDL_SOAP12_NS}\" xmlns:xsd=\"{XSD_NS}\"",
+            name = esc(&m.name),
+            ns = esc(&m.namespace),
+        );
+        if encoded {
+            let _ = write!(root, " xmlns:soapenc=\"{SOAP_ENC_NS}\"");
+        }
+        root.push('>');
+        self.line(0, &root);
+        if let Some(doc) = &m.documentation {
+            self.line(
+                1,
+                &format!("<wsdl:documentation>{}</wsdl:documentation>", esc(doc)),
+            );
+        }
+        self.types(m, endpoint);
+        self.messages(m);
+        self.port_type(m);
+        self.binding(m, false);
+        self.binding(m, true);
+        self.line(1, &format!("<wsdl:service name=\"{}\">", esc(&m.name)));
+        for (soap12, prefix) in [(false, "soap"), (true, "soap12")] {
+            let (port, binding) = names(m, soap12);
+            self.line(
+                2,
+                &format!("<wsdl:port name=\"{port}\" binding=\"tns:{binding}\">"),
+            );
+            self.line(
+                3,
+                &format!("<{prefix}:address location=\"{}\"/>", esc(endpoint)),
+            );
+            self.line(2, "</wsdl:port>");
+        }
+        self.line(1, "</wsdl:service>");
+        self.line(0, "</wsdl:definitions>");
+    }
+
+    fn types(&mut self, m: &ServiceModel, endpoint: &str) {
+        let encoded = m.style == BindingStyle::RpcEncoded;
+        self.line(1, "<wsdl:types>");
+        let form = if m.style.qualified() {
+            " elementFormDefault=\"qualified\""
+        } else {
+            ""
+        };
+        self.line(
+            2,
+            &format!(
+                "<xsd:schema targetNamespace=\"{}\"{form}>",
+                esc(&m.namespace)
+            ),
+        );
+        if encoded {
+            self.line(
+                3,
+                &format!(
+                    "<xsd:import namespace=\"{SOAP_ENC_NS}\" schemaLocation=\"{}\"/>",
+                    esc(&document_url(endpoint, SOAP_ENC_QUERY))
+                ),
+            );
+        }
+        if !encoded {
+            for op in &m.operations {
+                let fields: Vec<Field> = op
+                    .input
+                    .iter()
+                    .map(|p| Field::new(p.name.clone(), p.ty.clone()))
+                    .collect();
+                self.wrapper_element(&op.request, &fields);
+                if op.response != op.request {
+                    let fields: Vec<Field> = op
+                        .output
+                        .iter()
+                        .map(|p| Field::new(p.name.clone(), p.ty.clone()))
+                        .collect();
+                    self.wrapper_element(&op.response, &fields);
+                }
+            }
+        }
+        for t in m.schema.types() {
+            match &t.def {
+                TypeDef::Struct(fields) => {
+                    self.line(3, &format!("<xsd:complexType name=\"{}\">", esc(&t.name)));
+                    self.sequence(4, fields);
+                    self.line(3, "</xsd:complexType>");
+                }
+                TypeDef::List(item) => {
+                    self.line(3, &format!("<xsd:complexType name=\"{}\">", esc(&t.name)));
+                    self.sequence(
+                        4,
+                        &[Field::new(
+                            "item",
+                            TypeRef {
+                                optional: true,
+                                repeated: true,
+                                ..item.clone()
+                            },
+                        )],
+                    );
+                    self.line(3, "</xsd:complexType>");
+                }
+                TypeDef::Enum(values) => {
+                    self.line(3, &format!("<xsd:simpleType name=\"{}\">", esc(&t.name)));
+                    self.line(4, "<xsd:restriction base=\"xsd:string\">");
+                    for v in values {
+                        self.line(5, &format!("<xsd:enumeration value=\"{}\"/>", esc(v)));
+                    }
+                    self.line(4, "</xsd:restriction>");
+                    self.line(3, "</xsd:simpleType>");
+                }
+                TypeDef::Array { item, dims } => {
+                    let (item, decl) = self.qname(item);
+                    let commas = ",".repeat(dims.saturating_sub(1));
+                    self.line(3, &format!("<xsd:complexType name=\"{}\">", esc(&t.name)));
+                    self.line(4, "<xsd:complexContent>");
+                    self.line(5, "<xsd:restriction base=\"soapenc:Array\">");
+                    self.line(
+                        6,
+                        &format!("<xsd:attribute ref=\"soapenc:arrayType\" wsdl:arrayType=\"{item}[{commas}]\"{decl}/>"),
+                    );
+                    self.line(5, "</xsd:restriction>");
+                    self.line(4, "</xsd:complexContent>");
+                    self.line(3, "</xsd:complexType>");
+                }
+            }
+        }
+        self.line(2, "</xsd:schema>");
+        self.line(1, "</wsdl:types>");
+    }
+
+    fn wrapper_element(&mut self, name: &str, fields: &[Field]) {
+        self.line(3, &format!("<xsd:element name=\"{}\">", esc(name)));
+        self.line(4, "<xsd:complexType>");
+        self.sequence(5, fields);
+        self.line(4, "</xsd:complexType>");
+        self.line(3, "</xsd:element>");
+    }
+
+    fn sequence(&mut self, indent: usize, fields: &[Field]) {
+        if fields.is_empty() {
+            self.line(indent, "<xsd:sequence/>");
+            return;
+        }
+        self.line(indent, "<xsd:sequence>");
+        for f in fields {
+            let (ty, decl) = self.qname(&f.ty.name);
+            let mut el = format!("<xsd:element name=\"{}\" type=\"{ty}\"", esc(&f.name));
+            if f.ty.optional {
+                el.push_str(" minOccurs=\"0\"");
+            }
+            if f.ty.repeated {
+                el.push_str(" maxOccurs=\"unbounded\"");
+            }
+            if f.ty.nillable {
+                el.push_str(" nillable=\"true\"");
+            }
+            el.push_str(&decl);
+            el.push_str("/>");
+            self.line(indent + 1, &el);
+        }
+        self.line(indent, "</xsd:sequence>");
+    }
+
+    fn messages(&mut self, m: &ServiceModel) {
+        for op in &m.operations {
+            for input in [true, false] {
+                let name = message_name(op, input);
+                self.line(1, &format!("<wsdl:message name=\"{}\">", esc(&name)));
+                match m.style {
+                    BindingStyle::DocumentLiteral => {
+                        let element = if input { &op.request } else { &op.response };
+                        self.line(
+                            2,
+                            &format!(
+                                "<wsdl:part name=\"parameters\" element=\"tns:{}\"/>",
+                                esc(element)
+                            ),
+                        );
+                    }
+                    BindingStyle::RpcEncoded => {
+                        for part in if input { &op.input } else { &op.output } {
+                            let (ty, decl) = self.qname(&part.ty.name);
+                            self.line(
+                                2,
+                                &format!(
+                                    "<wsdl:part name=\"{}\" type=\"{ty}\"{decl}/>",
+                                    esc(&part.name)
+                                ),
+                            );
+                        }
+                    }
+                }
+                self.line(1, "</wsdl:message>");
+            }
+        }
+    }
+
+    fn port_type(&mut self, m: &ServiceModel) {
+        self.line(
+            1,
+            &format!("<wsdl:portType name=\"{}PortType\">", esc(&m.name)),
+        );
+        for op in &m.operations {
+            self.line(2, &format!("<wsdl:operation name=\"{}\">", esc(&op.name)));
+            if let Some(doc) = &op.documentation {
+                self.line(
+                    3,
+                    &format!("<wsdl:documentation>{}</wsdl:documentation>", esc(doc)),
+                );
+            }
+            self.line(
+                3,
+                &format!(
+                    "<wsdl:input message=\"tns:{}\"/>",
+                    esc(&message_name(op, true))
+                ),
+            );
+            self.line(
+                3,
+                &format!(
+                    "<wsdl:output message=\"tns:{}\"/>",
+                    esc(&message_name(op, false))
+                ),
+            );
+            self.line(2, "</wsdl:operation>");
+        }
+        self.line(1, "</wsdl:portType>");
+    }
+
+    fn binding(&mut self, m: &ServiceModel, soap12: bool) {
+        let p = if soap12 { "soap12" } else { "soap" };
+        let (_, binding) = names(m, soap12);
+        let style = match m.style {
+            BindingStyle::DocumentLiteral => "document",
+            BindingStyle::RpcEncoded => "rpc",
+        };
+        let body = match m.style {
+            BindingStyle::DocumentLiteral => format!("<{p}:body use=\"literal\"/>"),
+            BindingStyle::RpcEncoded => format!(
+                "<{p}:body use=\"encoded\" namespace=\"{}\" encodingStyle=\"{SOAP_ENC_NS}\"/>",
+                esc(&m.namespace)
+            ),
+        };
+        self.line(
+            1,
+            &format!(
+                "<wsdl:binding name=\"{binding}\" type=\"tns:{}PortType\">",
+                esc(&m.name)
+            ),
+        );
+        self.line(
+            2,
+            &format!("<{p}:binding style=\"{style}\" transport=\"{HTTP_TRANSPORT}\"/>"),
+        );
+        for op in &m.operations {
+            self.line(2, &format!("<wsdl:operation name=\"{}\">", esc(&op.name)));
+            let required = if soap12 {
+                " soapActionRequired=\"false\""
+            } else {
+                ""
+            };
+            self.line(
+                3,
+                &format!(
+                    "<{p}:operation soapAction=\"{}\"{required} style=\"{style}\"/>",
+                    esc(&op.action)
+                ),
+            );
+            for dir in ["input", "output"] {
+                self.line(3, &format!("<wsdl:{dir}>"));
+                self.line(4, &body);
+                self.line(3, &format!("</wsdl:{dir}>"));
+            }
+            self.line(2, "</wsdl:operation>");
+        }
+        self.line(1, "</wsdl:binding>");
+    }
+}
+
+/// (port name, binding name) of the SOAP 1.1 or 1.2 binding.
+fn names(m: &ServiceModel, soap12: bool) -> (String, String) {
+    let v = if soap12 { "Soap12" } else { "Soap11" };
+    (
+        format!("{}{v}Port", m.name),
+        format!("{}{v}Binding", m.name),
+    )
+}

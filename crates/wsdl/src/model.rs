@@ -1,0 +1,311 @@
+//! The abstract service model: what a SOAP service offers, independent of how it was written.
+//!
+//! It exists so that every front end (the `#[service]` macro today, a WSDL importer one day) and
+//! every back end (WSDL generation, server dispatch, client stubs) meet at one set of plain
+//! types, the way tonic-build works from `Service`/`Method` rather than from `.proto` syntax.
+//! It must never hold Rust code or HTTP details: only names, namespaces, styles and types.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use soapstone_codec::{QName, Style};
+
+use crate::xsd::{Schema, TypeRef};
+
+/// How a service's messages look on the wire, chosen once per service.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum BindingStyle {
+    /// document/literal wrapped: one element per message, named after the operation, whose
+    /// children are the parameters; `elementFormDefault="qualified"` (children are in the
+    /// service namespace). The default, and what WS-I Basic Profile clients expect.
+    #[default]
+    DocumentLiteral,
+    /// rpc/encoded (SOAP 1.1 section 5): parts typed with `type=`, `xsi:type` on every value,
+    /// SOAP-ENC arrays; parameter elements unqualified. What the 2001-2008 studies used.
+    RpcEncoded,
+}
+
+impl BindingStyle {
+    /// The codec body style of this binding.
+    pub fn body_style(self) -> Style {
+        match self {
+            BindingStyle::DocumentLiteral => Style::Literal,
+            BindingStyle::RpcEncoded => Style::Encoded,
+        }
+    }
+
+    /// Whether parameter elements are namespace-qualified (the codec's
+    /// `EncodeOptions::qualified`). The WSDL's `elementFormDefault` says the same thing.
+    pub fn qualified(self) -> bool {
+        matches!(self, BindingStyle::DocumentLiteral)
+    }
+}
+
+/// One parameter or result: a name and a type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Part {
+    /// The element (and, in rpc style, message part) name.
+    pub name: String,
+    /// Its type.
+    pub ty: TypeRef,
+}
+
+impl Part {
+    /// A part.
+    pub fn new(name: impl Into<String>, ty: TypeRef) -> Self {
+        Part {
+            name: name.into(),
+            ty,
+        }
+    }
+}
+
+/// One operation of a service.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OperationModel {
+    /// The WSDL operation name.
+    pub name: String,
+    /// The SOAPAction (1.1) / `action` parameter (1.2) clients send.
+    pub action: String,
+    /// Local name of the request wrapper element (the first body child), in the service
+    /// namespace. Usually the operation name.
+    pub request: String,
+    /// Local name of the response wrapper element. Usually `<name>Response`.
+    pub response: String,
+    /// The request wrapper's children.
+    pub input: Vec<Part>,
+    /// The response wrapper's children (empty: an empty response wrapper).
+    pub output: Vec<Part>,
+    /// Human documentation (`wsdl:documentation`).
+    pub documentation: Option<String>,
+}
+
+impl OperationModel {
+    /// An operation with the conventional names: request wrapper `name`, response wrapper
+    /// `<name>Response`, and `action`.
+    pub fn new(name: impl Into<String>, action: impl Into<String>) -> Self {
+        let name = name.into();
+        OperationModel {
+            request: name.clone(),
+            response: format!("{name}Response"),
+            name,
+            action: action.into(),
+            input: Vec::new(),
+            output: Vec::new(),
+            documentation: None,
+        }
+    }
+}
+
+/// A whole service: its operations and the schema of the types they use.
+#[derive(Debug, Clone)]
+pub struct ServiceModel {
+    /// The service name (WSDL `service`, and the stem of the portType and binding names).
+    pub name: String,
+    /// The target namespace of the WSDL, the schema and the wrapper elements.
+    pub namespace: String,
+    /// The binding style of every operation.
+    pub style: BindingStyle,
+    /// Human documentation of the service.
+    pub documentation: Option<String>,
+    /// The operations, in declaration order.
+    pub operations: Vec<OperationModel>,
+    /// The named types the operations' parts refer to.
+    pub schema: Schema,
+}
+
+/// Why a [`ServiceModel`] cannot be published: every problem found, one per line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelError {
+    problems: Vec<String>,
+}
+
+impl ModelError {
+    /// Every problem found.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.problems.join("; "))
+    }
+}
+
+impl std::error::Error for ModelError {}
+
+impl ServiceModel {
+    /// An empty service whose schema has the same namespace and encoding.
+    pub fn new(name: impl Into<String>, namespace: impl Into<String>, style: BindingStyle) -> Self {
+        let namespace = namespace.into();
+        ServiceModel {
+            name: name.into(),
+            schema: Schema::new(namespace.clone(), style.body_style()),
+            namespace,
+            style,
+            documentation: None,
+            operations: Vec::new(),
+        }
+    }
+
+    /// The operation whose request wrapper is `local`.
+    pub fn operation_by_request(&self, local: &str) -> Option<(usize, &OperationModel)> {
+        self.operations
+            .iter()
+            .enumerate()
+            .find(|(_, op)| op.request == local)
+    }
+
+    /// The operation clients call with this action.
+    pub fn operation_by_action(&self, action: &str) -> Option<(usize, &OperationModel)> {
+        self.operations
+            .iter()
+            .enumerate()
+            .find(|(_, op)| op.action == action)
+    }
+
+    /// The qualified name of an operation's request wrapper.
+    pub fn request_name(&self, op: &OperationModel) -> QName {
+        QName::new(self.namespace.clone(), op.request.clone())
+    }
+
+    /// The qualified name of an operation's response wrapper.
+    pub fn response_name(&self, op: &OperationModel) -> QName {
+        QName::new(self.namespace.clone(), op.response.clone())
+    }
+
+    /// Checks what a WSDL consumer would trip over: empty or invalid names, duplicate
+    /// operations, wrappers, actions, parts and message names, and schema conflicts.
+    pub fn validate(&self) -> Result<(), ModelError> {
+        let mut problems = Vec::new();
+        if !is_ncname(&self.name) {
+            problems.push(format!("service name `{}` is not an XML name", self.name));
+        }
+        if self.namespace.is_empty() {
+            problems.push("service namespace is empty".to_string());
+        }
+        let mut ops = HashSet::new();
+        let mut elements = HashSet::new();
+        let mut actions = HashSet::new();
+        let mut messages = HashSet::new();
+        for op in &self.operations {
+            for (what, name) in [
+                ("operation", &op.name),
+                ("request element", &op.request),
+                ("response element", &op.response),
+            ] {
+                if !is_ncname(name) {
+                    problems.push(format!("{what} name `{name}` is not an XML name"));
+                }
+            }
+            if !ops.insert(op.name.as_str()) {
+                problems.push(format!("operation `{}` is declared twice", op.name));
+            }
+            if !elements.insert(op.request.as_str()) {
+                problems.push(format!(
+                    "element `{}` is used by two operations",
+                    op.request
+                ));
+            }
+            if op.response != op.request && !elements.insert(op.response.as_str()) {
+                problems.push(format!(
+                    "element `{}` is used by two operations",
+                    op.response
+                ));
+            }
+            if !op.action.is_empty() && !actions.insert(op.action.as_str()) {
+                problems.push(format!("action `{}` is used by two operations", op.action));
+            }
+            for message in [message_name(op, true), message_name(op, false)] {
+                if !messages.insert(message.clone()) {
+                    problems.push(format!("message name `{message}` is used twice"));
+                }
+            }
+            for (dir, parts) in [("input", &op.input), ("output", &op.output)] {
+                let mut seen = HashSet::new();
+                for part in parts {
+                    if !is_ncname(&part.name) {
+                        problems.push(format!(
+                            "{dir} part `{}` of `{}` is not an XML name",
+                            part.name, op.name
+                        ));
+                    }
+                    if !seen.insert(part.name.as_str()) {
+                        problems.push(format!(
+                            "{dir} part `{}` of `{}` is declared twice",
+                            part.name, op.name
+                        ));
+                    }
+                }
+            }
+        }
+        problems.extend(self.schema.problems().iter().cloned());
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ModelError { problems })
+        }
+    }
+}
+
+/// The WSDL message name of an operation's input (`true`) or output message.
+pub(crate) fn message_name(op: &OperationModel, input: bool) -> String {
+    if input {
+        format!("{}Request", op.name)
+    } else {
+        format!("{}Response", op.name)
+    }
+}
+
+/// Whether `s` is an XML NCName (ASCII approximation plus any non-ASCII letter).
+pub(crate) fn is_ncname(s: &str) -> bool {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_alphabetic() || c == '_' => {}
+        _ => return false,
+    }
+    chars.all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::xsd::XsdType;
+
+    #[test]
+    fn validate_reports_every_problem() {
+        let mut model = ServiceModel::new("Bad Name", "urn:x", BindingStyle::DocumentLiteral);
+        let mut a = OperationModel::new("a", "urn:x#a");
+        a.input
+            .push(Part::new("x", i32::describe(&mut model.schema)));
+        a.input
+            .push(Part::new("x", i32::describe(&mut model.schema)));
+        model.operations.push(a.clone());
+        model.operations.push(a);
+        let err = model.validate().unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("service name `Bad Name` is not an XML name"),
+            "{text}"
+        );
+        assert!(text.contains("operation `a` is declared twice"), "{text}");
+        assert!(
+            text.contains("action `urn:x#a` is used by two operations"),
+            "{text}"
+        );
+        assert!(
+            text.contains("input part `x` of `a` is declared twice"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn ncnames() {
+        assert!(is_ncname("echoFloat"));
+        assert!(is_ncname("_a-b.c1"));
+        assert!(!is_ncname("1a"));
+        assert!(!is_ncname("a:b"));
+        assert!(!is_ncname(""));
+    }
+}

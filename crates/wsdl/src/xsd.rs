@@ -1,0 +1,371 @@
+//! Describing Rust types to an XML Schema: the [`XsdType`] trait and the [`Schema`] registry.
+//!
+//! A type describes itself once per schema; named types (structs, enums, SOAP-ENC arrays) are
+//! registered under their name so that recursive and shared types are written once. The names
+//! used for built-in types come from the codec's own mapping ([`soapstone_codec`] writes the
+//! same names in `xsi:type`), so a message and its schema always agree.
+//! This module must never write XML: that is `generate`'s job.
+
+use std::collections::HashMap;
+
+use soapstone_codec::{QName, Style};
+
+/// The XML Schema namespace.
+pub const XSD_NS: &str = "http://www.w3.org/2001/XMLSchema";
+/// The SOAP 1.1 encoding namespace (SOAP-ENC).
+pub const SOAP_ENC_NS: &str = "http://schemas.xmlsoap.org/soap/encoding/";
+
+/// How a part, element or field refers to its type, with its occurrence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeRef {
+    /// The type's qualified name (`xsd:int`, `tns:Contact`, `tns:ArrayOfint`).
+    pub name: QName,
+    /// `minOccurs="0"`: the element may be absent (an `Option`, or a literal `Vec`).
+    pub optional: bool,
+    /// `maxOccurs="unbounded"`: the element repeats (a `Vec` in literal style).
+    pub repeated: bool,
+    /// `nillable="true"`: the element may carry `xsi:nil="true"`.
+    pub nillable: bool,
+}
+
+impl TypeRef {
+    /// A reference to the type `name` that occurs exactly once.
+    pub fn new(name: QName) -> Self {
+        TypeRef {
+            name,
+            optional: false,
+            repeated: false,
+            nillable: false,
+        }
+    }
+
+    /// A built-in XML Schema type (`xsd:local`).
+    pub fn xsd(local: &str) -> Self {
+        TypeRef::new(QName::new(XSD_NS, local))
+    }
+}
+
+/// A named field of a complex type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// The element name.
+    pub name: String,
+    /// Its type and occurrence.
+    pub ty: TypeRef,
+}
+
+impl Field {
+    /// A field.
+    pub fn new(name: impl Into<String>, ty: TypeRef) -> Self {
+        Field {
+            name: name.into(),
+            ty,
+        }
+    }
+}
+
+/// The definition of a named type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TypeDef {
+    /// A complex type: a sequence of elements.
+    Struct(Vec<Field>),
+    /// A string restricted to these values (a unit-only enum).
+    Enum(Vec<String>),
+    /// A SOAP-ENC array (encoded style) of `item` with `dims` dimensions
+    /// (`wsdl:arrayType="xsd:string[,]"` for 2).
+    Array {
+        /// The item type.
+        item: QName,
+        /// Number of dimensions (1 or more).
+        dims: usize,
+    },
+    /// A literal list wrapper: a sequence of repeated `item` elements (used for a `Vec`
+    /// nested in a `Vec` in literal style, where a bare repetition cannot nest).
+    List(TypeRef),
+}
+
+/// A named type of a schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamedType {
+    /// The local name (in the schema's target namespace).
+    pub name: String,
+    /// Its definition.
+    pub def: TypeDef,
+    rust: &'static str,
+}
+
+/// The registry of named types of one service schema.
+#[derive(Debug, Clone)]
+pub struct Schema {
+    namespace: String,
+    style: Style,
+    types: Vec<NamedType>,
+    index: HashMap<String, usize>,
+    problems: Vec<String>,
+}
+
+impl Schema {
+    /// An empty schema for `namespace` whose messages use `style`.
+    pub fn new(namespace: impl Into<String>, style: Style) -> Self {
+        Schema {
+            namespace: namespace.into(),
+            style,
+            types: Vec::new(),
+            index: HashMap::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    /// The target namespace.
+    pub fn namespace(&self) -> &str {
+        &self.namespace
+    }
+
+    /// The body style: literal and encoded describe `Vec` differently.
+    pub fn style(&self) -> Style {
+        self.style
+    }
+
+    /// The named types, in registration order.
+    pub fn types(&self) -> &[NamedType] {
+        &self.types
+    }
+
+    /// The named type `local`, if registered.
+    pub fn get(&self, local: &str) -> Option<&TypeDef> {
+        self.index.get(local).map(|&i| &self.types[i].def)
+    }
+
+    /// Conflicts found while registering (two Rust types under one name).
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+
+    /// Whether any type refers to the SOAP encoding schema (arrays).
+    pub fn uses_soap_enc(&self) -> bool {
+        self.types
+            .iter()
+            .any(|t| matches!(t.def, TypeDef::Array { .. }))
+    }
+
+    /// Registers the named type `local` defined by `define`, once: a second call for the same
+    /// Rust type (`rust`, e.g. `std::any::type_name::<Self>()`) returns at once, which also
+    /// ends recursion. Two different Rust types under one name are recorded as a problem.
+    pub fn define(
+        &mut self,
+        local: &str,
+        rust: &'static str,
+        define: impl FnOnce(&mut Schema) -> TypeDef,
+    ) -> TypeRef {
+        let tref = TypeRef::new(QName::new(self.namespace.clone(), local));
+        if let Some(&i) = self.index.get(local) {
+            if self.types[i].rust != rust {
+                self.problems.push(format!(
+                    "schema type `{local}` is defined by both `{}` and `{rust}`",
+                    self.types[i].rust
+                ));
+            }
+            return tref;
+        }
+        let i = self.types.len();
+        self.types.push(NamedType {
+            name: local.to_string(),
+            def: TypeDef::Struct(Vec::new()),
+            rust,
+        });
+        self.index.insert(local.to_string(), i);
+        let def = define(self);
+        self.types[i].def = def;
+        tref
+    }
+
+    /// The array type name for `item` in `dims` dimensions: `ArrayOfint`, `ArrayOfstring2D`.
+    fn array_name(item: &QName, dims: usize) -> String {
+        if dims == 1 {
+            format!("ArrayOf{}", item.local)
+        } else {
+            format!("ArrayOf{}{dims}D", item.local)
+        }
+    }
+
+    /// Describes a sequence of `item` (what `Vec<T>` does).
+    pub fn sequence_of(&mut self, item: TypeRef) -> TypeRef {
+        match self.style {
+            Style::Encoded => {
+                // `Vec<Vec<T>>` is a two-dimensional array of `T`, not an array of arrays.
+                let (base, dims) = match self.array_def(&item.name) {
+                    Some((base, dims)) => (base, dims + 1),
+                    None => (item.name.clone(), 1),
+                };
+                let name = Self::array_name(&base, dims);
+                let mut tref = self.define(&name, "soapstone_wsdl::Array", |_| TypeDef::Array {
+                    item: base,
+                    dims,
+                });
+                tref.nillable = true;
+                tref
+            }
+            _ => {
+                if item.repeated {
+                    // A list of lists: each inner list becomes one element holding `item`s.
+                    let name = format!("ArrayOf{}", item.name.local);
+                    let inner = item.clone();
+                    let mut tref =
+                        self.define(&name, "soapstone_wsdl::List", |_| TypeDef::List(inner));
+                    tref.optional = true;
+                    tref.repeated = true;
+                    tref
+                } else {
+                    TypeRef {
+                        optional: true,
+                        repeated: true,
+                        ..item
+                    }
+                }
+            }
+        }
+    }
+
+    fn array_def(&self, name: &QName) -> Option<(QName, usize)> {
+        if name.namespace != self.namespace {
+            return None;
+        }
+        match self.get(&name.local) {
+            Some(TypeDef::Array { item, dims }) => Some((item.clone(), *dims)),
+            _ => None,
+        }
+    }
+}
+
+/// A Rust type that can describe itself to an XML Schema.
+///
+/// Implemented for the primitives, `String`, `Option<T>`, `Vec<T>`, the codec's XSD value
+/// types, and derived with `#[derive(XsdType)]` for structs with named fields and unit-only
+/// enums. The description must match what the codec writes for the type's serde
+/// serialization: same element names (serde renames honoured), same `xsi:type` names.
+pub trait XsdType {
+    /// Registers the named types this type needs and says how to refer to it.
+    fn describe(schema: &mut Schema) -> TypeRef;
+}
+
+macro_rules! builtin {
+    ($($t:ty => $name:literal,)*) => {$(
+        impl XsdType for $t {
+            fn describe(_: &mut Schema) -> TypeRef {
+                TypeRef::xsd($name)
+            }
+        }
+    )*};
+}
+
+builtin! {
+    i8 => "byte",
+    i16 => "short",
+    i32 => "int",
+    i64 => "long",
+    u8 => "unsignedByte",
+    u16 => "unsignedShort",
+    u32 => "unsignedInt",
+    u64 => "unsignedLong",
+    f32 => "float",
+    f64 => "double",
+    bool => "boolean",
+    String => "string",
+}
+
+impl<T: XsdType> XsdType for Option<T> {
+    fn describe(schema: &mut Schema) -> TypeRef {
+        let inner = T::describe(schema);
+        let nillable = schema.style() == Style::Encoded || inner.nillable;
+        TypeRef {
+            optional: true,
+            nillable,
+            ..inner
+        }
+    }
+}
+
+impl<T: XsdType> XsdType for Vec<T> {
+    fn describe(schema: &mut Schema) -> TypeRef {
+        let item = T::describe(schema);
+        schema.sequence_of(item)
+    }
+}
+
+impl<T: XsdType> XsdType for Box<T> {
+    fn describe(schema: &mut Schema) -> TypeRef {
+        T::describe(schema)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literal_vec_repeats() {
+        let mut s = Schema::new("urn:t", Style::Literal);
+        let t = Vec::<i32>::describe(&mut s);
+        assert_eq!(t.name, QName::new(XSD_NS, "int"));
+        assert!(t.repeated && t.optional);
+        assert!(s.types().is_empty());
+    }
+
+    #[test]
+    fn encoded_vec_is_a_soap_array() {
+        let mut s = Schema::new("urn:t", Style::Encoded);
+        let t = Vec::<String>::describe(&mut s);
+        assert_eq!(t.name, QName::new("urn:t", "ArrayOfstring"));
+        assert!(!t.repeated);
+        assert_eq!(
+            s.get("ArrayOfstring"),
+            Some(&TypeDef::Array {
+                item: QName::new(XSD_NS, "string"),
+                dims: 1
+            })
+        );
+        let t2 = Vec::<Vec<String>>::describe(&mut s);
+        assert_eq!(t2.name.local, "ArrayOfstring2D");
+        assert_eq!(
+            s.get("ArrayOfstring2D"),
+            Some(&TypeDef::Array {
+                item: QName::new(XSD_NS, "string"),
+                dims: 2
+            })
+        );
+        assert!(s.uses_soap_enc());
+    }
+
+    #[test]
+    fn literal_nested_vec_gets_a_list_type() {
+        let mut s = Schema::new("urn:t", Style::Literal);
+        let t = Vec::<Vec<f64>>::describe(&mut s);
+        assert_eq!(t.name, QName::new("urn:t", "ArrayOfdouble"));
+        assert!(t.repeated);
+        assert!(matches!(s.get("ArrayOfdouble"), Some(TypeDef::List(item)) if item.repeated));
+    }
+
+    #[test]
+    fn option_is_optional_and_nillable_when_encoded() {
+        let mut s = Schema::new("urn:t", Style::Literal);
+        let t = Option::<bool>::describe(&mut s);
+        assert!(t.optional && !t.nillable);
+        let mut s = Schema::new("urn:t", Style::Encoded);
+        let t = Option::<bool>::describe(&mut s);
+        assert!(t.optional && t.nillable);
+    }
+
+    #[test]
+    fn conflicting_definitions_are_reported() {
+        let mut s = Schema::new("urn:t", Style::Literal);
+        s.define("A", "x::A", |_| TypeDef::Enum(vec!["a".into()]));
+        s.define("A", "x::A", |_| unreachable!("defined once"));
+        assert!(s.problems().is_empty());
+        s.define("A", "y::A", |_| TypeDef::Enum(vec![]));
+        assert_eq!(
+            s.problems(),
+            ["schema type `A` is defined by both `x::A` and `y::A`"]
+        );
+    }
+}

@@ -1,1 +1,3 @@
-//! soapstone-services
+//! The seeds' services and `soapstone serve`.
+
+pub mod charging;

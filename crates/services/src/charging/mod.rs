@@ -1,0 +1,423 @@
+//! The charging system of Elfving and Paulsson's thesis (seed 000, appendices B and C): prepaid
+//! accounts that are credited, debited directly, or debited through a reservation that holds part
+//! of the balance until it is debited or released; every money operation returns a transaction
+//! number that the client acknowledges with `confirmAction`.
+//!
+//! This module holds the domain (operations, outcomes, errors, validation) and the [`Store`]
+//! trait; [`sqlite`] and [`postgres`] implement it. The SOAP face is in `service`.
+//!
+//! Must never: acknowledge an operation before it is durable, apply part of an operation, let a
+//! balance go negative, or lose an update under concurrency.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+pub mod postgres;
+pub mod seed;
+pub mod sqlite;
+
+pub use seed::SeedConfig;
+
+/// A boxed, sendable future (stores are used as `Arc<dyn Store>`).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The largest balance an account may hold: balances travel as `xsd:int`.
+pub const MAX_BALANCE: i64 = i32::MAX as i64;
+
+/// One state-changing operation on the accounts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Deposit `am` on account `id`.
+    Credit {
+        /// Account.
+        id: i32,
+        /// Amount, positive.
+        am: i32,
+    },
+    /// Withdraw `am` from account `id` without a reservation.
+    DirectDebit {
+        /// Account.
+        id: i32,
+        /// Amount, positive.
+        am: i32,
+    },
+    /// Hold `am` of account `id`'s balance; the reservation's id is the transaction number.
+    Reserve {
+        /// Account.
+        id: i32,
+        /// Amount, positive.
+        am: i32,
+    },
+    /// Consume reservation `res` of account `id`, charging `am` (at most the reserved amount);
+    /// the rest of the reservation goes back to the balance.
+    DebitReservation {
+        /// Account that owns the reservation.
+        id: i32,
+        /// Amount charged, positive, at most the reserved amount.
+        am: i32,
+        /// Reservation id (the transaction number `reserve` returned).
+        res: i32,
+    },
+    /// Give reservation `res` back to the balance.
+    Release {
+        /// Reservation id.
+        res: i32,
+    },
+}
+
+impl Op {
+    /// The kind written in the ledger.
+    pub fn kind(&self) -> TxKind {
+        match self {
+            Op::Credit { .. } => TxKind::Credit,
+            Op::DirectDebit { .. } => TxKind::DirectDebit,
+            Op::Reserve { .. } => TxKind::Reserve,
+            Op::DebitReservation { .. } => TxKind::DebitReservation,
+            Op::Release { .. } => TxKind::Release,
+        }
+    }
+
+    /// Checks what can be checked without the store: amounts are positive.
+    pub fn validate(&self) -> Result<(), ChargingError> {
+        match *self {
+            Op::Credit { am, .. }
+            | Op::DirectDebit { am, .. }
+            | Op::Reserve { am, .. }
+            | Op::DebitReservation { am, .. }
+                if am <= 0 =>
+            {
+                Err(ChargingError::NonPositiveAmount(am))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The kind of a ledger entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TxKind {
+    /// `credit`.
+    Credit,
+    /// `directDebit`.
+    DirectDebit,
+    /// `reserve`.
+    Reserve,
+    /// `debitReservation`.
+    DebitReservation,
+    /// `releaseRes`.
+    Release,
+}
+
+impl TxKind {
+    /// The name stored in the ledger.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TxKind::Credit => "credit",
+            TxKind::DirectDebit => "directDebit",
+            TxKind::Reserve => "reserve",
+            TxKind::DebitReservation => "debitReservation",
+            TxKind::Release => "releaseRes",
+        }
+    }
+
+    /// Parses a stored name.
+    pub fn parse(s: &str) -> Option<TxKind> {
+        Some(match s {
+            "credit" => TxKind::Credit,
+            "directDebit" => TxKind::DirectDebit,
+            "reserve" => TxKind::Reserve,
+            "debitReservation" => TxKind::DebitReservation,
+            "releaseRes" => TxKind::Release,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for TxKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What an acknowledged money operation returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Receipt {
+    /// The transaction number to confirm (for `reserve`, also the reservation id).
+    pub cn: i32,
+    /// The account's balance after the operation (reserved amounts are not part of it).
+    pub balance: i64,
+}
+
+/// One ledger entry, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TxRecord {
+    /// Transaction number.
+    pub cn: i32,
+    /// Operation.
+    pub kind: TxKind,
+    /// Account touched.
+    pub account: i32,
+    /// The operation's amount (`am`; for `releaseRes`, the amount released).
+    pub amount: i64,
+    /// The change of the balance the operation made.
+    pub delta: i64,
+    /// The reservation involved, if any.
+    pub res: Option<i32>,
+    /// Whether the client confirmed it.
+    pub confirmed: bool,
+}
+
+/// The state of a reservation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResState {
+    /// Holding its amount.
+    Open,
+    /// Consumed by `debitReservation`.
+    Debited,
+    /// Given back by `releaseRes`.
+    Released,
+}
+
+impl ResState {
+    /// Stored code.
+    pub fn code(self) -> i32 {
+        match self {
+            ResState::Open => 0,
+            ResState::Debited => 1,
+            ResState::Released => 2,
+        }
+    }
+    /// From a stored code.
+    pub fn from_code(c: i32) -> Option<ResState> {
+        Some(match c {
+            0 => ResState::Open,
+            1 => ResState::Debited,
+            2 => ResState::Released,
+            _ => return None,
+        })
+    }
+    fn past_tense(self) -> &'static str {
+        match self {
+            ResState::Open => "open",
+            ResState::Debited => "debited",
+            ResState::Released => "released",
+        }
+    }
+}
+
+/// What an audit of the whole store found (see [`Store::audit`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Audit {
+    /// Accounts in the store.
+    pub accounts: u64,
+    /// Ledger entries.
+    pub transactions: u64,
+    /// Accounts whose balance is not their initial balance plus their ledger deltas:
+    /// `(id, balance, initial + sum of deltas)`.
+    pub mismatched: Vec<(i32, i64, i64)>,
+    /// Accounts with a negative balance.
+    pub negative: Vec<i32>,
+    /// Reservations that disagree with the ledger: no `reserve` entry of the same account and
+    /// amount, or an open one that was debited/released, or a closed one that was not (exactly once).
+    pub inconsistent_reservations: Vec<i32>,
+}
+
+impl Audit {
+    /// No inconsistency found.
+    pub fn is_clean(&self) -> bool {
+        self.mismatched.is_empty() && self.negative.is_empty() && self.inconsistent_reservations.is_empty()
+    }
+}
+
+/// Why an operation was refused. Every variant but [`ChargingError::Storage`] is the client's
+/// doing and becomes a `Client` fault; nothing changed in the store.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChargingError {
+    /// No account with this id.
+    #[error("unknown account `{0}`")]
+    UnknownAccount(i32),
+    /// The balance does not cover the amount.
+    #[error("insufficient funds: account `{account}` has balance `{balance}`, `{requested}` requested")]
+    InsufficientFunds {
+        /// Account.
+        account: i32,
+        /// Its balance.
+        balance: i64,
+        /// What was asked.
+        requested: i32,
+    },
+    /// An amount was zero or negative.
+    #[error("amount must be positive, got `{0}`")]
+    NonPositiveAmount(i32),
+    /// A credit would push the balance past what `xsd:int` holds.
+    #[error("credit of `{am}` would raise the balance of account `{account}` past `2147483647`")]
+    BalanceOverflow {
+        /// Account.
+        account: i32,
+        /// Amount.
+        am: i32,
+    },
+    /// No reservation with this id.
+    #[error("unknown reservation `{0}`")]
+    UnknownReservation(i32),
+    /// The reservation was debited or released before.
+    #[error("reservation `{res}` was already {}", .state.past_tense())]
+    ReservationClosed {
+        /// Reservation.
+        res: i32,
+        /// Its state.
+        state: ResState,
+    },
+    /// The reservation belongs to another account.
+    #[error("reservation `{res}` belongs to account `{owner}`, not `{account}`")]
+    WrongAccount {
+        /// Reservation.
+        res: i32,
+        /// Its account.
+        owner: i32,
+        /// The account named in the request.
+        account: i32,
+    },
+    /// `debitReservation` asked for more than was reserved.
+    #[error("amount `{am}` exceeds reservation `{res}` of `{reserved}`")]
+    ExceedsReservation {
+        /// Reservation.
+        res: i32,
+        /// Reserved amount.
+        reserved: i64,
+        /// Requested amount.
+        am: i32,
+    },
+    /// No transaction with this number.
+    #[error("unknown transaction number `{0}`")]
+    UnknownTransaction(i32),
+    /// The store failed (I/O, connection, corrupted data): a `Server` fault.
+    #[error("storage failed: {0}")]
+    Storage(String),
+}
+
+impl ChargingError {
+    /// True when the request was at fault (a `Client` fault), false for storage failures.
+    pub fn is_client(&self) -> bool {
+        !matches!(self, ChargingError::Storage(_))
+    }
+
+    /// The SOAP fault this error is answered with.
+    pub fn to_fault(&self) -> soapstone_codec::Fault {
+        if self.is_client() {
+            soapstone_codec::Fault::client(self.to_string())
+        } else {
+            soapstone_codec::Fault::server(self.to_string())
+        }
+    }
+}
+
+impl From<rusqlite::Error> for ChargingError {
+    fn from(e: rusqlite::Error) -> Self {
+        ChargingError::Storage(format!("sqlite: {e}"))
+    }
+}
+
+impl From<tokio_postgres::Error> for ChargingError {
+    fn from(e: tokio_postgres::Error) -> Self {
+        ChargingError::Storage(format!("postgresql: {e}"))
+    }
+}
+
+/// Converts a stored transaction number to the wire's `xsd:int`.
+fn cn_to_i32(cn: i64) -> Result<i32, ChargingError> {
+    i32::try_from(cn).map_err(|_| ChargingError::Storage(format!("transaction number `{cn}` does not fit xsd:int")))
+}
+
+/// Fails unless the reservation is open.
+fn check_open(res: i32, state: ResState) -> Result<(), ChargingError> {
+    match state {
+        ResState::Open => Ok(()),
+        state => Err(ChargingError::ReservationClosed { res, state }),
+    }
+}
+
+/// Durable account storage. Every method is one atomic transaction: it either happens whole and
+/// is durable when the future resolves `Ok`, or changes nothing.
+pub trait Store: Send + Sync + 'static {
+    /// Applies one money operation (validated by the caller with [`Op::validate`]).
+    fn apply(&self, op: Op) -> BoxFuture<'_, Result<Receipt, ChargingError>>;
+    /// Marks a transaction confirmed; confirming it again succeeds and changes nothing.
+    fn confirm(&self, cn: i32) -> BoxFuture<'_, Result<(), ChargingError>>;
+    /// The balance of an account.
+    fn balance(&self, id: i32) -> BoxFuture<'_, Result<i64, ChargingError>>;
+    /// One ledger entry.
+    fn transaction(&self, cn: i32) -> BoxFuture<'_, Result<Option<TxRecord>, ChargingError>>;
+    /// Checks the whole store: balances against the ledger, no negative balance.
+    fn audit(&self) -> BoxFuture<'_, Result<Audit, ChargingError>>;
+    /// A short description for logs (`sqlite:PATH`, `postgresql:HOST:PORT/DB`).
+    fn describe(&self) -> String;
+}
+
+/// The charging system: validation in front of a [`Store`]. Cheap to clone.
+#[derive(Clone)]
+pub struct Charging {
+    store: Arc<dyn Store>,
+}
+
+impl fmt::Debug for Charging {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Charging").field("store", &self.store.describe()).finish()
+    }
+}
+
+impl Charging {
+    /// The system over this store.
+    pub fn new(store: Arc<dyn Store>) -> Self {
+        Charging { store }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// Validates and applies `op`.
+    pub async fn apply(&self, op: Op) -> Result<Receipt, ChargingError> {
+        op.validate()?;
+        self.store.apply(op).await
+    }
+
+    /// `credit(id, am)`.
+    pub async fn credit(&self, id: i32, am: i32) -> Result<Receipt, ChargingError> {
+        self.apply(Op::Credit { id, am }).await
+    }
+
+    /// `directDebit(id, am)`.
+    pub async fn direct_debit(&self, id: i32, am: i32) -> Result<Receipt, ChargingError> {
+        self.apply(Op::DirectDebit { id, am }).await
+    }
+
+    /// `reserve(id, am)`: the receipt's `cn` is the reservation id.
+    pub async fn reserve(&self, id: i32, am: i32) -> Result<Receipt, ChargingError> {
+        self.apply(Op::Reserve { id, am }).await
+    }
+
+    /// `debitReservation(id, am, res)`.
+    pub async fn debit_reservation(&self, id: i32, am: i32, res: i32) -> Result<Receipt, ChargingError> {
+        self.apply(Op::DebitReservation { id, am, res }).await
+    }
+
+    /// `releaseRes(res)`.
+    pub async fn release(&self, res: i32) -> Result<Receipt, ChargingError> {
+        self.apply(Op::Release { res }).await
+    }
+
+    /// `creditControl(id)`: the balance.
+    pub async fn balance(&self, id: i32) -> Result<i64, ChargingError> {
+        self.store.balance(id).await
+    }
+
+    /// `confirmAction(cn)`.
+    pub async fn confirm(&self, cn: i32) -> Result<(), ChargingError> {
+        self.store.confirm(cn).await
+    }
+}
+

@@ -1,0 +1,393 @@
+//! The embedded store: one SQLite file in WAL mode with `synchronous=FULL`, so a committed
+//! transaction has reached the disk before the operation is acknowledged.
+//!
+//! Why a single writer thread and not a pool of writers: SQLite admits one writer at a time
+//! anyway, so a pool would only add `SQLITE_BUSY` retries and lock hand-offs. One thread owns the
+//! write connection and runs the operations one after another, each in its own `BEGIN IMMEDIATE`
+//! transaction; requests reach it through a bounded channel (back-pressure, not an unbounded
+//! queue). Reads (`creditControl`, ledger look-ups, audits) run on a small pool of read-only
+//! connections on tokio's blocking threads: WAL lets them read the last committed state while the
+//! writer works.
+//!
+//! Must never: acknowledge before `COMMIT` returned, or run blocking SQLite calls on an async
+//! worker thread.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+use tokio::sync::{mpsc, oneshot};
+
+use super::{
+    check_open, cn_to_i32, Audit, BoxFuture, ChargingError, Op, Receipt, ResState, SeedConfig, Store, TxKind, TxRecord, MAX_BALANCE,
+};
+
+/// Requests the writer may have queued before senders wait.
+const QUEUE: usize = 1024;
+/// Idle read connections kept.
+const MAX_IDLE_READERS: usize = 8;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS accounts (
+    id INTEGER PRIMARY KEY,
+    initial INTEGER NOT NULL,
+    balance INTEGER NOT NULL CHECK (balance >= 0)
+);
+CREATE TABLE IF NOT EXISTS transactions (
+    cn INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL,
+    account INTEGER NOT NULL,
+    amount INTEGER NOT NULL,
+    delta INTEGER NOT NULL,
+    res INTEGER,
+    confirmed INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS reservations (
+    res INTEGER PRIMARY KEY,
+    account INTEGER NOT NULL,
+    amount INTEGER NOT NULL,
+    state INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
+";
+
+enum Job {
+    Apply(Op, oneshot::Sender<Result<Receipt, ChargingError>>),
+    Confirm(i32, oneshot::Sender<Result<(), ChargingError>>),
+}
+
+/// The SQLite [`Store`].
+pub struct SqliteStore {
+    path: PathBuf,
+    jobs: Option<mpsc::Sender<Job>>,
+    writer: Option<JoinHandle<()>>,
+    readers: Arc<Mutex<Vec<Connection>>>,
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore").field("path", &self.path).finish()
+    }
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the store at `path`, and seeds it when it has no account.
+    /// Blocking: call it from a blocking context or use [`SqliteStore::open_async`].
+    pub fn open(path: impl AsRef<Path>, seed: &SeedConfig) -> Result<Self, ChargingError> {
+        let path = path.as_ref().to_path_buf();
+        let mut conn = Connection::open(&path)
+            .map_err(|e| ChargingError::Storage(format!("cannot open `{}`: {e}", path.display())))?;
+        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(ChargingError::Storage(format!("`{}` cannot use WAL (journal mode `{mode}`)", path.display())));
+        }
+        conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")?;
+        conn.execute_batch(SCHEMA)?;
+        seed_if_empty(&mut conn, seed)?;
+        let (tx, rx) = mpsc::channel(QUEUE);
+        let writer = std::thread::Builder::new()
+            .name("charging-sqlite-writer".into())
+            .spawn(move || writer_loop(conn, rx))
+            .map_err(|e| ChargingError::Storage(format!("cannot start the writer thread: {e}")))?;
+        Ok(SqliteStore { path, jobs: Some(tx), writer: Some(writer), readers: Arc::new(Mutex::new(Vec::new())) })
+    }
+
+    /// [`SqliteStore::open`] on a blocking thread.
+    pub async fn open_async(path: impl AsRef<Path>, seed: &SeedConfig) -> Result<Self, ChargingError> {
+        let (path, seed) = (path.as_ref().to_path_buf(), seed.clone());
+        tokio::task::spawn_blocking(move || SqliteStore::open(path, &seed))
+            .await
+            .map_err(|e| ChargingError::Storage(format!("open task failed: {e}")))?
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    async fn send<T>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<Result<T, ChargingError>>) -> Job,
+    ) -> Result<T, ChargingError> {
+        let (tx, rx) = oneshot::channel();
+        let jobs = self.jobs.as_ref().ok_or_else(|| ChargingError::Storage("store is closed".into()))?;
+        jobs.send(make(tx)).await.map_err(|_| ChargingError::Storage("the writer thread stopped".into()))?;
+        rx.await.map_err(|_| ChargingError::Storage("the writer thread stopped".into()))?
+    }
+
+    async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, ChargingError> + Send + 'static,
+    ) -> Result<T, ChargingError> {
+        let (pool, path) = (self.readers.clone(), self.path.clone());
+        tokio::task::spawn_blocking(move || {
+            let idle = pool.lock().unwrap_or_else(|p| p.into_inner()).pop();
+            let conn = match idle {
+                Some(c) => c,
+                None => Connection::open_with_flags(
+                    &path,
+                    OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+                )?,
+            };
+            let out = f(&conn);
+            let mut idle = pool.lock().unwrap_or_else(|p| p.into_inner());
+            if idle.len() < MAX_IDLE_READERS {
+                idle.push(conn);
+            }
+            out
+        })
+        .await
+        .map_err(|e| ChargingError::Storage(format!("read task failed: {e}")))?
+    }
+}
+
+impl Drop for SqliteStore {
+    fn drop(&mut self) {
+        // Closing the channel ends the writer loop after the job in hand; joining lets its
+        // connection close (and checkpoint) before the process goes on.
+        self.jobs.take();
+        if let Some(w) = self.writer.take() {
+            let _ = w.join();
+        }
+    }
+}
+
+impl Store for SqliteStore {
+    fn apply(&self, op: Op) -> BoxFuture<'_, Result<Receipt, ChargingError>> {
+        Box::pin(self.send(move |tx| Job::Apply(op, tx)))
+    }
+
+    fn confirm(&self, cn: i32) -> BoxFuture<'_, Result<(), ChargingError>> {
+        Box::pin(self.send(move |tx| Job::Confirm(cn, tx)))
+    }
+
+    fn balance(&self, id: i32) -> BoxFuture<'_, Result<i64, ChargingError>> {
+        Box::pin(self.read(move |c| balance_of(c, id)))
+    }
+
+    fn transaction(&self, cn: i32) -> BoxFuture<'_, Result<Option<TxRecord>, ChargingError>> {
+        Box::pin(self.read(move |c| {
+            let row = c
+                .prepare_cached("SELECT kind, account, amount, delta, res, confirmed FROM transactions WHERE cn = ?1")?
+                .query_row([cn], |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, i32>(1)?,
+                        r.get::<_, i64>(2)?,
+                        r.get::<_, i64>(3)?,
+                        r.get::<_, Option<i32>>(4)?,
+                        r.get::<_, bool>(5)?,
+                    ))
+                })
+                .optional()?;
+            row.map(|(kind, account, amount, delta, res, confirmed)| {
+                let kind = TxKind::parse(&kind)
+                    .ok_or_else(|| ChargingError::Storage(format!("unknown ledger kind `{kind}` at `{cn}`")))?;
+                Ok(TxRecord { cn, kind, account, amount, delta, res, confirmed })
+            })
+            .transpose()
+        }))
+    }
+
+    fn audit(&self) -> BoxFuture<'_, Result<Audit, ChargingError>> {
+        Box::pin(self.read(audit))
+    }
+
+    fn describe(&self) -> String {
+        format!("sqlite:{}", self.path.display())
+    }
+}
+
+fn seed_if_empty(conn: &mut Connection, seed: &SeedConfig) -> Result<(), ChargingError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let n: i64 = tx.query_row("SELECT count(*) FROM accounts", [], |r| r.get(0))?;
+    if n == 0 {
+        {
+            let mut ins = tx.prepare("INSERT INTO accounts (id, initial, balance) VALUES (?1, ?2, ?2)")?;
+            for (id, balance) in seed.accounts() {
+                ins.execute(params![id, balance])?;
+            }
+        }
+        tx.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES ('seed', ?1)",
+            [format!("accounts={} seed={}", seed.accounts, seed.seed)],
+        )?;
+    }
+    tx.commit()?;
+    Ok(())
+}
+
+fn writer_loop(mut conn: Connection, mut jobs: mpsc::Receiver<Job>) {
+    while let Some(job) = jobs.blocking_recv() {
+        match job {
+            // A dropped receiver (the client went away) does not undo a committed operation:
+            // unacknowledged operations may or may not have happened, acknowledged ones have.
+            Job::Apply(op, reply) => {
+                let _ = reply.send(apply(&mut conn, op));
+            }
+            Job::Confirm(cn, reply) => {
+                let _ = reply.send(confirm(&conn, cn));
+            }
+        }
+    }
+}
+
+fn balance_of(c: &Connection, id: i32) -> Result<i64, ChargingError> {
+    c.prepare_cached("SELECT balance FROM accounts WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?
+        .ok_or(ChargingError::UnknownAccount(id))
+}
+
+fn set_balance(c: &Connection, id: i32, balance: i64) -> Result<(), ChargingError> {
+    c.prepare_cached("UPDATE accounts SET balance = ?2 WHERE id = ?1")?.execute(params![id, balance])?;
+    Ok(())
+}
+
+fn ledger(c: &Connection, kind: TxKind, account: i32, amount: i64, delta: i64, res: Option<i32>) -> Result<i32, ChargingError> {
+    c.prepare_cached("INSERT INTO transactions (kind, account, amount, delta, res) VALUES (?1, ?2, ?3, ?4, ?5)")?
+        .execute(params![kind.as_str(), account, amount, delta, res])?;
+    cn_to_i32(c.last_insert_rowid())
+}
+
+fn reservation(c: &Connection, res: i32) -> Result<(i32, i64, ResState), ChargingError> {
+    let (account, amount, state) = c
+        .prepare_cached("SELECT account, amount, state FROM reservations WHERE res = ?1")?
+        .query_row([res], |r| Ok((r.get::<_, i32>(0)?, r.get::<_, i64>(1)?, r.get::<_, i32>(2)?)))
+        .optional()?
+        .ok_or(ChargingError::UnknownReservation(res))?;
+    let state = ResState::from_code(state)
+        .ok_or_else(|| ChargingError::Storage(format!("reservation `{res}` has unknown state `{state}`")))?;
+    Ok((account, amount, state))
+}
+
+fn close_reservation(c: &Connection, res: i32, state: ResState) -> Result<(), ChargingError> {
+    c.prepare_cached("UPDATE reservations SET state = ?2 WHERE res = ?1")?.execute(params![res, state.code()])?;
+    Ok(())
+}
+
+/// Takes `am` from `id`'s balance, or says why not.
+fn withdraw(c: &Connection, id: i32, am: i32) -> Result<i64, ChargingError> {
+    let balance = balance_of(c, id)?;
+    if balance < i64::from(am) {
+        return Err(ChargingError::InsufficientFunds { account: id, balance, requested: am });
+    }
+    let new = balance - i64::from(am);
+    set_balance(c, id, new)?;
+    Ok(new)
+}
+
+fn apply(conn: &mut Connection, op: Op) -> Result<Receipt, ChargingError> {
+    op.validate()?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let kind = op.kind();
+    let receipt = match op {
+        Op::Credit { id, am } => {
+            let balance = balance_of(&tx, id)?;
+            let new = balance + i64::from(am);
+            if new > MAX_BALANCE {
+                return Err(ChargingError::BalanceOverflow { account: id, am });
+            }
+            set_balance(&tx, id, new)?;
+            Receipt { cn: ledger(&tx, kind, id, am.into(), am.into(), None)?, balance: new }
+        }
+        Op::DirectDebit { id, am } => {
+            let new = withdraw(&tx, id, am)?;
+            Receipt { cn: ledger(&tx, kind, id, am.into(), -i64::from(am), None)?, balance: new }
+        }
+        Op::Reserve { id, am } => {
+            let new = withdraw(&tx, id, am)?;
+            let cn = ledger(&tx, kind, id, am.into(), -i64::from(am), None)?;
+            tx.prepare_cached("INSERT INTO reservations (res, account, amount, state) VALUES (?1, ?2, ?3, 0)")?
+                .execute(params![cn, id, am])?;
+            Receipt { cn, balance: new }
+        }
+        Op::DebitReservation { id, am, res } => {
+            let (owner, reserved, state) = reservation(&tx, res)?;
+            check_open(res, state)?;
+            if owner != id {
+                return Err(ChargingError::WrongAccount { res, owner, account: id });
+            }
+            if i64::from(am) > reserved {
+                return Err(ChargingError::ExceedsReservation { res, reserved, am });
+            }
+            let refund = reserved - i64::from(am);
+            let new = balance_of(&tx, owner)? + refund;
+            set_balance(&tx, owner, new)?;
+            close_reservation(&tx, res, ResState::Debited)?;
+            Receipt { cn: ledger(&tx, kind, owner, am.into(), refund, Some(res))?, balance: new }
+        }
+        Op::Release { res } => {
+            let (owner, reserved, state) = reservation(&tx, res)?;
+            check_open(res, state)?;
+            let new = balance_of(&tx, owner)? + reserved;
+            set_balance(&tx, owner, new)?;
+            close_reservation(&tx, res, ResState::Released)?;
+            Receipt { cn: ledger(&tx, kind, owner, reserved, reserved, Some(res))?, balance: new }
+        }
+    };
+    tx.commit()?;
+    Ok(receipt)
+}
+
+fn confirm(conn: &Connection, cn: i32) -> Result<(), ChargingError> {
+    let changed = conn
+        .prepare_cached("UPDATE transactions SET confirmed = 1 WHERE cn = ?1 AND confirmed = 0")?
+        .execute([cn])?;
+    if changed == 0 {
+        let exists: Option<i64> =
+            conn.prepare_cached("SELECT cn FROM transactions WHERE cn = ?1")?.query_row([cn], |r| r.get(0)).optional()?;
+        if exists.is_none() {
+            return Err(ChargingError::UnknownTransaction(cn));
+        }
+    }
+    Ok(())
+}
+
+fn audit(c: &Connection) -> Result<Audit, ChargingError> {
+    // One read transaction so that every query sees the same snapshot.
+    c.execute_batch("BEGIN")?;
+    let out = audit_in_snapshot(c);
+    c.execute_batch("COMMIT")?;
+    out
+}
+
+fn audit_in_snapshot(c: &Connection) -> Result<Audit, ChargingError> {
+    let mut audit = Audit {
+        accounts: c.query_row("SELECT count(*) FROM accounts", [], |r| r.get::<_, i64>(0))? as u64,
+        transactions: c.query_row("SELECT count(*) FROM transactions", [], |r| r.get::<_, i64>(0))? as u64,
+        ..Audit::default()
+    };
+    let mut st = c.prepare(
+        "SELECT a.id, a.balance, a.initial + COALESCE(t.sum, 0)
+         FROM accounts a LEFT JOIN (SELECT account, sum(delta) AS sum FROM transactions GROUP BY account) t
+         ON t.account = a.id
+         WHERE a.balance != a.initial + COALESCE(t.sum, 0) OR a.balance < 0
+         ORDER BY a.id",
+    )?;
+    let rows = st.query_map([], |r| Ok((r.get::<_, i32>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?)))?;
+    for row in rows {
+        let (id, balance, expected) = row?;
+        if balance != expected {
+            audit.mismatched.push((id, balance, expected));
+        }
+        if balance < 0 {
+            audit.negative.push(id);
+        }
+    }
+    let mut st = c.prepare(
+        "SELECT r.res FROM reservations r
+         LEFT JOIN transactions t ON t.cn = r.res
+         LEFT JOIN (SELECT res, count(*) AS n FROM transactions
+                    WHERE kind IN ('debitReservation', 'releaseRes') GROUP BY res) c ON c.res = r.res
+         WHERE t.cn IS NULL OR t.kind != 'reserve' OR t.account != r.account OR t.amount != r.amount
+            OR COALESCE(c.n, 0) != (CASE r.state WHEN 0 THEN 0 ELSE 1 END)
+         ORDER BY r.res",
+    )?;
+    for row in st.query_map([], |r| r.get::<_, i32>(0))? {
+        audit.inconsistent_reservations.push(row?);
+    }
+    Ok(audit)
+}

@@ -1,0 +1,106 @@
+//! A throwaway PostgreSQL server for tests: `initdb` into a temporary directory and `pg_ctl start`
+//! on a free loopback port (as the `postgres` user when the tests run as root, since PostgreSQL
+//! refuses to run as root). Stopped with `pg_ctl stop -m immediate` on drop.
+//!
+//! Missing binaries fail the test with a clear message, unless `SOAPSTONE_SKIP_PG=1`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct PgServer {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    pub port: u16,
+}
+
+fn find_bin_dir() -> Option<PathBuf> {
+    if let Ok(dir) = std::env::var("SOAPSTONE_PG_BIN") {
+        return Some(PathBuf::from(dir));
+    }
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| Some((e.file_name().to_str()?.parse().ok()?, e.path().join("bin"))))
+        .filter(|(_, p): &(u32, PathBuf)| p.join("initdb").exists())
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, p)| p)
+}
+
+fn is_root() -> bool {
+    Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
+}
+
+/// Runs a PostgreSQL binary, as `postgres` when we are root.
+fn run(bin: &Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = if is_root() {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--"]).arg(bin);
+        c
+    } else {
+        Command::new(bin)
+    };
+    cmd.args(args).output().unwrap_or_else(|e| panic!("cannot run `{}`: {e}", bin.display()))
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+impl PgServer {
+    /// Starts a server, or returns `None` when PostgreSQL is missing and `SOAPSTONE_SKIP_PG=1`.
+    pub fn start() -> Option<PgServer> {
+        let Some(bin) = find_bin_dir() else {
+            if std::env::var("SOAPSTONE_SKIP_PG").as_deref() == Ok("1") {
+                eprintln!("skipped: PostgreSQL binaries not found and SOAPSTONE_SKIP_PG=1");
+                return None;
+            }
+            panic!(
+                "PostgreSQL server binaries not found under /usr/lib/postgresql/*/bin (install `postgresql`, \
+                 point SOAPSTONE_PG_BIN at the bin directory, or set SOAPSTONE_SKIP_PG=1 to skip)"
+            );
+        };
+        let dir = tempfile::Builder::new().prefix("soapstone-pg-").tempdir().unwrap();
+        if is_root() {
+            let out = Command::new("chown").args(["-R", "postgres:postgres"]).arg(dir.path()).output().unwrap();
+            assert!(out.status.success(), "chown to postgres failed (is there a `postgres` user?): {out:?}");
+        }
+        let data = dir.path().join("data");
+        let data_s = data.to_str().unwrap().to_string();
+        let out = run(&bin.join("initdb"), &["-D", &data_s, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
+        assert!(out.status.success(), "initdb failed: {}", String::from_utf8_lossy(&out.stderr));
+        let log = dir.path().join("log").to_str().unwrap().to_string();
+        let sock = dir.path().to_str().unwrap().to_string();
+        for _ in 0..5 {
+            let port = free_port();
+            let opts = format!("-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c max_connections=200");
+            let out = run(&bin.join("pg_ctl"), &["-D", &data_s, "-o", &opts, "-l", &log, "-w", "-t", "60", "start"]);
+            if out.status.success() {
+                return Some(PgServer { dir, bin, port });
+            }
+        }
+        panic!("pg_ctl start failed: {}", std::fs::read_to_string(&log).unwrap_or_default());
+    }
+
+    /// A URL for database `db` (created with [`PgServer::create_db`]).
+    pub fn url(&self, db: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{db}", self.port)
+    }
+
+    /// Creates a fresh database.
+    pub async fn create_db(&self, db: &str) -> String {
+        let (client, conn) = tokio_postgres::connect(&self.url("postgres"), tokio_postgres::NoTls).await.unwrap();
+        let task = tokio::spawn(conn);
+        client.batch_execute(&format!("CREATE DATABASE {db}")).await.unwrap();
+        drop(client);
+        let _ = task.await;
+        self.url(db)
+    }
+}
+
+impl Drop for PgServer {
+    fn drop(&mut self) {
+        let data = self.dir.path().join("data");
+        let _ = run(&self.bin.join("pg_ctl"), &["-D", data.to_str().unwrap(), "-m", "immediate", "-w", "stop"]);
+    }
+}

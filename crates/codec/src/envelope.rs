@@ -1,0 +1,409 @@
+//! Reading a SOAP envelope up to the first Body child, so a server can dispatch on the
+//! operation's QName before any typed decoding.
+//!
+//! The envelope rules of both versions live here: namespace-told version (a foreign namespace
+//! is a VersionMismatch), Header before Body, header block attributes (mustUnderstand, actor /
+//! role, relay), and the SOAP 1.2 restrictions the W3C test collection checks (no unqualified
+//! attributes or encodingStyle on Envelope, no encodingStyle on Body, nothing after Body,
+//! known encodingStyle on body elements). Must never: read past the first Body child's start
+//! tag here, or copy the body.
+
+use crate::error::{DecodeError, Kind};
+use crate::xml::{is_blank, ns, Binding, Cursor, Ev, NsStack, Source};
+use crate::{HeaderBlock, Limits, QName, Version};
+
+/// Extra facts about a header block that [`HeaderBlock`] does not carry.
+#[derive(Debug, Clone)]
+pub(crate) struct HeaderExtra {
+    pub(crate) relay: bool,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+}
+
+/// Where the first Body child starts and what is in scope there.
+#[derive(Debug)]
+pub(crate) struct BodyStart {
+    pub(crate) name: QName,
+    pub(crate) offset: usize,
+}
+
+/// A decoded envelope: version, headers and the name of the first body element, over the input
+/// bytes (no DOM). The body is deserialized on demand with [`Envelope::body`].
+#[derive(Debug)]
+pub struct Envelope<'a> {
+    pub(crate) input: &'a str,
+    pub(crate) limits: Limits,
+    pub(crate) version: Version,
+    pub(crate) headers: Vec<HeaderBlock>,
+    pub(crate) header_extra: Vec<HeaderExtra>,
+    /// Bindings in scope inside `Header` (empty when there is none).
+    pub(crate) header_ns: Vec<Binding<'a>>,
+    /// Raw names of the Envelope and Body elements (for end-tag checks and error paths).
+    pub(crate) outer: [&'a str; 2],
+    pub(crate) header_name: &'a str,
+    /// Bindings in scope inside `Body`.
+    pub(crate) body_ns: Vec<Binding<'a>>,
+    pub(crate) body: Option<BodyStart>,
+    /// Offset just after `<Body ...>`: where the body's content starts.
+    pub(crate) body_content: usize,
+}
+
+/// Checks size, byte order mark, UTF-8 and the XML declaration; returns the text and the
+/// offset after the declaration.
+pub(crate) fn prolog<'a>(
+    input: &'a [u8],
+    limits: &Limits,
+) -> Result<(&'a str, usize), DecodeError> {
+    if input.len() > limits.max_document_bytes {
+        return Err(DecodeError::limit(format!(
+            "document of {} bytes exceeds the limit of {} bytes",
+            input.len(),
+            limits.max_document_bytes
+        )));
+    }
+    if input.starts_with(&[0xFE, 0xFF])
+        || input.starts_with(&[0xFF, 0xFE])
+        || input.starts_with(&[0, b'<'])
+        || input.starts_with(&[b'<', 0])
+    {
+        return Err(DecodeError::malformed(
+            "unsupported encoding `UTF-16` (only utf-8 is accepted)",
+        ));
+    }
+    let text = std::str::from_utf8(input).map_err(|e| {
+        DecodeError::malformed(format!("invalid utf-8 at byte {}", e.valid_up_to()))
+    })?;
+    let bom = if text.starts_with('\u{FEFF}') { 3 } else { 0 };
+    let rest = &text[bom..];
+    if !rest.starts_with("<?xml") || !rest[5..].starts_with(|c: char| c.is_ascii_whitespace()) {
+        return Ok((text, bom));
+    }
+    let end = rest
+        .find("?>")
+        .ok_or_else(|| DecodeError::malformed("xml declaration is not closed"))?;
+    let decl = &rest[5..end];
+    let mut version = None;
+    let mut encoding = None;
+    let mut s = decl;
+    loop {
+        s = s.trim_start();
+        if s.is_empty() {
+            break;
+        }
+        let eq = s
+            .find('=')
+            .ok_or_else(|| DecodeError::malformed("malformed xml declaration"))?;
+        let key = s[..eq].trim();
+        let after = s[eq + 1..].trim_start();
+        let q = after.chars().next().filter(|&c| c == '"' || c == '\'');
+        let q = q.ok_or_else(|| DecodeError::malformed("malformed xml declaration"))?;
+        let close = after[1..]
+            .find(q)
+            .ok_or_else(|| DecodeError::malformed("malformed xml declaration"))?;
+        let value = &after[1..1 + close];
+        match key {
+            "version" => version = Some(value),
+            "encoding" => encoding = Some(value),
+            "standalone" => {}
+            other => {
+                return Err(DecodeError::malformed(format!(
+                    "unknown attribute `{other}` in xml declaration"
+                )))
+            }
+        }
+        s = &after[close + 2..];
+    }
+    match version {
+        Some("1.0") | Some("1.1") => {}
+        Some(v) => {
+            return Err(DecodeError::malformed(format!(
+                "unsupported xml version `{v}`"
+            )))
+        }
+        None => return Err(DecodeError::malformed("xml declaration has no version")),
+    }
+    if let Some(enc) = encoding {
+        let ok = enc.eq_ignore_ascii_case("utf-8")
+            || enc.eq_ignore_ascii_case("us-ascii")
+            || enc.eq_ignore_ascii_case("ascii");
+        if !ok {
+            return Err(DecodeError::malformed(format!(
+                "unsupported encoding `{}` (only utf-8 is accepted)",
+                crate::error::excerpt(enc).trim_matches('`')
+            )));
+        }
+    }
+    Ok((text, bom + end + 2))
+}
+
+fn parse_bool(v: &str, version: Version) -> Option<bool> {
+    match (v.trim(), version) {
+        ("1", _) => Some(true),
+        ("0", _) => Some(false),
+        ("true", _) => Some(true),
+        ("false", _) => Some(false),
+        _ => None,
+    }
+}
+
+impl<'a> Envelope<'a> {
+    /// Reads the envelope up to the first body child. A wrong envelope namespace is a
+    /// [`DecodeError`] for which [`DecodeError::is_version_mismatch`] holds.
+    pub fn parse(input: &'a [u8], limits: &Limits) -> Result<Self, DecodeError> {
+        let (text, start) = prolog(input, limits)?;
+        let src = Source::new(text, limits.clone());
+        let mut cur = Cursor::new(&src, start, &[], NsStack::default());
+        // the root element
+        let root = loop {
+            match cur.next()? {
+                Ev::Start(name) => break name,
+                Ev::Text(t) if is_blank(t) => {}
+                Ev::Text(_) | Ev::CData(_) => {
+                    return Err(cur.malformed("text before the root element"))
+                }
+                Ev::End | Ev::Eof => {
+                    return Err(DecodeError::malformed("the document has no root element"))
+                }
+            }
+        };
+        let (uri, local) = cur.resolve_element(root)?;
+        let version = match uri {
+            ns::SOAP11_ENV => Version::Soap11,
+            ns::SOAP12_ENV => Version::Soap12,
+            other => {
+                return Err(DecodeError::new(
+                    Kind::VersionMismatch,
+                    format!("envelope namespace `{other}` is neither soap 1.1 nor soap 1.2"),
+                ))
+            }
+        };
+        let env_ns = version.envelope_ns();
+        if local != "Envelope" {
+            return Err(cur.malformed(format!("root element is `<{root}>`, expected `Envelope`")));
+        }
+        if version == Version::Soap12 {
+            for a in &cur.attrs {
+                let a_ns = cur.attr_ns(a)?;
+                if a_ns.is_empty() {
+                    return Err(
+                        cur.malformed(format!("unqualified attribute `{}` on Envelope", a.local))
+                    );
+                }
+                if a_ns == env_ns && a.local == "encodingStyle" {
+                    return Err(
+                        cur.malformed("encodingStyle is not allowed on the soap 1.2 Envelope")
+                    );
+                }
+            }
+        }
+        let mut env = Envelope {
+            input: text,
+            limits: limits.clone(),
+            version,
+            headers: Vec::new(),
+            header_extra: Vec::new(),
+            header_ns: Vec::new(),
+            outer: [root, ""],
+            header_name: "",
+            body_ns: Vec::new(),
+            body: None,
+            body_content: 0,
+        };
+        let mut seen_header = false;
+        loop {
+            match cur.next()? {
+                Ev::Text(t) if is_blank(t) => {}
+                Ev::Text(_) | Ev::CData(_) => return Err(cur.malformed("text in Envelope")),
+                Ev::End | Ev::Eof => return Err(cur.malformed("the envelope has no Body")),
+                Ev::Start(name) => {
+                    let (uri, local) = cur.resolve_element(name)?;
+                    let is_env = uri == env_ns;
+                    if is_env && local == "Header" && !seen_header {
+                        seen_header = true;
+                        env.header_name = name;
+                        env.header_ns = cur.ns.bindings().to_vec();
+                        env.read_headers(&mut cur)?;
+                    } else if is_env && local == "Body" {
+                        env.outer[1] = name;
+                        env.read_body_start(&mut cur)?;
+                        return Ok(env);
+                    } else {
+                        return Err(cur.malformed(format!(
+                            "unexpected element `<{name}>` in Envelope, expected `Header` or `Body`"
+                        )));
+                    }
+                }
+            }
+        }
+    }
+
+    fn read_headers(&mut self, cur: &mut Cursor<'a, '_>) -> Result<(), DecodeError> {
+        let env_ns = self.version.envelope_ns();
+        loop {
+            match cur.next()? {
+                Ev::Text(t) if is_blank(t) => {}
+                Ev::Text(_) | Ev::CData(_) => return Err(cur.malformed("text in Header")),
+                Ev::End => return Ok(()),
+                Ev::Eof => return Err(cur.malformed("unexpected end of document")),
+                Ev::Start(name) => {
+                    let start = cur.last_start_at;
+                    let (uri, local) = cur.resolve_element(name)?;
+                    if uri.is_empty() {
+                        return Err(cur.malformed(format!(
+                            "header block `<{name}>` is not namespace qualified"
+                        )));
+                    }
+                    let qname = QName::new(uri, local);
+                    let mut block = HeaderBlock {
+                        name: qname,
+                        must_understand: false,
+                        role: None,
+                    };
+                    let mut relay = false;
+                    for a in &cur.attrs {
+                        if cur.attr_ns(a)? != env_ns {
+                            continue;
+                        }
+                        match (a.local, self.version) {
+                            ("mustUnderstand", v) => {
+                                block.must_understand =
+                                    parse_bool(&a.value, v).ok_or_else(|| {
+                                        cur.malformed(format!(
+                                            "mustUnderstand value `{}` is not a boolean",
+                                            a.value
+                                        ))
+                                    })?;
+                            }
+                            ("actor", Version::Soap11) | ("role", Version::Soap12) => {
+                                block.role = Some(a.value.to_string());
+                            }
+                            ("relay", Version::Soap12) => {
+                                relay = parse_bool(&a.value, Version::Soap12).ok_or_else(|| {
+                                    cur.malformed(format!(
+                                        "relay value `{}` is not a boolean",
+                                        a.value
+                                    ))
+                                })?;
+                            }
+                            _ => {}
+                        }
+                    }
+                    cur.skip_element()?;
+                    let end = cur.position();
+                    self.headers.push(block);
+                    self.header_extra.push(HeaderExtra { relay, start, end });
+                }
+            }
+        }
+    }
+
+    fn read_body_start(&mut self, cur: &mut Cursor<'a, '_>) -> Result<(), DecodeError> {
+        let env_ns = self.version.envelope_ns();
+        if self.version == Version::Soap12 {
+            for a in &cur.attrs {
+                if a.local == "encodingStyle" && cur.attr_ns(a)? == env_ns {
+                    return Err(cur.malformed("encodingStyle is not allowed on the soap 1.2 Body"));
+                }
+            }
+        }
+        self.body_ns = cur.ns.bindings().to_vec();
+        self.body_content = cur.position();
+        loop {
+            match cur.next()? {
+                Ev::Text(t) if is_blank(t) => {}
+                Ev::Text(_) | Ev::CData(_) => return Err(cur.malformed("text in Body")),
+                Ev::End => {
+                    if self.version == Version::Soap12 {
+                        self.check_nothing_after_body(cur)?;
+                    }
+                    return Ok(());
+                }
+                Ev::Eof => return Err(cur.malformed("unexpected end of document")),
+                Ev::Start(name) => {
+                    let offset = cur.last_start_at;
+                    let (uri, local) = cur.resolve_element(name)?;
+                    if self.version == Version::Soap12 {
+                        for a in &cur.attrs {
+                            if a.local == "encodingStyle" && cur.attr_ns(a)? == env_ns {
+                                check_encoding_style(&a.value)?;
+                            }
+                        }
+                    }
+                    self.body = Some(BodyStart {
+                        name: QName::new(uri, local),
+                        offset,
+                    });
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// SOAP 1.2 allows nothing after Body; checked when the body is empty (otherwise the body
+    /// decoder checks it after the last body child).
+    fn check_nothing_after_body(&self, cur: &mut Cursor<'a, '_>) -> Result<(), DecodeError> {
+        loop {
+            match cur.next()? {
+                Ev::Text(t) if is_blank(t) => {}
+                Ev::End => return Ok(()),
+                Ev::Start(name) => {
+                    return Err(cur.malformed(format!(
+                        "element `<{name}>` after Body (soap 1.2 allows only Header and Body)"
+                    )))
+                }
+                _ => return Err(cur.malformed("content after Body")),
+            }
+        }
+    }
+
+    /// The SOAP version.
+    pub fn version(&self) -> Version {
+        self.version
+    }
+
+    /// The header blocks, in document order.
+    pub fn headers(&self) -> &[HeaderBlock] {
+        &self.headers
+    }
+
+    /// Whether header block `index` has SOAP 1.2 `relay="true"` (always false in SOAP 1.1).
+    pub fn header_relay(&self, index: usize) -> bool {
+        self.header_extra.get(index).is_some_and(|h| h.relay)
+    }
+
+    /// The raw markup of header block `index` (start tag through end tag), as it is in the
+    /// input. Prefixes declared on Envelope or Header are not repeated in it.
+    pub fn header_xml(&self, index: usize) -> Option<&'a str> {
+        let h = self.header_extra.get(index)?;
+        self.input.get(h.start..h.end)
+    }
+
+    /// The first child of Body, or `None` for an empty body.
+    pub fn body_element(&self) -> Option<&QName> {
+        self.body.as_ref().map(|b| &b.name)
+    }
+
+    /// Whether the body holds a Fault.
+    pub fn is_fault(&self) -> bool {
+        self.body.as_ref().is_some_and(|b| {
+            b.name.local == "Fault" && b.name.namespace == self.version.envelope_ns()
+        })
+    }
+}
+
+/// SOAP 1.2 DataEncodingUnknown: only the SOAP encodings and "none" are known.
+pub(crate) fn check_encoding_style(value: &str) -> Result<(), DecodeError> {
+    for uri in value.split_ascii_whitespace() {
+        if !(uri == ns::SOAP12_ENC
+            || uri == ns::SOAP11_ENC
+            || uri == ns::SOAP12_ENC_NONE
+            || uri.starts_with(ns::SOAP12_ENC))
+        {
+            return Err(DecodeError::new(
+                Kind::DataEncodingUnknown,
+                format!("unknown encodingStyle `{}`", uri),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,759 @@
+//! The streaming XML layer under the envelope and body decoders.
+//!
+//! quick-xml's `Reader` over `&[u8]` tokenizes; this module adds what SOAP needs and quick-xml
+//! leaves out, cheaply: namespace resolution (a flat binding stack, indexed by a map only once
+//! an adversary declares many prefixes), our own attribute scanner that hands out `&'a str`
+//! slices of the input, end-tag matching, a one-event lookahead, a path for error messages and
+//! every [`Limits`] bound. The input is validated as UTF-8 once up front, so every slice is
+//! taken from the `&'a str` by offset and nothing is copied unless it holds an entity.
+//!
+//! Must never: build a tree, expand an entity other than the five predefined ones and character
+//! references, accept a DOCTYPE, allocate per element on the fast path, or panic on any input.
+
+use std::borrow::Cow;
+use std::cell::Cell;
+use std::collections::HashMap;
+
+use quick_xml::events::Event;
+use quick_xml::Reader;
+
+use crate::error::{excerpt, DecodeError};
+use crate::Limits;
+
+/// Well-known namespace URIs.
+pub(crate) mod ns {
+    pub(crate) const SOAP11_ENV: &str = "http://schemas.xmlsoap.org/soap/envelope/";
+    pub(crate) const SOAP12_ENV: &str = "http://www.w3.org/2003/05/soap-envelope";
+    pub(crate) const SOAP11_ENC: &str = "http://schemas.xmlsoap.org/soap/encoding/";
+    pub(crate) const SOAP12_ENC: &str = "http://www.w3.org/2003/05/soap-encoding";
+    pub(crate) const SOAP12_ENC_NONE: &str =
+        "http://www.w3.org/2003/05/soap-envelope/encoding/none";
+    pub(crate) const XSD_2001: &str = "http://www.w3.org/2001/XMLSchema";
+    pub(crate) const XSD_2000: &str = "http://www.w3.org/2000/10/XMLSchema";
+    pub(crate) const XSD_1999: &str = "http://www.w3.org/1999/XMLSchema";
+    pub(crate) const XSI_2001: &str = "http://www.w3.org/2001/XMLSchema-instance";
+    pub(crate) const XSI_2000: &str = "http://www.w3.org/2000/10/XMLSchema-instance";
+    pub(crate) const XSI_1999: &str = "http://www.w3.org/1999/XMLSchema-instance";
+    pub(crate) const XML: &str = "http://www.w3.org/XML/1998/namespace";
+
+    pub(crate) fn is_xsi(uri: &str) -> bool {
+        uri == XSI_2001 || uri == XSI_1999 || uri == XSI_2000
+    }
+    pub(crate) fn is_xsd(uri: &str) -> bool {
+        uri == XSD_2001 || uri == XSD_1999 || uri == XSD_2000
+    }
+    pub(crate) fn is_enc(uri: &str) -> bool {
+        uri == SOAP11_ENC || uri == SOAP12_ENC
+    }
+}
+
+/// One namespace binding; `prefix` is empty for the default namespace.
+#[derive(Debug, Clone)]
+pub(crate) struct Binding<'a> {
+    pub(crate) prefix: &'a str,
+    pub(crate) uri: Cow<'a, str>,
+}
+
+/// Bindings in scope, innermost last. Lookups scan backwards while the stack is short (the
+/// common case: a handful of prefixes on the envelope); past `INDEX_AT` bindings a map from
+/// prefix to binding positions takes over so that many declarations cannot make lookups slow.
+#[derive(Debug, Default)]
+pub(crate) struct NsStack<'a> {
+    bindings: Vec<Binding<'a>>,
+    index: Option<HashMap<&'a str, Vec<u32>>>,
+}
+
+const INDEX_AT: usize = 24;
+
+impl<'a> NsStack<'a> {
+    pub(crate) fn from_bindings(bindings: Vec<Binding<'a>>) -> Self {
+        let mut s = NsStack {
+            bindings: Vec::with_capacity(bindings.len() + 4),
+            index: None,
+        };
+        for b in bindings {
+            s.push(b);
+        }
+        s
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.bindings.len()
+    }
+
+    pub(crate) fn bindings(&self) -> &[Binding<'a>] {
+        &self.bindings
+    }
+
+    pub(crate) fn push(&mut self, b: Binding<'a>) {
+        let pos = self.bindings.len() as u32;
+        if let Some(index) = &mut self.index {
+            index.entry(b.prefix).or_default().push(pos);
+        }
+        self.bindings.push(b);
+        if self.index.is_none() && self.bindings.len() > INDEX_AT {
+            let mut index: HashMap<&'a str, Vec<u32>> = HashMap::new();
+            for (i, b) in self.bindings.iter().enumerate() {
+                index.entry(b.prefix).or_default().push(i as u32);
+            }
+            self.index = Some(index);
+        }
+    }
+
+    pub(crate) fn truncate(&mut self, len: usize) {
+        if let Some(index) = &mut self.index {
+            for b in self.bindings.get(len..).unwrap_or(&[]) {
+                if let Some(v) = index.get_mut(b.prefix) {
+                    v.pop();
+                }
+            }
+        }
+        self.bindings.truncate(len);
+    }
+
+    /// The URI bound to `prefix` (`""`: the default namespace, which may be unbound).
+    pub(crate) fn lookup(&self, prefix: &str) -> Option<&str> {
+        let found = match &self.index {
+            Some(index) => index
+                .get(prefix)
+                .and_then(|v| v.last())
+                .and_then(|&i| self.bindings.get(i as usize)),
+            None => self.bindings.iter().rev().find(|b| b.prefix == prefix),
+        };
+        match found {
+            Some(b) if b.uri.is_empty() => None,
+            Some(b) => Some(&b.uri),
+            None if prefix == "xml" => Some(ns::XML),
+            None => None,
+        }
+    }
+}
+
+/// An attribute of the current start tag (namespace declarations excluded).
+#[derive(Debug, Clone)]
+pub(crate) struct Attr<'a> {
+    pub(crate) prefix: &'a str,
+    pub(crate) local: &'a str,
+    pub(crate) value: Cow<'a, str>,
+}
+
+/// A significant event. `Start` has already been opened (namespaces pushed, attributes in
+/// [`Cursor::attrs`]); `End` is checked against its start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ev<'a> {
+    Start(&'a str),
+    End,
+    Text(&'a str),
+    CData(&'a str),
+    Eof,
+}
+
+/// Shared by every cursor of one decode: the input, the limits, and the event budget that
+/// bounds how much work `href` resolution may do (each reference re-reads its target).
+#[derive(Debug)]
+pub(crate) struct Source<'a> {
+    pub(crate) input: &'a str,
+    pub(crate) limits: Limits,
+    pub(crate) budget: Cell<usize>,
+}
+
+impl<'a> Source<'a> {
+    pub(crate) fn new(input: &'a str, limits: Limits) -> Self {
+        Source {
+            input,
+            limits,
+            budget: Cell::new(input.len().saturating_mul(2).saturating_add(4096)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Open<'a> {
+    name: &'a str,
+    ns_mark: u32,
+}
+
+/// A pull reader positioned somewhere in the document.
+pub(crate) struct Cursor<'a, 's> {
+    pub(crate) src: &'s Source<'a>,
+    reader: Reader<&'a [u8]>,
+    stack: Vec<Open<'a>>,
+    /// Entries of `stack` that this cursor did not open (the path above where it started).
+    base: usize,
+    pub(crate) ns: NsStack<'a>,
+    pub(crate) attrs: Vec<Attr<'a>>,
+    pending: Option<Ev<'a>>,
+    pending_end: Option<&'a str>,
+    /// Offset of the `</` of the last end tag read (`None`: the end of an empty-element tag).
+    last_end_at: Option<usize>,
+    /// Offset of the `<` of the last start tag read.
+    pub(crate) last_start_at: usize,
+}
+
+impl<'a, 's> Cursor<'a, 's> {
+    /// A cursor reading from byte `offset`, inside the elements named `above` (for end-tag
+    /// matching and error paths), with `ns` in scope.
+    pub(crate) fn new(
+        src: &'s Source<'a>,
+        offset: usize,
+        above: &[&'a str],
+        ns: NsStack<'a>,
+    ) -> Self {
+        let bytes = src.input.as_bytes().get(offset..).unwrap_or(&[]);
+        let mut reader = Reader::from_reader(bytes);
+        let cfg = reader.config_mut();
+        cfg.check_end_names = false;
+        cfg.allow_unmatched_ends = true;
+        cfg.expand_empty_elements = true;
+        cfg.trim_text(false);
+        let stack: Vec<Open<'a>> = above
+            .iter()
+            .map(|n| Open {
+                name: n,
+                ns_mark: 0,
+            })
+            .collect();
+        Cursor {
+            src,
+            reader,
+            base: stack.len(),
+            stack,
+            ns,
+            attrs: Vec::new(),
+            pending: None,
+            pending_end: None,
+            last_end_at: None,
+            last_start_at: 0,
+        }
+    }
+
+    pub(crate) fn limits(&self) -> &Limits {
+        &self.src.limits
+    }
+
+    /// Depth of the current element (number of open elements, including those above the start).
+    pub(crate) fn depth(&self) -> usize {
+        self.stack.len()
+    }
+
+    /// The raw qualified names of the open elements.
+    pub(crate) fn open_names(&self) -> Vec<&'a str> {
+        self.stack.iter().map(|o| o.name).collect()
+    }
+
+    /// `/Envelope/Body/op/field`: the local names of the open elements.
+    pub(crate) fn path(&self) -> String {
+        let mut p = String::new();
+        for o in &self.stack {
+            p.push('/');
+            p.push_str(split_qname(o.name).1);
+        }
+        p
+    }
+
+    pub(crate) fn err(&self, e: DecodeError) -> DecodeError {
+        e.at(|| self.path())
+    }
+
+    pub(crate) fn malformed(&self, msg: impl Into<String>) -> DecodeError {
+        self.err(DecodeError::malformed(msg))
+    }
+
+    /// Byte offset of a slice handed out by the reader.
+    fn offset_of(&self, s: &[u8]) -> usize {
+        (s.as_ptr() as usize).wrapping_sub(self.src.input.as_ptr() as usize)
+    }
+
+    fn str_of(&self, s: &[u8]) -> Result<&'a str, DecodeError> {
+        let off = self.offset_of(s);
+        let input: &'a str = self.src.input;
+        off.checked_add(s.len())
+            .and_then(|end| input.get(off..end))
+            .ok_or_else(|| DecodeError::malformed("invalid utf-8 in markup"))
+    }
+
+    /// Byte offset in the input of what the reader has not consumed yet. Right after a start
+    /// tag was read (and nothing peeked) this is just past its `>`.
+    pub(crate) fn position(&self) -> usize {
+        self.offset_of(self.reader.get_ref())
+    }
+
+    /// Reads the next significant event (comments and processing instructions are skipped).
+    pub(crate) fn next(&mut self) -> Result<Ev<'a>, DecodeError> {
+        if let Some(ev) = self.pending.take() {
+            if ev == Ev::End {
+                if let Some(name) = self.pending_end.take() {
+                    self.close(name)?;
+                }
+            }
+            return Ok(ev);
+        }
+        let ev = self.read_raw()?;
+        if let Some(name) = self.pending_end.take() {
+            self.close(name)?;
+        }
+        Ok(ev)
+    }
+
+    /// The next significant event without consuming it. A `Start` is opened already (its
+    /// attributes are in [`Self::attrs`]); the following [`Self::next`] returns it.
+    pub(crate) fn peek(&mut self) -> Result<Ev<'a>, DecodeError> {
+        if let Some(ev) = self.pending {
+            return Ok(ev);
+        }
+        let ev = self.read_raw()?;
+        self.pending = Some(ev);
+        Ok(ev)
+    }
+
+    fn spend(&self) -> Result<(), DecodeError> {
+        let b = self.src.budget.get();
+        if b == 0 {
+            return Err(self.err(DecodeError::limit(
+                "reference expansion exceeds the document size",
+            )));
+        }
+        self.src.budget.set(b - 1);
+        Ok(())
+    }
+
+    /// Reads one event from quick-xml; opens starts; leaves ends to be closed by the consumer.
+    fn read_raw(&mut self) -> Result<Ev<'a>, DecodeError> {
+        loop {
+            let ev = match self.reader.read_event() {
+                Ok(ev) => ev,
+                Err(e) => {
+                    let msg = format!("malformed xml: {}", lower_first(&e.to_string()));
+                    return Err(self.malformed(msg));
+                }
+            };
+            self.spend()?;
+            match ev {
+                Event::Start(s) | Event::Empty(s) => {
+                    let raw: &[u8] = &s;
+                    let name_len = s.name().as_ref().len();
+                    let tag = self.str_of(raw)?;
+                    let (name, rest) = tag.split_at(name_len.min(tag.len()));
+                    self.last_start_at = self.offset_of(raw).saturating_sub(1);
+                    self.open(name, rest)?;
+                    return Ok(Ev::Start(name));
+                }
+                Event::End(e) => {
+                    let name_bytes = e.name();
+                    let off = self.offset_of(name_bytes.as_ref());
+                    let input = self.src.input.as_bytes();
+                    self.last_end_at = match off.checked_sub(2).and_then(|s| input.get(s..off)) {
+                        Some(b"</") => Some(off - 2),
+                        _ => None,
+                    };
+                    let name = match (self.last_end_at, self.stack.last()) {
+                        (Some(_), _) => self.str_of(name_bytes.as_ref())?,
+                        // the end of an empty-element tag, made up by quick-xml
+                        (None, Some(open)) => open.name,
+                        (None, None) => return Err(self.malformed("unexpected end tag")),
+                    };
+                    if self.stack.is_empty() {
+                        return Err(self.malformed(format!("unexpected end tag `</{name}>`")));
+                    }
+                    self.pending_end = Some(name);
+                    return Ok(Ev::End);
+                }
+                Event::Text(t) => {
+                    let raw: &[u8] = &t;
+                    if raw.len() > self.src.limits.max_text_len {
+                        return Err(self.err(DecodeError::limit(format!(
+                            "text of {} bytes exceeds the limit of {} bytes",
+                            raw.len(),
+                            self.src.limits.max_text_len
+                        ))));
+                    }
+                    let s = self.str_of(raw)?;
+                    return Ok(Ev::Text(s));
+                }
+                Event::CData(t) => {
+                    let raw: &[u8] = &t;
+                    if raw.len() > self.src.limits.max_text_len {
+                        return Err(self.err(DecodeError::limit(format!(
+                            "text of {} bytes exceeds the limit of {} bytes",
+                            raw.len(),
+                            self.src.limits.max_text_len
+                        ))));
+                    }
+                    return Ok(Ev::CData(self.str_of(raw)?));
+                }
+                Event::Comment(_) | Event::PI(_) => continue,
+                Event::Decl(_) => {
+                    return Err(self.malformed("xml declaration is only allowed at the start"))
+                }
+                Event::DocType(_) => {
+                    return Err(
+                        self.malformed("a document type declaration (`<!DOCTYPE`) is not allowed")
+                    )
+                }
+                Event::Eof => {
+                    return Ok(Ev::Eof);
+                }
+            }
+        }
+    }
+
+    /// Checks and pops the element whose end tag was just read.
+    fn close(&mut self, name: &'a str) -> Result<(), DecodeError> {
+        match self.stack.last() {
+            Some(open) if open.name == name => {
+                let mark = open.ns_mark as usize;
+                if self.stack.len() > self.base {
+                    self.ns.truncate(mark);
+                } else {
+                    self.base -= 1;
+                }
+                self.stack.pop();
+                Ok(())
+            }
+            Some(open) => {
+                let expected = open.name;
+                Err(self.malformed(format!(
+                    "end tag `</{name}>` does not match start tag `<{expected}>`"
+                )))
+            }
+            None => Err(self.malformed(format!("unexpected end tag `</{name}>`"))),
+        }
+    }
+
+    /// Opens a start tag: limits, namespace declarations, attributes.
+    fn open(&mut self, name: &'a str, rest: &'a str) -> Result<(), DecodeError> {
+        let limits = &self.src.limits;
+        if self.stack.len() >= limits.max_depth {
+            return Err(self.err(DecodeError::limit(format!(
+                "element `<{name}>` nests deeper than the limit of {}",
+                limits.max_depth
+            ))));
+        }
+        if name.len() > limits.max_name_len {
+            return Err(self.err(DecodeError::limit(format!(
+                "element name of {} bytes exceeds the limit of {} bytes",
+                name.len(),
+                limits.max_name_len
+            ))));
+        }
+        let mark = self.ns.len() as u32;
+        self.stack.push(Open {
+            name,
+            ns_mark: mark,
+        });
+        self.attrs.clear();
+        let max_attrs = limits.max_attributes;
+        let max_name = limits.max_name_len;
+        let max_text = limits.max_text_len;
+        let mut count = 0usize;
+        let mut rest = rest;
+        loop {
+            match next_attr(rest) {
+                Ok(None) => break,
+                Ok(Some((key, raw_value, after))) => {
+                    count += 1;
+                    if count > max_attrs {
+                        return Err(self.err(DecodeError::limit(format!(
+                            "more than {max_attrs} attributes on one element"
+                        ))));
+                    }
+                    if key.len() > max_name {
+                        return Err(self.err(DecodeError::limit(format!(
+                            "attribute name of {} bytes exceeds the limit of {max_name} bytes",
+                            key.len()
+                        ))));
+                    }
+                    if raw_value.len() > max_text {
+                        return Err(self.err(DecodeError::limit(format!(
+                            "attribute value of {} bytes exceeds the limit of {max_text} bytes",
+                            raw_value.len()
+                        ))));
+                    }
+                    let value = unescape(raw_value).map_err(|e| self.err(e))?;
+                    let (prefix, local) = split_qname(key);
+                    if key == "xmlns" {
+                        self.ns.push(Binding {
+                            prefix: "",
+                            uri: value,
+                        });
+                    } else if prefix == "xmlns" {
+                        self.ns.push(Binding {
+                            prefix: local,
+                            uri: value,
+                        });
+                    } else {
+                        if self
+                            .attrs
+                            .iter()
+                            .any(|a| a.prefix == prefix && a.local == local)
+                        {
+                            return Err(self.malformed(format!("duplicate attribute `{key}`")));
+                        }
+                        self.attrs.push(Attr {
+                            prefix,
+                            local,
+                            value,
+                        });
+                    }
+                    rest = after;
+                }
+                Err(msg) => return Err(self.malformed(msg)),
+            }
+        }
+        Ok(())
+    }
+
+    /// The namespace URI of a prefix in scope (error if unbound and non-empty).
+    pub(crate) fn resolve(&self, prefix: &str) -> Result<&str, DecodeError> {
+        match self.ns.lookup(prefix) {
+            Some(uri) => Ok(uri),
+            None if prefix.is_empty() => Ok(""),
+            None => Err(self.malformed(format!("namespace prefix `{prefix}` is not declared"))),
+        }
+    }
+
+    /// Namespace URI and local name of an element name `p:l`.
+    pub(crate) fn resolve_element(&self, qname: &'a str) -> Result<(&str, &'a str), DecodeError> {
+        let (prefix, local) = split_qname(qname);
+        Ok((self.resolve(prefix)?, local))
+    }
+
+    /// Namespace URI of an attribute (unprefixed attributes have none).
+    pub(crate) fn attr_ns(&self, a: &Attr<'a>) -> Result<&str, DecodeError> {
+        if a.prefix.is_empty() {
+            Ok("")
+        } else {
+            self.resolve(a.prefix)
+        }
+    }
+
+    /// Skips the rest of the element whose start was just consumed, through its end tag.
+    pub(crate) fn skip_element(&mut self) -> Result<(), DecodeError> {
+        let mut depth = 1usize;
+        loop {
+            match self.next()? {
+                Ev::Start(_) => depth += 1,
+                Ev::End => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(());
+                    }
+                }
+                Ev::Text(_) | Ev::CData(_) => {}
+                Ev::Eof => return Err(self.malformed("unexpected end of document")),
+            }
+        }
+    }
+
+    /// Like [`Self::read_text`] but leaves the end tag unconsumed, so that the element's
+    /// namespace declarations are still in scope (for QName values); call `next()` after.
+    pub(crate) fn read_text_open(&mut self) -> Result<Cow<'a, str>, DecodeError> {
+        let mut acc: Cow<'a, str> = Cow::Borrowed("");
+        loop {
+            match self.peek()? {
+                Ev::End => return Ok(acc),
+                Ev::Text(t) => {
+                    self.next()?;
+                    let t = unescape(t).map_err(|e| self.err(e))?;
+                    if acc.is_empty() {
+                        acc = t;
+                    } else {
+                        acc.to_mut().push_str(&t);
+                    }
+                }
+                Ev::CData(t) => {
+                    self.next()?;
+                    acc.to_mut().push_str(t);
+                }
+                Ev::Start(name) => {
+                    return Err(self.err(DecodeError::value(format!(
+                        "expected text, found element `<{name}>`"
+                    ))))
+                }
+                Ev::Eof => return Err(self.malformed("unexpected end of document")),
+            }
+            if acc.len() > self.src.limits.max_text_len {
+                return Err(self.err(DecodeError::limit(format!(
+                    "text exceeds the limit of {} bytes",
+                    self.src.limits.max_text_len
+                ))));
+            }
+        }
+    }
+
+    /// Reads the text content of the element whose start was just consumed, through its end
+    /// tag. Child elements are an error; comments are skipped; CDATA is taken as is.
+    pub(crate) fn read_text(&mut self) -> Result<Cow<'a, str>, DecodeError> {
+        let first = match self.next()? {
+            Ev::End => return Ok(Cow::Borrowed("")),
+            Ev::Text(t) => unescape(t).map_err(|e| self.err(e))?,
+            Ev::CData(t) => Cow::Borrowed(t),
+            Ev::Start(name) => {
+                return Err(self.err(DecodeError::value(format!(
+                    "expected text, found element `<{name}>`"
+                ))))
+            }
+            Ev::Eof => return Err(self.malformed("unexpected end of document")),
+        };
+        let mut acc = first;
+        loop {
+            match self.next()? {
+                Ev::End => return Ok(acc),
+                Ev::Text(t) => {
+                    let t = unescape(t).map_err(|e| self.err(e))?;
+                    acc.to_mut().push_str(&t);
+                }
+                Ev::CData(t) => acc.to_mut().push_str(t),
+                Ev::Start(name) => {
+                    return Err(self.err(DecodeError::value(format!(
+                        "expected text, found element `<{name}>`"
+                    ))))
+                }
+                Ev::Eof => return Err(self.malformed("unexpected end of document")),
+            }
+            if acc.len() > self.src.limits.max_text_len {
+                return Err(self.err(DecodeError::limit(format!(
+                    "text exceeds the limit of {} bytes",
+                    self.src.limits.max_text_len
+                ))));
+            }
+        }
+    }
+
+    /// The raw markup of the element content up to (not including) the end tag of the element
+    /// whose start was just consumed; consumes the end tag.
+    pub(crate) fn raw_content(&mut self) -> Result<&'a str, DecodeError> {
+        let start = self.position();
+        let mut depth = 1usize;
+        loop {
+            match self.next()? {
+                Ev::Start(_) => depth += 1,
+                Ev::End => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                Ev::Text(_) | Ev::CData(_) => {}
+                Ev::Eof => return Err(self.malformed("unexpected end of document")),
+            }
+        }
+        Ok(match self.last_end_at {
+            Some(end) if end >= start => self.src.input.get(start..end).unwrap_or(""),
+            _ => "",
+        })
+    }
+}
+
+/// Splits `p:l` into (`p`, `l`); no colon gives (``, name).
+pub(crate) fn split_qname(name: &str) -> (&str, &str) {
+    match name.find(':') {
+        Some(i) => (&name[..i], &name[i + 1..]),
+        None => ("", name),
+    }
+}
+
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_lowercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Whether a text node is only XML whitespace.
+pub(crate) fn is_blank(s: &str) -> bool {
+    s.bytes().all(is_ws)
+}
+
+/// Scans one `name="value"` pair from the attribute part of a start tag.
+fn next_attr(s: &str) -> Result<Option<(&str, &str, &str)>, String> {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    if i == b.len() {
+        return Ok(None);
+    }
+    if i == 0 {
+        return Err(format!(
+            "expected whitespace before attribute {}",
+            excerpt(s)
+        ));
+    }
+    let name_start = i;
+    while i < b.len() && !is_ws(b[i]) && b[i] != b'=' {
+        i += 1;
+    }
+    let name = &s[name_start..i];
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    if i >= b.len() || b[i] != b'=' {
+        return Err(format!("attribute `{name}` has no value"));
+    }
+    i += 1;
+    while i < b.len() && is_ws(b[i]) {
+        i += 1;
+    }
+    let quote = match b.get(i) {
+        Some(&q @ (b'"' | b'\'')) => q,
+        _ => return Err(format!("value of attribute `{name}` is not quoted")),
+    };
+    i += 1;
+    let vstart = i;
+    let vend = match memchr::memchr(quote, &b[vstart..]) {
+        Some(p) => vstart + p,
+        None => return Err(format!("value of attribute `{name}` is not closed")),
+    };
+    let value = &s[vstart..vend];
+    if value.as_bytes().contains(&b'<') {
+        return Err(format!("`<` in the value of attribute `{name}`"));
+    }
+    Ok(Some((name, value, &s[vend + 1..])))
+}
+
+/// Replaces the five predefined entities and character references; anything else is refused.
+/// Also normalizes `\r\n` and lone `\r` to `\n` as XML requires.
+pub(crate) fn unescape(raw: &str) -> Result<Cow<'_, str>, DecodeError> {
+    if memchr::memchr2(b'&', b'\r', raw.as_bytes()).is_none() {
+        return Ok(Cow::Borrowed(raw));
+    }
+    let normalized: Cow<'_, str> = if raw.as_bytes().contains(&b'\r') {
+        Cow::Owned(raw.replace("\r\n", "\n").replace('\r', "\n"))
+    } else {
+        Cow::Borrowed(raw)
+    };
+    if !normalized.as_bytes().contains(&b'&') {
+        return Ok(normalized);
+    }
+    match quick_xml::escape::unescape(&normalized) {
+        Ok(Cow::Borrowed(_)) => Ok(normalized),
+        Ok(Cow::Owned(s)) => {
+            if s.chars().any(|c| !is_xml_char(c)) {
+                return Err(DecodeError::malformed(
+                    "character reference to a character not allowed in xml",
+                ));
+            }
+            Ok(Cow::Owned(s))
+        }
+        Err(e) => Err(DecodeError::malformed(match e {
+            quick_xml::escape::EscapeError::UnrecognizedEntity(_, name) => {
+                format!("unknown entity `&{name};` (only the five predefined entities are allowed)")
+            }
+            other => format!(
+                "bad character reference: {}",
+                lower_first(&other.to_string())
+            ),
+        })),
+    }
+}
+
+fn is_xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}

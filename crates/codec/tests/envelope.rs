@@ -1,0 +1,131 @@
+//! Envelope and fault reading/writing in both SOAP versions.
+
+use soapstone_codec::*;
+
+fn parse(s: &str) -> Result<Envelope<'_>, DecodeError> {
+    Envelope::parse(s.as_bytes(), &Limits::default())
+}
+
+#[test]
+fn soap11_body_element_and_encoding_style() {
+    let doc = r#"<?xml version="1.0" encoding="UTF-8"?>
+<SOAP-ENV:Envelope SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"
+  xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/">
+  <SOAP-ENV:Body>
+    <reserve><id>2</id></reserve>
+  </SOAP-ENV:Body>
+</SOAP-ENV:Envelope>"#;
+    let env = parse(doc).unwrap();
+    assert_eq!(env.version(), Version::Soap11);
+    assert_eq!(env.body_element(), Some(&QName::new("", "reserve")));
+    assert!(!env.is_fault());
+    assert!(env.headers().is_empty());
+}
+
+#[test]
+fn soap12_headers_roles_must_understand_relay() {
+    let doc = r#"<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope">
+  <env:Header>
+    <t:a xmlns:t="urn:t" env:mustUnderstand="true" env:role="http://www.w3.org/2003/05/soap-envelope/role/next">x</t:a>
+    <t:b xmlns:t="urn:t" env:mustUnderstand="0" env:relay="1"/>
+  </env:Header>
+  <env:Body><t:op xmlns:t="urn:t"/></env:Body></env:Envelope>"#;
+    let env = parse(doc).unwrap();
+    assert_eq!(env.version(), Version::Soap12);
+    let h = env.headers();
+    assert_eq!(h.len(), 2);
+    assert_eq!(h[0].name, QName::new("urn:t", "a"));
+    assert!(h[0].must_understand);
+    assert_eq!(
+        h[0].role.as_deref(),
+        Some("http://www.w3.org/2003/05/soap-envelope/role/next")
+    );
+    assert!(!h[1].must_understand);
+    assert!(env.header_relay(1));
+    assert!(!env.header_relay(0));
+    assert!(env.header_xml(1).unwrap().starts_with("<t:b "));
+    assert_eq!(env.body_element(), Some(&QName::new("urn:t", "op")));
+}
+
+#[test]
+fn soap11_actor() {
+    let doc = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Header><h:x xmlns:h="urn:h" s:mustUnderstand="1" s:actor="http://schemas.xmlsoap.org/soap/actor/next"/></s:Header><s:Body/></s:Envelope>"#;
+    let env = parse(doc).unwrap();
+    assert!(env.headers()[0].must_understand);
+    assert_eq!(
+        env.headers()[0].role.as_deref(),
+        Some("http://schemas.xmlsoap.org/soap/actor/next")
+    );
+    assert_eq!(env.body_element(), None);
+}
+
+#[test]
+fn wrong_namespace_is_version_mismatch() {
+    let e = parse(r#"<env:Envelope xmlns:env="http://wrong-version/"><env:Body/></env:Envelope>"#)
+        .unwrap_err();
+    assert!(e.is_version_mismatch(), "{e}");
+    assert_eq!(Fault::from(&e).code, FaultCode::VersionMismatch);
+}
+
+#[test]
+fn doctype_refused() {
+    let e = parse("<!DOCTYPE x [<!ENTITY a \"b\">]><x/>").unwrap_err();
+    assert!(e.to_string().contains("DOCTYPE"), "{e}");
+}
+
+#[test]
+fn fault_round_trip_both_versions() {
+    for version in [Version::Soap11, Version::Soap12] {
+        let fault = Fault {
+            code: FaultCode::Client,
+            subcodes: if version == Version::Soap12 {
+                vec![QName::new("urn:app", "Bad<Input>")]
+            } else {
+                vec![]
+            },
+            reason: "amount `-1` is <negative> & wrong".into(),
+            actor: Some("urn:actor".into()),
+            node: if version == Version::Soap12 {
+                Some("urn:node".into())
+            } else {
+                None
+            },
+            detail: Some("<e:why xmlns:e=\"urn:e\">because</e:why>".into()),
+        };
+        let mut out = Vec::new();
+        encode_fault(&mut out, version, &fault);
+        let env = Envelope::parse(&out, &Limits::default()).unwrap();
+        assert!(env.is_fault());
+        assert_eq!(env.version(), version);
+        assert_eq!(
+            env.fault().unwrap(),
+            fault,
+            "{}",
+            String::from_utf8_lossy(&out)
+        );
+    }
+}
+
+#[test]
+fn must_understand_fault_lists_not_understood() {
+    let mut out = Vec::new();
+    encode_must_understand_fault(&mut out, Version::Soap12, &[QName::new("urn:t", "Unknown")]);
+    let env = Envelope::parse(&out, &Limits::default()).unwrap();
+    assert_eq!(
+        env.headers()[0].name,
+        QName::new(Version::Soap12.envelope_ns(), "NotUnderstood")
+    );
+    assert!(env.header_xml(0).unwrap().contains("qname=\"q:Unknown\""));
+    assert_eq!(env.fault().unwrap().code, FaultCode::MustUnderstand);
+}
+
+#[test]
+fn version_mismatch_fault_has_upgrade() {
+    let mut out = Vec::new();
+    encode_version_mismatch_fault(&mut out, Version::Soap11, "wrong version");
+    let env = Envelope::parse(&out, &Limits::default()).unwrap();
+    assert_eq!(env.headers()[0].name.local, "Upgrade");
+    let f = env.fault().unwrap();
+    assert_eq!(f.code, FaultCode::VersionMismatch);
+    assert_eq!(f.reason, "wrong version");
+}

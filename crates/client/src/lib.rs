@@ -1,13 +1,44 @@
-//! The SOAP client.
+//! The SOAP client: async HTTP/1.1 with pooled keep-alive connections.
 //!
-//! INTERFACE STUB: the names and signatures below are the contract the generated stubs in
-//! `soapstone-service` are written against; the implementation may add, not change.
+//! On the wire, by design: `TCP_NODELAY`, each request's head and body in one write, responses
+//! framed by `Content-Length` or chunked encoding (never read to EOF to find their end when
+//! they say their length), keep-alive connections reused across calls, connect and request
+//! timeouts, gzip both ways when configured. A SOAP Fault, also one sent with HTTP 500, is an
+//! [`Error`] whose [`Error::fault`] is set.
+//!
+//! ```no_run
+//! # async fn example() -> Result<(), soapstone_client::Error> {
+//! use soapstone_client::Client;
+//! use soapstone_codec::Version;
+//!
+//! let client = Client::new("http://127.0.0.1:8080/echo")?;
+//! let envelope = bytes::Bytes::from_static(b"<soap:Envelope ...>...</soap:Envelope>");
+//! let answer = client.call_raw(Version::Soap11, Some("http://tempuri.org/echoFloat"), envelope).await?;
+//! println!("{} {:?}", answer.status, answer.body);
+//! # Ok(()) }
+//! ```
+//!
+//! The names and signatures of `ClientConfig`, `Error::{fault, is_timeout}`, `RawResponse`,
+//! `Operation` and `Client::{new, with_config, call_raw, call}` are the contract the generated
+//! stubs in `soapstone-service` are written against: add, never change.
 
+mod compress;
+mod conn;
+mod error;
+
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
+use http::header::{self, HeaderValue};
+use http::Request;
+use http_body_util::Full;
 use serde::{de::DeserializeOwned, Serialize};
-use soapstone_codec::{EncodeOptions, Fault, QName, Style, Version};
+use soapstone_codec::{EncodeOptions, Envelope, QName, Style, Version};
+
+pub use error::Error;
+
+use conn::{Conn, Exchange, Pool};
 
 /// Client settings.
 #[derive(Debug, Clone)]
@@ -23,7 +54,7 @@ pub struct ClientConfig {
     pub accept_compressed: bool,
     /// Compress request bodies with gzip when at least this big. Default: `None` (never).
     pub compress_requests_over: Option<usize>,
-    /// Decoding limits for responses.
+    /// Decoding limits for responses (`max_document_bytes` also bounds a decompressed body).
     pub limits: soapstone_codec::Limits,
 }
 
@@ -37,22 +68,6 @@ impl Default for ClientConfig {
             compress_requests_over: None,
             limits: soapstone_codec::Limits::default(),
         }
-    }
-}
-
-/// A transport error, opaque with predicates (like hyper's).
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Error(String);
-
-impl Error {
-    /// The server answered with a SOAP Fault.
-    pub fn fault(&self) -> Option<&Fault> {
-        todo!()
-    }
-    /// A connect or request timeout.
-    pub fn is_timeout(&self) -> bool {
-        todo!()
     }
 }
 
@@ -84,7 +99,26 @@ pub struct Operation<'a> {
 /// the connection pool.
 #[derive(Debug, Clone)]
 pub struct Client {
-    _url: String,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    url: String,
+    host: String,
+    port: u16,
+    host_header: HeaderValue,
+    path: String,
+    config: ClientConfig,
+    pool: Pool,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("url", &self.url)
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Client {
@@ -92,20 +126,221 @@ impl Client {
     pub fn new(url: &str) -> Result<Self, Error> {
         Self::with_config(url, ClientConfig::default())
     }
-    /// A client with these settings.
+
+    /// A client with these settings. Only `http://` URLs: TLS is a proxy's job here.
     pub fn with_config(url: &str, config: ClientConfig) -> Result<Self, Error> {
-        let _ = (url, config);
-        todo!()
+        let uri: http::Uri = url.parse().map_err(|e| Error::url(url, e))?;
+        match uri.scheme_str() {
+            Some("http") => {}
+            Some(other) => {
+                return Err(Error::url(
+                    url,
+                    format!("unsupported scheme `{other}`, expected `http`"),
+                ))
+            }
+            None => {
+                return Err(Error::url(
+                    url,
+                    "missing scheme, expected `http://host:port/path`",
+                ))
+            }
+        }
+        let authority = uri
+            .authority()
+            .ok_or_else(|| Error::url(url, "missing host"))?;
+        let host = authority
+            .host()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned();
+        let port = authority.port_u16().unwrap_or(80);
+        let host_header =
+            HeaderValue::from_str(authority.as_str()).map_err(|e| Error::url(url, e))?;
+        let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
+        let pool = Pool::new(config.max_idle);
+        Ok(Client {
+            inner: Arc::new(Inner {
+                url: url.to_owned(),
+                host,
+                port,
+                host_header,
+                path,
+                config,
+                pool,
+            }),
+        })
     }
+
+    /// The endpoint URL.
+    pub fn url(&self) -> &str {
+        &self.inner.url
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ClientConfig {
+        &self.inner.config
+    }
+
+    /// Idle pooled connections right now (for tests and diagnostics).
+    pub fn idle_connections(&self) -> usize {
+        self.inner.pool.idle_len()
+    }
+
     /// Posts an envelope as it is and returns the raw answer (any status).
-    pub async fn call_raw(&self, version: Version, action: Option<&str>, envelope: Bytes) -> Result<RawResponse, Error> {
-        let _ = (version, action, envelope);
-        todo!()
+    pub async fn call_raw(
+        &self,
+        version: Version,
+        action: Option<&str>,
+        envelope: Bytes,
+    ) -> Result<RawResponse, Error> {
+        let req = self.request(version, action, envelope)?;
+        let timeout = self.inner.config.request_timeout;
+        let resp = tokio::time::timeout(timeout, self.send(req))
+            .await
+            .map_err(|_| Error::timeout(timeout))??;
+        let (parts, body) = resp.into_parts();
+        let content_type = parts
+            .headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = match parts
+            .headers
+            .get(header::CONTENT_ENCODING)
+            .map(HeaderValue::as_bytes)
+        {
+            None | Some(b"identity") => body,
+            Some(coding) => {
+                let limit = self.inner.config.limits.max_document_bytes;
+                Bytes::from(compress::decode(coding, &body, limit)?)
+            }
+        };
+        Ok(RawResponse {
+            status: parts.status.as_u16(),
+            content_type,
+            body,
+        })
     }
+
     /// Encodes `request`, posts it, and decodes the response body's wrapper into `R`;
     /// a Fault answer is an [`Error`] whose [`Error::fault`] is set.
-    pub async fn call<T: Serialize + ?Sized, R: DeserializeOwned>(&self, op: &Operation<'_>, request: &T) -> Result<R, Error> {
-        let _ = (op, request);
-        todo!()
+    pub async fn call<T: Serialize + ?Sized, R: DeserializeOwned>(
+        &self,
+        op: &Operation<'_>,
+        request: &T,
+    ) -> Result<R, Error> {
+        let mut out = Vec::with_capacity(512);
+        soapstone_codec::encode(&mut out, op.options, &[], op.request, request)
+            .map_err(Error::encode)?;
+        let raw = self
+            .call_raw(op.options.version, Some(op.action), Bytes::from(out))
+            .await?;
+        decode_answer(&raw, op.response_style, &self.inner.config.limits)
     }
+
+    fn request(
+        &self,
+        version: Version,
+        action: Option<&str>,
+        envelope: Bytes,
+    ) -> Result<Request<Full<Bytes>>, Error> {
+        let inner = &*self.inner;
+        let quoted = |a: &str| format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\""));
+        let bad_action = |e| {
+            Error::url(
+                &inner.url,
+                format!("invalid action `{}`: {e}", action.unwrap_or_default()),
+            )
+        };
+        let mut builder =
+            Request::post(inner.path.as_str()).header(header::HOST, inner.host_header.clone());
+        builder = match version {
+            Version::Soap11 => {
+                let soap_action =
+                    HeaderValue::from_str(&quoted(action.unwrap_or(""))).map_err(bad_action)?;
+                builder
+                    .header(header::CONTENT_TYPE, "text/xml; charset=utf-8")
+                    .header("soapaction", soap_action)
+            }
+            Version::Soap12 => match action {
+                Some(a) => {
+                    let ct = format!("application/soap+xml; charset=utf-8; action={}", quoted(a));
+                    builder.header(
+                        header::CONTENT_TYPE,
+                        HeaderValue::from_str(&ct).map_err(bad_action)?,
+                    )
+                }
+                None => builder.header(header::CONTENT_TYPE, "application/soap+xml; charset=utf-8"),
+            },
+        };
+        if inner.config.accept_compressed {
+            builder = builder.header(header::ACCEPT_ENCODING, "gzip, deflate");
+        }
+        let body = match inner.config.compress_requests_over {
+            Some(min) if envelope.len() >= min => {
+                builder = builder.header(header::CONTENT_ENCODING, "gzip");
+                Bytes::from(compress::gzip(&envelope))
+            }
+            _ => envelope,
+        };
+        builder.body(Full::new(body)).map_err(Error::http)
+    }
+
+    /// Sends on a pooled connection (or a new one) and returns the whole response.
+    async fn send(&self, req: Request<Full<Bytes>>) -> Result<http::Response<Bytes>, Error> {
+        let inner = &*self.inner;
+        let mut req = req;
+        let mut fresh = false;
+        loop {
+            let conn = match inner.pool.checkout().await {
+                Some(c) => c,
+                None => {
+                    fresh = true;
+                    Conn::connect(&inner.host, inner.port, inner.config.connect_timeout).await?
+                }
+            };
+            match conn.exchange(req).await? {
+                Exchange::Done(resp, reuse) => {
+                    if let Some(conn) = reuse {
+                        inner.pool.put(conn);
+                    }
+                    return Ok(resp);
+                }
+                // A pooled connection the server closed as we picked it: nothing was sent,
+                // so the request goes once more on a new connection.
+                Exchange::NotSent(r, e) if !fresh => {
+                    tracing::debug!(error = %e, "pooled connection closed before sending; retrying");
+                    req = r;
+                }
+                Exchange::NotSent(_, e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// Decodes a typed answer: the wrapper into `R`, a Fault into an [`Error`].
+fn decode_answer<R: DeserializeOwned>(
+    raw: &RawResponse,
+    style: Style,
+    limits: &soapstone_codec::Limits,
+) -> Result<R, Error> {
+    let status = raw.status;
+    if !(200..300).contains(&status) && status != 500 {
+        return Err(Error::from_status(status, &raw.body));
+    }
+    let envelope = match Envelope::parse(&raw.body, limits) {
+        Ok(env) => env,
+        Err(_) if status == 500 => return Err(Error::from_status(status, &raw.body)),
+        Err(e) => return Err(Error::decode(e, status)),
+    };
+    if envelope.is_fault() {
+        let fault = envelope.fault().map_err(|e| Error::decode(e, status))?;
+        return Err(Error::from_fault(fault, status));
+    }
+    if status == 500 {
+        return Err(Error::from_status(status, &raw.body));
+    }
+    envelope
+        .body::<R>(style)
+        .map_err(|e| Error::decode(e, status))
 }

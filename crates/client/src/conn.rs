@@ -1,0 +1,194 @@
+//! Keep-alive connections and their pool.
+//!
+//! Each connection is hyper's HTTP/1.1 client connection over a `TCP_NODELAY` socket, built to
+//! flatten a request's head and body into one write. Unlike hyper-util's pooled client, the
+//! connection is not a spawned task: the calling task drives it while it waits for its
+//! answer, so a call costs no task hand-off and no cross-thread wakeup, and an idle connection
+//! costs nothing. Responses are framed by `Content-Length` or chunked encoding (hyper); only an
+//! answer that declares neither ends at EOF, as HTTP says, and such a connection is not reused.
+//!
+//! Must never: send a request twice once any of it may have reached the server (POST is not
+//! idempotent), or return a connection to the pool before its response was read to the end.
+
+use std::future::{poll_fn, Future};
+use std::pin::pin;
+use std::sync::Mutex;
+use std::task::Poll;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{Request, Response};
+use http_body_util::{BodyExt as _, Full};
+use hyper::client::conn::http1::{self, Connection, SendRequest};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+
+use crate::Error;
+
+type Io = TokioIo<TcpStream>;
+
+/// One keep-alive connection, driven by whoever uses it.
+pub(crate) struct Conn {
+    sender: SendRequest<Full<Bytes>>,
+    conn: Connection<Io, Full<Bytes>>,
+}
+
+/// What an exchange on a connection gave.
+// Built once per call and matched at once; boxing the connection would cost more than the move.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum Exchange {
+    /// A whole response; the connection is reusable if `Some`.
+    Done(Response<Bytes>, Option<Conn>),
+    /// Nothing of the request was sent; it can go on another connection.
+    NotSent(Request<Full<Bytes>>, Error),
+}
+
+impl Conn {
+    /// Connects to `host:port` (each resolved address in turn) within `timeout`.
+    pub(crate) async fn connect(host: &str, port: u16, timeout: Duration) -> Result<Conn, Error> {
+        let label = format!("{host}:{port}");
+        let connect = async {
+            let mut last = None;
+            for addr in tokio::net::lookup_host((host, port))
+                .await
+                .map_err(|e| Error::connect(&label, e))?
+            {
+                match TcpStream::connect(addr).await {
+                    Ok(s) => return Ok(s),
+                    Err(e) => last = Some(e),
+                }
+            }
+            let e = last
+                .unwrap_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no address"));
+            Err(Error::connect(&label, e))
+        };
+        let stream = tokio::time::timeout(timeout, connect)
+            .await
+            .map_err(|_| Error::connect_timeout(&label, timeout))??;
+        // Without it a request split over two segments waits for the server's delayed ACK.
+        stream
+            .set_nodelay(true)
+            .map_err(|e| Error::connect(&label, e))?;
+        let (sender, conn) = http1::Builder::new()
+            // Head and body in one buffer, one write.
+            .writev(false)
+            .handshake(TokioIo::new(stream))
+            .await
+            .map_err(Error::http)?;
+        Ok(Conn { sender, conn })
+    }
+
+    /// Waits until the connection can take a request; `false` if it closed meanwhile (the
+    /// server's idle timeout) or broke.
+    pub(crate) async fn ready(&mut self) -> bool {
+        poll_fn(|cx| {
+            if let Poll::Ready(res) = std::pin::Pin::new(&mut self.conn).poll(cx) {
+                tracing::debug!(?res, "pooled connection closed");
+                return Poll::Ready(false);
+            }
+            match self.sender.poll_ready(cx) {
+                Poll::Ready(res) => Poll::Ready(res.is_ok()),
+                Poll::Pending => Poll::Pending,
+            }
+        })
+        .await
+    }
+
+    /// Sends `req` and reads its whole response, decoding nothing.
+    pub(crate) async fn exchange(mut self, req: Request<Full<Bytes>>) -> Result<Exchange, Error> {
+        let sent = self.sender.try_send_request(req);
+        let resp = match drive(&mut self.conn, sent).await {
+            Ok(Ok(resp)) => resp,
+            Ok(Err(mut e)) => {
+                return match e.take_message() {
+                    Some(req) => Ok(Exchange::NotSent(req, Error::http(e.into_error()))),
+                    None => Err(Error::http(e.into_error())),
+                };
+            }
+            Err(e) => return Err(e),
+        };
+        let (parts, body) = resp.into_parts();
+        let keep = parts
+            .headers
+            .get(http::header::CONNECTION)
+            .and_then(|v| v.to_str().ok())
+            .is_none_or(|v| !v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")))
+            && parts.version == http::Version::HTTP_11;
+        let body = match drive(&mut self.conn, body.collect()).await {
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(e)) => return Err(Error::http(e)),
+            Err(e) => return Err(e),
+        };
+        let reuse = keep.then_some(self);
+        Ok(Exchange::Done(Response::from_parts(parts, body), reuse))
+    }
+}
+
+/// Polls `fut` while driving the connection that serves it.
+async fn drive<F: Future>(
+    conn: &mut Connection<Io, Full<Bytes>>,
+    fut: F,
+) -> Result<F::Output, Error> {
+    let mut fut = pin!(fut);
+    let mut closed: Option<Result<(), hyper::Error>> = None;
+    poll_fn(|cx| {
+        if let Poll::Ready(out) = fut.as_mut().poll(cx) {
+            return Poll::Ready(Ok(out));
+        }
+        if closed.is_none() {
+            if let Poll::Ready(res) = std::pin::Pin::new(&mut *conn).poll(cx) {
+                closed = Some(res);
+                // The connection ended: the request's future learns it now.
+                if let Poll::Ready(out) = fut.as_mut().poll(cx) {
+                    return Poll::Ready(Ok(out));
+                }
+            } else {
+                return Poll::Pending;
+            }
+        }
+        match closed.take() {
+            Some(Err(e)) => Poll::Ready(Err(Error::http(e))),
+            _ => Poll::Ready(Err(Error::body(
+                "connection closed before the message ended",
+                "unexpected eof",
+            ))),
+        }
+    })
+    .await
+}
+
+/// Idle connections, most recently used last.
+pub(crate) struct Pool {
+    idle: Mutex<Vec<Conn>>,
+    max_idle: usize,
+}
+
+impl Pool {
+    pub(crate) fn new(max_idle: usize) -> Self {
+        Pool {
+            idle: Mutex::new(Vec::new()),
+            max_idle,
+        }
+    }
+
+    /// An idle connection that is still open, if any.
+    pub(crate) async fn checkout(&self) -> Option<Conn> {
+        loop {
+            let mut conn = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop()?;
+            if conn.ready().await {
+                return Some(conn);
+            }
+        }
+    }
+
+    pub(crate) fn put(&self, conn: Conn) {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < self.max_idle {
+            idle.push(conn);
+        }
+    }
+
+    pub(crate) fn idle_len(&self) -> usize {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}

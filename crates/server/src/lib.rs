@@ -1,1 +1,256 @@
-//! soapstone-server
+//! The SOAP server: hyper 1.x on tokio, routing request paths to [`SoapService`]s.
+//!
+//! ```no_run
+//! # use std::sync::Arc;
+//! # use soapstone_server::{Server, ServerConfig};
+//! # async fn example(charging: Arc<dyn soapstone_service::SoapService>) -> std::io::Result<()> {
+//! Server::builder()
+//!     .mount("/charging", charging)
+//!     .config(ServerConfig::default())
+//!     .serve("0.0.0.0:8080") // until SIGINT/SIGTERM, then drains in-flight requests
+//!     .await
+//! # }
+//! ```
+//!
+//! A [`Server`] is also a tower `Service` (`Error = Infallible`: every failure is an HTTP
+//! status or a SOAP fault), so it mounts inside an axum app; the connection-level parts
+//! (`TCP_NODELAY`, timeouts, the connection limit) are then axum's to provide:
+//!
+//! ```no_run
+//! # use std::sync::Arc;
+//! # async fn example(charging: Arc<dyn soapstone_service::SoapService>) {
+//! let soap = soapstone_server::Server::builder().mount("/charging", charging).build();
+//! let app = axum::Router::new()
+//!     .route("/health", axum::routing::get(|| async { "ok" }))
+//!     .route_service("/charging", soap);
+//! let listener = tokio::net::TcpListener::bind("0.0.0.0:8080").await.unwrap();
+//! axum::serve(listener, app).await.unwrap();
+//! # }
+//! ```
+//!
+//! What the server does on the wire, by design: `TCP_NODELAY` on every accepted socket; each
+//! response's head and body leave in one write; HTTP/1.1 keep-alive; HTTP/1.0 answered with
+//! `Content-Length` and closed; chunked request bodies; `Expect: 100-continue` answered when the
+//! body is first read, right after the headers are checked; gzip/deflate both ways. Under load
+//! and faults: limits on head and body size (`431`, `413`), a header-read timeout (slowloris)
+//! apart from the idle keep-alive timeout, a concurrency limit that answers `503` with
+//! `Retry-After` instead of queueing, a panicking service becomes a Server fault, and graceful
+//! shutdown drains in-flight requests up to a deadline. Prometheus metrics at `/metrics`, a
+//! `tracing` span per request.
+//!
+//! The status codes: `200` answer, `500` SOAP fault, `404` unknown path, `405` other methods
+//! (with `Allow`), `415` media type, charset or content coding we do not speak, `413`/`431`
+//! over a limit, `408` body too slow, `503` over the concurrency limit, `400` malformed.
+//! `GET path?wsdl` (and `?xsd=...`) returns the service's documents via
+//! [`SoapService::document`], with the endpoint URL built from the `Host` header (or
+//! [`ServerConfig::public_url`]).
+
+mod compress;
+mod config;
+mod dispatch;
+mod metrics;
+mod negotiate;
+mod serve;
+mod timer;
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use futures_util::FutureExt as _;
+use http_body::Body;
+use soapstone_service::SoapService;
+
+pub use config::{Runtime, ServerConfig};
+pub use dispatch::ResponseBody;
+pub use serve::{Listener, Serving};
+
+use dispatch::Inner;
+
+/// The SOAP server: the mounted services plus the settings. Cheap to clone (shared state).
+/// Serve it with [`Server::serve`] or [`Server::serve_with_shutdown`], or use it as a tower
+/// `Service<http::Request<B>>`.
+#[derive(Clone)]
+pub struct Server {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut paths: Vec<_> = self.inner.routes.keys().collect();
+        paths.sort();
+        f.debug_struct("Server")
+            .field("paths", &paths)
+            .field("config", &self.inner.config)
+            .finish()
+    }
+}
+
+/// Builds a [`Server`]: mount services on paths, then serve.
+#[derive(Default)]
+#[must_use]
+pub struct Builder {
+    mounts: Vec<(String, Arc<dyn SoapService>)>,
+    config: ServerConfig,
+}
+
+impl std::fmt::Debug for Builder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let paths: Vec<_> = self.mounts.iter().map(|(p, _)| p).collect();
+        f.debug_struct("Builder")
+            .field("paths", &paths)
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+impl Builder {
+    /// Serves `service` at `path` (exact match; `GET path?wsdl` gives its WSDL).
+    ///
+    /// # Panics
+    ///
+    /// If `path` does not start with `/`, has a query, or is already mounted: these are
+    /// programming errors, found at startup.
+    pub fn mount(mut self, path: impl Into<String>, service: Arc<dyn SoapService>) -> Self {
+        let path = path.into();
+        assert!(
+            path.starts_with('/'),
+            "mount path `{path}` must start with `/`"
+        );
+        assert!(
+            !path.contains(['?', '#']),
+            "mount path `{path}` must not have a query or fragment"
+        );
+        assert!(
+            !self.mounts.iter().any(|(p, _)| *p == path),
+            "mount path `{path}` is already mounted"
+        );
+        self.mounts.push((path, service));
+        self
+    }
+
+    /// Replaces the settings.
+    pub fn config(mut self, config: ServerConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The server.
+    ///
+    /// # Panics
+    ///
+    /// If the metrics path is also a mount path.
+    pub fn build(self) -> Server {
+        let mut routes = HashMap::new();
+        let mut services = Vec::new();
+        let mut paths = Vec::new();
+        for (i, (path, service)) in self.mounts.into_iter().enumerate() {
+            assert!(
+                self.config.metrics_path.as_deref() != Some(path.as_str()),
+                "mount path `{path}` is the metrics path; change `ServerConfig::metrics_path`"
+            );
+            routes.insert(path.clone(), i);
+            paths.push(path);
+            services.push(service);
+        }
+        let metrics = metrics::Metrics::new(paths);
+        Server {
+            inner: Arc::new(Inner {
+                routes,
+                services,
+                config: self.config,
+                metrics,
+            }),
+        }
+    }
+
+    /// Builds and serves on `addr` until SIGINT or SIGTERM; see [`Server::serve`].
+    pub async fn serve(self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<()> {
+        self.build().serve(addr).await
+    }
+
+    /// Builds and serves on `listener` until `shutdown`; see [`Server::serve_with_shutdown`].
+    pub fn serve_with_shutdown<F>(
+        self,
+        listener: impl Into<Listener>,
+        shutdown: F,
+    ) -> io::Result<Serving>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        self.build().serve_with_shutdown(listener, shutdown)
+    }
+}
+
+impl Server {
+    /// A builder.
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ServerConfig {
+        &self.inner.config
+    }
+
+    /// The metrics in Prometheus text format (what `GET /metrics` returns).
+    pub fn metrics_text(&self) -> String {
+        self.inner.metrics.render()
+    }
+
+    /// Binds `addr` and serves until SIGINT or SIGTERM, then stops accepting and drains
+    /// in-flight requests (up to [`ServerConfig::drain_timeout`]).
+    pub async fn serve(self, addr: impl tokio::net::ToSocketAddrs) -> io::Result<()> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        tracing::info!(addr = %listener.local_addr()?, "serving");
+        self.serve_with_shutdown(listener, serve::shutdown_signal())?
+            .await
+    }
+
+    /// Serves on an already-bound listener (`std` or `tokio`) until `shutdown` completes, then
+    /// drains. Returns at once with the bound address; the returned [`Serving`] runs when
+    /// awaited. Needs no runtime until then.
+    pub fn serve_with_shutdown<F>(
+        self,
+        listener: impl Into<Listener>,
+        shutdown: F,
+    ) -> io::Result<Serving>
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        serve::serving(self.inner, listener.into(), shutdown)
+    }
+}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+impl<B> tower_service::Service<http::Request<B>> for Server
+where
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError>,
+{
+    type Response = http::Response<ResponseBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // Never backpressure: over the limit a request is answered 503 right away.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, req: http::Request<B>) -> Self::Future {
+        Box::pin(dispatch::handle(self.inner.clone(), req).map(Ok))
+    }
+}
+
+// A `Bytes`-bodied server stays usable where `http_body::Body<Data = Bytes>` is required.
+const _: fn() = || {
+    fn is_body<T: Body<Data = Bytes, Error = Infallible>>() {}
+    is_body::<ResponseBody>();
+};

@@ -1,0 +1,90 @@
+//! Server settings: the HTTP limits, timeouts and load-shedding bounds.
+//!
+//! These are HTTP-level limits only. Limits on the XML itself (depth, text length, ...) belong to
+//! the service (`soapstone_codec::Limits`), which knows what its messages look like. Every bound
+//! here must stay finite: a setting that lets work queue without bound is a bug.
+
+use std::time::Duration;
+
+/// Where the server's connection tasks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Runtime {
+    /// On the tokio runtime that awaits the serve future (tasks are `tokio::spawn`ed).
+    #[default]
+    Ambient,
+    /// On one dedicated thread running a `current_thread` runtime: request, service and
+    /// response stay on one CPU cache with no cross-thread wakeups. Best latency.
+    CurrentThread,
+    /// On this many dedicated threads (0: one per available CPU), each a `current_thread`
+    /// runtime accepting from the shared listener; a connection stays on the thread that
+    /// accepted it.
+    PerCore(usize),
+}
+
+/// Server settings. Build with `ServerConfig::default()` and change fields.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServerConfig {
+    /// Largest request body, after decompression. Bigger bodies get `413`. Default: `4 MiB`.
+    pub max_body_bytes: usize,
+    /// Largest request head (request line and headers). Bigger heads get `431`.
+    /// Default: `16 KiB`.
+    pub max_header_bytes: usize,
+    /// Most request headers. More get `431`. Default: `100`.
+    pub max_headers: usize,
+    /// Time a client has to send a whole request head, counted from its first byte (or from
+    /// the accept for the first request). Slow clients (slowloris) are disconnected.
+    /// Default: `10 s`.
+    pub header_read_timeout: Duration,
+    /// Time a keep-alive connection may sit between requests before the server closes it.
+    /// Default: `60 s`.
+    pub idle_timeout: Duration,
+    /// Time a client has to send the request body once its head is read. Slower: `408`.
+    /// Default: `30 s`.
+    pub body_read_timeout: Duration,
+    /// Most requests being read or handled at once, over all connections and mounts. Requests
+    /// over the limit are answered `503` with `Retry-After` at once, never queued.
+    /// Default: `512`.
+    pub max_in_flight: usize,
+    /// The `Retry-After` sent with a `503` (whole seconds, at least 1). Default: `1 s`.
+    pub retry_after: Duration,
+    /// Most open connections. At the limit the server stops accepting until one closes (the
+    /// kernel's listen backlog is the only queue). Default: `4096`.
+    pub max_connections: usize,
+    /// On shutdown, time in-flight requests get to finish before their connections are
+    /// dropped. Default: `30 s`.
+    pub drain_timeout: Duration,
+    /// Compress responses of at least this many bytes when the client accepts gzip or
+    /// deflate; `None` never compresses. Default: `Some(1024)`.
+    pub compress_responses_over: Option<usize>,
+    /// Where Prometheus metrics are served (`GET`); `None` disables them.
+    /// Default: `Some("/metrics")`.
+    pub metrics_path: Option<String>,
+    /// Base URL written into WSDLs (`soap:address`) instead of one built from the request's
+    /// `Host` header, e.g. `https://api.example.com` behind a proxy. Default: `None`.
+    pub public_url: Option<String>,
+    /// Where connection tasks run. Default: [`Runtime::Ambient`].
+    pub runtime: Runtime,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            max_body_bytes: 4 << 20,
+            max_header_bytes: 16 << 10,
+            max_headers: 100,
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            body_read_timeout: Duration::from_secs(30),
+            max_in_flight: 512,
+            retry_after: Duration::from_secs(1),
+            max_connections: 4096,
+            drain_timeout: Duration::from_secs(30),
+            compress_responses_over: Some(1024),
+            metrics_path: Some("/metrics".to_owned()),
+            public_url: None,
+            runtime: Runtime::Ambient,
+        }
+    }
+}

@@ -1,0 +1,423 @@
+//! One HTTP request in, one HTTP response out: routing by path, the SOAP POST, `?wsdl`,
+//! `/metrics`, the concurrency limit, body limits and compression, and the panic guard.
+//!
+//! This is the whole server as a function, shared by the tower [`Service`](crate::Server) and
+//! the server's own connections. It must never queue a request (over the limit it answers `503`
+//! at once), never read more body than the limit, and never let a service panic escape.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::{Buf, Bytes};
+use futures_util::FutureExt as _;
+use http::header::{self, HeaderValue};
+use http::{Method, Request, Response, StatusCode};
+use http_body::Body;
+use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
+use soapstone_codec::{Fault, Version};
+use soapstone_service::{SoapRequest, SoapService};
+use tracing::Instrument as _;
+
+use crate::compress::{self, InflateError};
+use crate::metrics::Metrics;
+use crate::negotiate::{self, Coding};
+use crate::ServerConfig;
+
+/// The body of every response: responses are built whole, so hyper frames them with
+/// `Content-Length` and writes head and body in one go.
+pub type ResponseBody = Full<Bytes>;
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// Everything a request needs, shared by all connections.
+pub(crate) struct Inner {
+    pub(crate) routes: HashMap<String, usize>,
+    pub(crate) services: Vec<Arc<dyn SoapService>>,
+    pub(crate) config: ServerConfig,
+    pub(crate) metrics: Metrics,
+}
+
+/// What the request was, for metrics and the span.
+struct Outcome {
+    mount: Option<usize>,
+    operation: Option<&'static str>,
+    fault: bool,
+}
+
+/// Answers one request.
+pub(crate) async fn handle<B>(inner: Arc<Inner>, req: Request<B>) -> Response<ResponseBody>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    let start = Instant::now();
+    let mount = inner.routes.get(req.uri().path()).copied();
+    let span = tracing::info_span!(
+        "soap_request",
+        method = %req.method(),
+        path = %req.uri().path(),
+        operation = tracing::field::Empty,
+        status = tracing::field::Empty,
+    );
+    let (resp, outcome) = route(&inner, mount, req).instrument(span.clone()).await;
+    let status = resp.status().as_u16();
+    if let Some(op) = outcome.operation {
+        span.record("operation", op);
+    }
+    span.record("status", status);
+    inner.metrics.record(
+        outcome.mount,
+        outcome.operation,
+        status,
+        outcome.fault,
+        start.elapsed(),
+    );
+    resp
+}
+
+async fn route<B>(
+    inner: &Inner,
+    mount: Option<usize>,
+    req: Request<B>,
+) -> (Response<ResponseBody>, Outcome)
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    let plain = |resp| {
+        (
+            resp,
+            Outcome {
+                mount,
+                operation: None,
+                fault: false,
+            },
+        )
+    };
+    let Some(m) = mount else {
+        let path = req.uri().path();
+        if inner.config.metrics_path.as_deref() == Some(path) {
+            return plain(metrics(inner, req.method()));
+        }
+        return plain(text(
+            StatusCode::NOT_FOUND,
+            format!("no service at `{path}`"),
+        ));
+    };
+    match *req.method() {
+        Method::POST => post(inner, m, req).await,
+        Method::GET | Method::HEAD => plain(document(inner, m, &req)),
+        _ => {
+            let allow = if req.uri().query().is_some() {
+                "GET, HEAD"
+            } else {
+                "POST"
+            };
+            plain(method_not_allowed(req.method(), allow))
+        }
+    }
+}
+
+/// A SOAP POST.
+async fn post<B>(inner: &Inner, m: usize, req: Request<B>) -> (Response<ResponseBody>, Outcome)
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    let config = &inner.config;
+    let mut outcome = Outcome {
+        mount: Some(m),
+        operation: None,
+        fault: false,
+    };
+    let headers = req.headers();
+    let get = |name: &str| headers.get(name).map(HeaderValue::as_bytes);
+    let media = match negotiate::soap_media_type(get("content-type")) {
+        Ok(media) => media,
+        Err(msg) => return (text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg), outcome),
+    };
+    let coding = match negotiate::content_coding(get("content-encoding")) {
+        Ok(c) => c,
+        Err(msg) => return (text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg), outcome),
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > config.max_body_bytes as u64) {
+        // Refused before any of it is read (and before `100 Continue` is sent).
+        return (too_large(config.max_body_bytes), outcome);
+    }
+    let action = match media.version {
+        Version::Soap11 => negotiate::soap_action(get("soapaction")),
+        Version::Soap12 => media.action.clone(),
+    };
+    let respond_with = negotiate::accepted_coding(get("accept-encoding"));
+
+    let Some(_permit) = InFlight::acquire(&inner.metrics, config.max_in_flight) else {
+        inner.metrics.shed.fetch_add(1, Ordering::Relaxed);
+        let mut resp = text(
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!(
+                "server busy: `{}` requests in flight, retry later",
+                config.max_in_flight
+            ),
+        );
+        let secs = config.retry_after.as_secs().max(1);
+        resp.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        return (resp, outcome);
+    };
+
+    let body = match read_body(req.into_body(), config).await {
+        Ok(body) => body,
+        Err(resp) => return (resp, outcome),
+    };
+    let body = match coding {
+        None => body,
+        Some(c) => match compress::decode(c, &body, config.max_body_bytes) {
+            Ok(plain) => Bytes::from(plain),
+            Err(InflateError::TooLarge) => return (too_large(config.max_body_bytes), outcome),
+            Err(InflateError::Corrupt(e)) => {
+                return (
+                    text(
+                        StatusCode::BAD_REQUEST,
+                        format!("invalid `{}` request body: {e}", c.name()),
+                    ),
+                    outcome,
+                )
+            }
+        },
+    };
+    if media.ascii_only && !body.is_ascii() {
+        let msg = "non-ascii body with a latin-1 charset, expected `charset=utf-8`";
+        return (
+            text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg.to_owned()),
+            outcome,
+        );
+    }
+
+    let version = media.version;
+    let service = inner.services[m].clone();
+    let request = SoapRequest::new(version, action, body);
+    let answer = AssertUnwindSafe(async move { service.call(request).await })
+        .catch_unwind()
+        .await;
+    let (fault, body) = match answer {
+        Ok(r) => {
+            outcome.operation = r.operation;
+            (r.fault, r.body)
+        }
+        Err(panic) => {
+            inner.metrics.panics.fetch_add(1, Ordering::Relaxed);
+            let msg = panic
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+                .unwrap_or("(no message)");
+            tracing::error!(panic = msg, "service panicked; answering a Server fault");
+            let mut out = Vec::with_capacity(512);
+            soapstone_codec::encode_fault(
+                &mut out,
+                version,
+                &Fault::server("internal error: the service failed"),
+            );
+            (true, Bytes::from(out))
+        }
+    };
+    outcome.fault = fault;
+    let status = if fault {
+        StatusCode::INTERNAL_SERVER_ERROR
+    } else {
+        StatusCode::OK
+    };
+    let resp = with_body(
+        status,
+        soap_content_type(version),
+        body,
+        respond_with,
+        config,
+    );
+    (resp, outcome)
+}
+
+/// Reads the whole body within the size and time limits.
+async fn read_body<B>(body: B, config: &ServerConfig) -> Result<Bytes, Response<ResponseBody>>
+where
+    B: Body,
+    B::Error: Into<BoxError>,
+{
+    let collect = Limited::new(body, config.max_body_bytes).collect();
+    match tokio::time::timeout(config.body_read_timeout, collect).await {
+        Err(_) => Err(text(
+            StatusCode::REQUEST_TIMEOUT,
+            format!(
+                "request body not received within `{:?}`",
+                config.body_read_timeout
+            ),
+        )),
+        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
+            Err(too_large(config.max_body_bytes))
+        }
+        Ok(Err(e)) => Err(text(
+            StatusCode::BAD_REQUEST,
+            format!("invalid request body: {e}"),
+        )),
+        Ok(Ok(collected)) => {
+            let mut buf = collected.aggregate();
+            Ok(buf.copy_to_bytes(buf.remaining()))
+        }
+    }
+}
+
+/// `GET path?wsdl`, `GET path?xsd=...`.
+fn document<B>(inner: &Inner, m: usize, req: &Request<B>) -> Response<ResponseBody> {
+    let Some(query) = req.uri().query() else {
+        return method_not_allowed(req.method(), "POST");
+    };
+    let query = if query.eq_ignore_ascii_case("wsdl") {
+        "wsdl"
+    } else {
+        query
+    };
+    let path = req.uri().path();
+    let endpoint = match &inner.config.public_url {
+        Some(base) => format!("{}{path}", base.trim_end_matches('/')),
+        None => match host(req) {
+            Some(host) => format!("http://{host}{path}"),
+            None => {
+                return text(
+                    StatusCode::BAD_REQUEST,
+                    "missing or invalid `Host` header, needed for the endpoint url".into(),
+                )
+            }
+        },
+    };
+    match inner.services[m].document(query, &endpoint) {
+        Some(doc) => {
+            let accept = negotiate::accepted_coding(
+                req.headers()
+                    .get("accept-encoding")
+                    .map(HeaderValue::as_bytes),
+            );
+            let ct = HeaderValue::from_static("text/xml; charset=utf-8");
+            with_body(StatusCode::OK, ct, Bytes::from(doc), accept, &inner.config)
+        }
+        None => text(
+            StatusCode::NOT_FOUND,
+            format!("no document `{query}` at `{path}`"),
+        ),
+    }
+}
+
+/// The request's host (and port), if it is a plain `host[:port]`.
+fn host<B>(req: &Request<B>) -> Option<&str> {
+    let h = match req.headers().get(header::HOST) {
+        Some(v) => v.to_str().ok()?,
+        None => req.uri().authority()?.as_str(),
+    };
+    let ok = !h.is_empty()
+        && h.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b".-:[]_".contains(&b));
+    ok.then_some(h)
+}
+
+fn metrics(inner: &Inner, method: &Method) -> Response<ResponseBody> {
+    if method != Method::GET && method != Method::HEAD {
+        return method_not_allowed(method, "GET, HEAD");
+    }
+    let mut resp = Response::new(Full::new(Bytes::from(inner.metrics.render())));
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+    );
+    resp
+}
+
+/// Counts a request in flight; refuses past the limit instead of queueing.
+struct InFlight<'a>(&'a Metrics);
+
+impl<'a> InFlight<'a> {
+    fn acquire(metrics: &'a Metrics, max: usize) -> Option<Self> {
+        let prev = metrics.in_flight.fetch_add(1, Ordering::AcqRel);
+        if prev >= max {
+            metrics.in_flight.fetch_sub(1, Ordering::AcqRel);
+            return None;
+        }
+        Some(InFlight(metrics))
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+fn soap_content_type(version: Version) -> HeaderValue {
+    match version {
+        Version::Soap11 => HeaderValue::from_static("text/xml; charset=utf-8"),
+        Version::Soap12 => HeaderValue::from_static("application/soap+xml; charset=utf-8"),
+    }
+}
+
+/// A response with `body`, compressed when the client accepts it and it is big enough.
+fn with_body(
+    status: StatusCode,
+    content_type: HeaderValue,
+    body: Bytes,
+    accepted: Option<Coding>,
+    config: &ServerConfig,
+) -> Response<ResponseBody> {
+    let coding = accepted.filter(|_| {
+        config
+            .compress_responses_over
+            .is_some_and(|min| body.len() >= min)
+    });
+    let body = match coding {
+        Some(c) => Bytes::from(compress::encode(c, &body)),
+        None => body,
+    };
+    let mut resp = Response::new(Full::new(body));
+    *resp.status_mut() = status;
+    let h = resp.headers_mut();
+    h.insert(header::CONTENT_TYPE, content_type);
+    if let Some(c) = coding {
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(c.name()));
+    }
+    if accepted.is_some() && config.compress_responses_over.is_some() {
+        h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    }
+    resp
+}
+
+/// A plain-text error answer.
+fn text(status: StatusCode, mut msg: String) -> Response<ResponseBody> {
+    msg.push('\n');
+    let mut resp = Response::new(Full::new(Bytes::from(msg)));
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    resp
+}
+
+fn too_large(limit: usize) -> Response<ResponseBody> {
+    text(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("request body larger than the limit of `{limit}` bytes"),
+    )
+}
+
+fn method_not_allowed(method: &Method, allow: &'static str) -> Response<ResponseBody> {
+    let mut resp = text(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("method `{method}` not allowed, expected `{allow}`"),
+    );
+    resp.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    resp
+}

@@ -1,0 +1,279 @@
+//! Reading the request headers that decide how a SOAP request is understood: the media type
+//! (which tells the SOAP version), the action, and the content codings both ways.
+//!
+//! Pure functions over header values, so they are unit-tested here. They must never guess: a
+//! media type or coding we do not speak is an error naming it, answered `415`.
+
+use soapstone_codec::Version;
+
+/// What the `Content-Type` of a SOAP POST says.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct SoapMediaType {
+    pub(crate) version: Version,
+    /// SOAP 1.2's `action` parameter, unquoted.
+    pub(crate) action: Option<String>,
+    /// The charset is a Latin-1 label: accepted only for a pure-ASCII body.
+    pub(crate) ascii_only: bool,
+}
+
+const EXPECTED: &str = "expected `text/xml` (SOAP 1.1) or `application/soap+xml` (SOAP 1.2)";
+
+/// Parses a `Content-Type` value.
+pub(crate) fn soap_media_type(value: Option<&[u8]>) -> Result<SoapMediaType, String> {
+    let Some(value) = value else {
+        return Err(format!("missing content type, {EXPECTED}"));
+    };
+    let value =
+        std::str::from_utf8(value).map_err(|_| format!("content type is not ascii, {EXPECTED}"))?;
+    let mut parts = split_params(value);
+    let essence = parts.next().unwrap_or_default().trim();
+    let version = if essence.eq_ignore_ascii_case("text/xml") {
+        Version::Soap11
+    } else if essence.eq_ignore_ascii_case("application/soap+xml") {
+        Version::Soap12
+    } else {
+        return Err(format!("unsupported media type `{essence}`, {EXPECTED}"));
+    };
+    let mut action = None;
+    let mut ascii_only = false;
+    for param in parts {
+        let Some((name, raw)) = param.split_once('=') else {
+            continue;
+        };
+        let name = name.trim();
+        let val = unquote(raw.trim());
+        if name.eq_ignore_ascii_case("charset") {
+            match val.to_ascii_lowercase().as_str() {
+                "utf-8" | "utf8" | "us-ascii" => {}
+                "iso-8859-1" | "latin1" | "iso_8859-1" => ascii_only = true,
+                _ => return Err(format!("unsupported charset `{val}`, expected `utf-8`")),
+            }
+        } else if name.eq_ignore_ascii_case("action")
+            && version == Version::Soap12
+            && !val.is_empty()
+        {
+            action = Some(val);
+        }
+    }
+    Ok(SoapMediaType {
+        version,
+        action,
+        ascii_only,
+    })
+}
+
+/// The value of a SOAP 1.1 `SOAPAction` header, unquoted; an empty action is `None`.
+pub(crate) fn soap_action(value: Option<&[u8]>) -> Option<String> {
+    let value = std::str::from_utf8(value?).ok()?.trim();
+    let action = unquote(value);
+    (!action.is_empty()).then_some(action)
+}
+
+/// A content coding we read and write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Coding {
+    Gzip,
+    /// HTTP's `deflate`: the zlib format (RFC 1950).
+    Deflate,
+}
+
+impl Coding {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Coding::Gzip => "gzip",
+            Coding::Deflate => "deflate",
+        }
+    }
+}
+
+/// Parses a request's `Content-Encoding`: `None` for identity.
+pub(crate) fn content_coding(value: Option<&[u8]>) -> Result<Option<Coding>, String> {
+    let Some(value) = value else { return Ok(None) };
+    let value = String::from_utf8_lossy(value);
+    let mut codings = value
+        .split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"));
+    let coding = match codings.next() {
+        None => return Ok(None),
+        Some(c) if c.eq_ignore_ascii_case("gzip") || c.eq_ignore_ascii_case("x-gzip") => {
+            Coding::Gzip
+        }
+        Some(c) if c.eq_ignore_ascii_case("deflate") => Coding::Deflate,
+        Some(c) => {
+            return Err(format!(
+                "unsupported content encoding `{c}`, expected `gzip` or `deflate`"
+            ))
+        }
+    };
+    if let Some(extra) = codings.next() {
+        return Err(format!(
+            "unsupported stacked content encoding `{extra}`, expected one coding"
+        ));
+    }
+    Ok(Some(coding))
+}
+
+/// Picks the response coding from `Accept-Encoding`: gzip, then deflate, if their q > 0.
+pub(crate) fn accepted_coding(value: Option<&[u8]>) -> Option<Coding> {
+    let value = std::str::from_utf8(value?).ok()?;
+    let (mut gzip, mut deflate, mut star) = (None, None, None);
+    for item in value.split(',') {
+        let mut parts = item.split(';');
+        let name = parts.next().unwrap_or_default().trim();
+        let mut q = 1.0f32;
+        for p in parts {
+            if let Some((k, v)) = p.split_once('=') {
+                if k.trim().eq_ignore_ascii_case("q") {
+                    q = v.trim().parse().unwrap_or(0.0);
+                }
+            }
+        }
+        if name.eq_ignore_ascii_case("gzip") || name.eq_ignore_ascii_case("x-gzip") {
+            gzip = Some(q);
+        } else if name.eq_ignore_ascii_case("deflate") {
+            deflate = Some(q);
+        } else if name == "*" {
+            star = Some(q);
+        }
+    }
+    let ok = |q: Option<f32>| q.or(star).is_some_and(|q| q > 0.0);
+    if ok(gzip) {
+        Some(Coding::Gzip)
+    } else if ok(deflate) {
+        Some(Coding::Deflate)
+    } else {
+        None
+    }
+}
+
+/// Splits `a; b="x;y"; c` on semicolons outside quotes.
+fn split_params(value: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(value);
+    std::iter::from_fn(move || {
+        let s = rest?;
+        let mut quoted = false;
+        let mut escaped = false;
+        for (i, c) in s.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' if quoted => escaped = true,
+                '"' => quoted = !quoted,
+                ';' if !quoted => {
+                    rest = Some(&s[i + 1..]);
+                    return Some(&s[..i]);
+                }
+                _ => {}
+            }
+        }
+        rest = None;
+        Some(s)
+    })
+}
+
+/// Removes surrounding double quotes and backslash escapes.
+fn unquote(s: &str) -> String {
+    match s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        Some(inner) => {
+            let mut out = String::with_capacity(inner.len());
+            let mut chars = inner.chars();
+            while let Some(c) = chars.next() {
+                if c == '\\' {
+                    if let Some(next) = chars.next() {
+                        out.push(next);
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        }
+        None => s.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mt(s: &str) -> Result<SoapMediaType, String> {
+        soap_media_type(Some(s.as_bytes()))
+    }
+
+    #[test]
+    fn soap11_media_type() {
+        let m = mt("text/xml; charset=utf-8").unwrap();
+        assert_eq!(m.version, Version::Soap11);
+        assert_eq!(m.action, None);
+        assert!(!m.ascii_only);
+        assert_eq!(mt("Text/XML").unwrap().version, Version::Soap11);
+    }
+
+    #[test]
+    fn soap12_media_type_with_action() {
+        let m = mt(r#"application/soap+xml;charset=UTF-8;action="urn:a;b\"c""#).unwrap();
+        assert_eq!(m.version, Version::Soap12);
+        assert_eq!(m.action.as_deref(), Some("urn:a;b\"c"));
+        assert_eq!(
+            mt("application/soap+xml; action=urn:x")
+                .unwrap()
+                .action
+                .as_deref(),
+            Some("urn:x")
+        );
+    }
+
+    #[test]
+    fn wrong_media_types_name_the_token() {
+        assert_eq!(
+            mt("application/json").unwrap_err(),
+            "unsupported media type `application/json`, expected `text/xml` (SOAP 1.1) or `application/soap+xml` (SOAP 1.2)"
+        );
+        assert!(soap_media_type(None)
+            .unwrap_err()
+            .starts_with("missing content type"));
+        assert_eq!(
+            mt("text/xml; charset=utf-16").unwrap_err(),
+            "unsupported charset `utf-16`, expected `utf-8`"
+        );
+        assert!(mt("text/xml; charset=ISO-8859-1").unwrap().ascii_only);
+    }
+
+    #[test]
+    fn soap_action_is_unquoted() {
+        assert_eq!(
+            soap_action(Some(b"\"http://tempuri.org/echoFloat\"")).as_deref(),
+            Some("http://tempuri.org/echoFloat")
+        );
+        assert_eq!(soap_action(Some(b"urn:x")).as_deref(), Some("urn:x"));
+        assert_eq!(soap_action(Some(b"\"\"")), None);
+        assert_eq!(soap_action(None), None);
+    }
+
+    #[test]
+    fn content_codings() {
+        assert_eq!(content_coding(None), Ok(None));
+        assert_eq!(content_coding(Some(b"identity")), Ok(None));
+        assert_eq!(content_coding(Some(b"GZIP")), Ok(Some(Coding::Gzip)));
+        assert_eq!(content_coding(Some(b"deflate")), Ok(Some(Coding::Deflate)));
+        assert_eq!(
+            content_coding(Some(b"br")).unwrap_err(),
+            "unsupported content encoding `br`, expected `gzip` or `deflate`"
+        );
+        assert!(content_coding(Some(b"gzip, gzip")).is_err());
+    }
+
+    #[test]
+    fn accept_encoding_with_q_values() {
+        assert_eq!(accepted_coding(Some(b"gzip, deflate")), Some(Coding::Gzip));
+        assert_eq!(accepted_coding(Some(b"deflate")), Some(Coding::Deflate));
+        assert_eq!(
+            accepted_coding(Some(b"gzip;q=0, deflate;q=0.5")),
+            Some(Coding::Deflate)
+        );
+        assert_eq!(accepted_coding(Some(b"*")), Some(Coding::Gzip));
+        assert_eq!(accepted_coding(Some(b"*;q=0")), None);
+        assert_eq!(accepted_coding(Some(b"br")), None);
+        assert_eq!(accepted_coding(None), None);
+    }
+}

@@ -1,0 +1,321 @@
+//! Accepting and serving connections: `TCP_NODELAY`, hyper's HTTP/1.1 connection with head and
+//! body flattened into one write, the timeouts, the connection limit, the runtime flavours, and
+//! graceful shutdown with a drain deadline.
+//!
+//! This is where the seeds lost their time (Nagle and delayed ACK on split writes) and where the
+//! Erlang server collapsed (unbounded queues). It must never leave Nagle on, never split a
+//! response that fits one write, and never wait on shutdown longer than the drain deadline.
+
+use std::convert::Infallible;
+use std::future::{Future, IntoFuture};
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{oneshot, watch, Semaphore};
+use tokio::task::JoinSet;
+
+use crate::dispatch::{handle, Inner};
+use crate::metrics::Metrics;
+use crate::timer::{Clock, ConnTimer, Watched};
+use crate::Runtime;
+
+/// A listener the server can take: a bound `std` or `tokio` TCP listener.
+#[derive(Debug)]
+pub struct Listener(ListenerKind);
+
+#[derive(Debug)]
+enum ListenerKind {
+    Std(std::net::TcpListener),
+    Tokio(TcpListener),
+}
+
+impl From<std::net::TcpListener> for Listener {
+    fn from(l: std::net::TcpListener) -> Self {
+        Listener(ListenerKind::Std(l))
+    }
+}
+
+impl From<TcpListener> for Listener {
+    fn from(l: TcpListener) -> Self {
+        Listener(ListenerKind::Tokio(l))
+    }
+}
+
+impl Listener {
+    fn local_addr(&self) -> io::Result<SocketAddr> {
+        match &self.0 {
+            ListenerKind::Std(l) => l.local_addr(),
+            ListenerKind::Tokio(l) => l.local_addr(),
+        }
+    }
+
+    fn into_std(self) -> io::Result<std::net::TcpListener> {
+        match self.0 {
+            ListenerKind::Std(l) => Ok(l),
+            ListenerKind::Tokio(l) => l.into_std(),
+        }
+    }
+
+    /// A tokio listener on the current runtime.
+    fn into_tokio(self) -> io::Result<TcpListener> {
+        match self.0 {
+            ListenerKind::Std(l) => {
+                l.set_nonblocking(true)?;
+                TcpListener::from_std(l)
+            }
+            ListenerKind::Tokio(l) => Ok(l),
+        }
+    }
+}
+
+/// A server bound to its listener, ready to run: `.await` it (or spawn
+/// `serving.into_future()`) to serve until the shutdown future completes and in-flight
+/// requests have drained.
+#[must_use = "a server does nothing until awaited"]
+pub struct Serving {
+    local_addr: SocketAddr,
+    future: Pin<Box<dyn Future<Output = io::Result<()>> + Send>>,
+}
+
+impl std::fmt::Debug for Serving {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Serving")
+            .field("local_addr", &self.local_addr)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Serving {
+    /// The address the server listens on (the real port when bound to port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+}
+
+impl IntoFuture for Serving {
+    type Output = io::Result<()>;
+    type IntoFuture = Pin<Box<dyn Future<Output = io::Result<()>> + Send>>;
+    fn into_future(self) -> Self::IntoFuture {
+        self.future
+    }
+}
+
+pub(crate) fn serving<F>(inner: Arc<Inner>, listener: Listener, shutdown: F) -> io::Result<Serving>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let local_addr = listener.local_addr()?;
+    let future = Box::pin(run(inner, listener, shutdown));
+    Ok(Serving { local_addr, future })
+}
+
+/// Serves until `shutdown`, then drains.
+async fn run<F>(inner: Arc<Inner>, listener: Listener, shutdown: F) -> io::Result<()>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let conn_limit = Arc::new(Semaphore::new(inner.config.max_connections.max(1)));
+    let threads = match inner.config.runtime {
+        Runtime::Ambient => 0,
+        Runtime::CurrentThread => 1,
+        Runtime::PerCore(0) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        Runtime::PerCore(n) => n,
+    };
+    let mut loops: Vec<oneshot::Receiver<io::Result<()>>> = Vec::new();
+    let mut ambient = None;
+    if threads == 0 {
+        let l = listener.into_tokio()?;
+        ambient = Some(tokio::spawn(accept_loop(inner, l, stop_rx, conn_limit)));
+    } else {
+        let std_listener = listener.into_std()?;
+        std_listener.set_nonblocking(true)?;
+        for i in 0..threads {
+            let l = std_listener.try_clone()?;
+            let (tx, rx) = oneshot::channel();
+            let (inner, stop_rx, conn_limit) = (inner.clone(), stop_rx.clone(), conn_limit.clone());
+            std::thread::Builder::new()
+                .name(format!("soapstone-server-{i}"))
+                .spawn(move || {
+                    let res = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .and_then(|rt| {
+                            rt.block_on(async move {
+                                accept_loop(inner, TcpListener::from_std(l)?, stop_rx, conn_limit)
+                                    .await
+                            })
+                        });
+                    let _ = tx.send(res);
+                })?;
+            loops.push(rx);
+        }
+    }
+    let finished = async {
+        if let Some(task) = ambient.as_mut() {
+            return task.await.unwrap_or_else(|e| Err(io::Error::other(e)));
+        }
+        for rx in loops.iter_mut() {
+            rx.await
+                .unwrap_or_else(|_| Err(io::Error::other("server thread died")))?;
+        }
+        Ok(())
+    };
+    tokio::pin!(finished);
+    tokio::select! {
+        res = &mut finished => return res,
+        () = shutdown => {}
+    }
+    tracing::info!("shutting down: no new connections, draining in-flight requests");
+    let _ = stop_tx.send(true);
+    finished.await
+}
+
+/// Accepts until stopped, then drains this loop's connections.
+async fn accept_loop(
+    inner: Arc<Inner>,
+    listener: TcpListener,
+    mut stop: watch::Receiver<bool>,
+    conn_limit: Arc<Semaphore>,
+) -> io::Result<()> {
+    let mut conns = JoinSet::new();
+    loop {
+        let permit = tokio::select! {
+            biased;
+            _ = stop.changed() => break,
+            Some(_) = conns.join_next(), if !conns.is_empty() => continue,
+            p = conn_limit.clone().acquire_owned() => p.map_err(io::Error::other)?,
+        };
+        let (stream, peer) = tokio::select! {
+            biased;
+            _ = stop.changed() => break,
+            Some(_) = conns.join_next(), if !conns.is_empty() => continue,
+            r = listener.accept() => match r {
+                Ok(s) => s,
+                Err(e) => {
+                    // Out of descriptors or a connection reset before accept: back off a
+                    // little instead of spinning, and go on.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    continue;
+                }
+            },
+        };
+        let (inner, stop) = (inner.clone(), stop.clone());
+        conns.spawn(async move {
+            serve_conn(inner, stream, peer, stop).await;
+            drop(permit);
+        });
+    }
+    drop(listener);
+    let drain = tokio::time::sleep(inner.config.drain_timeout);
+    tokio::pin!(drain);
+    loop {
+        tokio::select! {
+            next = conns.join_next() => if next.is_none() { break },
+            () = &mut drain => {
+                tracing::warn!(connections = conns.len(), "drain deadline passed; dropping connections");
+                conns.abort_all();
+                while conns.join_next().await.is_some() {}
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Serves one connection until it closes or the server stops.
+async fn serve_conn(
+    inner: Arc<Inner>,
+    stream: TcpStream,
+    peer: SocketAddr,
+    mut stop: watch::Receiver<bool>,
+) {
+    // The response is one write; without this the kernel may still hold it back (Nagle)
+    // waiting for the ACK the client delays.
+    if let Err(e) = stream.set_nodelay(true) {
+        tracing::debug!(%peer, error = %e, "set_nodelay failed");
+        return;
+    }
+    let _open = OpenConnection::new(&inner.metrics);
+    let config = &inner.config;
+    let clock = Clock::new(config.header_read_timeout, config.idle_timeout);
+    let io = TokioIo::new(Watched::new(stream, clock.clone()));
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(ConnTimer(clock))
+        .header_read_timeout(config.header_read_timeout)
+        .keep_alive(true)
+        .half_close(false)
+        // Flatten head and body into one buffer: one write, one segment.
+        .writev(false)
+        .max_headers(config.max_headers)
+        .max_header_size(config.max_header_bytes);
+    let svc_inner = inner.clone();
+    let svc = service_fn(move |req| {
+        let inner = svc_inner.clone();
+        async move { Ok::<_, Infallible>(handle(inner, req).await) }
+    });
+    let conn = builder.serve_connection(io, svc);
+    tokio::pin!(conn);
+    let res = tokio::select! {
+        res = conn.as_mut() => res,
+        _ = stop.changed() => {
+            // Finish the request in flight (if any), then close; idle connections close now.
+            conn.as_mut().graceful_shutdown();
+            conn.as_mut().await
+        }
+    };
+    if let Err(e) = res {
+        tracing::debug!(%peer, error = %e, "connection ended with an error");
+    }
+}
+
+/// Counts an open connection, also when its task is aborted.
+struct OpenConnection<'a>(&'a Metrics);
+
+impl<'a> OpenConnection<'a> {
+    fn new(metrics: &'a Metrics) -> Self {
+        metrics.connections_total.fetch_add(1, Ordering::Relaxed);
+        metrics.connections_open.fetch_add(1, Ordering::Relaxed);
+        OpenConnection(metrics)
+    }
+}
+
+impl Drop for OpenConnection<'_> {
+    fn drop(&mut self) {
+        self.0.connections_open.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Completes on SIGINT or SIGTERM.
+pub(crate) async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}

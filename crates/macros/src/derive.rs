@@ -1,0 +1,127 @@
+//! `#[derive(XsdType)]`: a struct with named fields becomes an XSD complex type (a sequence of
+//! its fields), a unit-only enum a string enumeration.
+//!
+//! Names follow serde (`rename`, `rename_all`, `skip`), because the codec writes what serde
+//! says; a field with `default` or `skip_serializing_if` may be absent (`minOccurs="0"`).
+//! Must never emit code naming anything but `::soapstone_service::codegen`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Data, DeriveInput, Fields};
+
+use crate::attr::Serde;
+use crate::ctxt::Ctxt;
+
+pub(crate) fn expand(input: DeriveInput) -> Result<TokenStream, syn::Error> {
+    let mut cx = Ctxt::default();
+    let container = Serde::from_attrs(&mut cx, &input.attrs);
+    if !input.generics.params.is_empty() {
+        cx.error_spanned_by(
+            &input.generics,
+            "`XsdType` cannot be derived for a generic type: an XSD type has one name",
+        );
+    }
+    let ident = &input.ident;
+    let name = container
+        .rename
+        .clone()
+        .unwrap_or_else(|| ident.to_string());
+    let cg = quote!(::soapstone_service::codegen);
+    let def = match &input.data {
+        Data::Struct(data) => match &data.fields {
+            Fields::Named(fields) => {
+                let mut entries = Vec::new();
+                for field in &fields.named {
+                    let attrs = Serde::from_attrs(&mut cx, &field.attrs);
+                    if attrs.flatten {
+                        cx.error_spanned_by(
+                            field,
+                            "`XsdType` does not support `#[serde(flatten)]`",
+                        );
+                    }
+                    if attrs.skip {
+                        continue;
+                    }
+                    let field_ident = field
+                        .ident
+                        .as_ref()
+                        .map(|i| i.to_string())
+                        .unwrap_or_default();
+                    let field_ident = field_ident
+                        .strip_prefix("r#")
+                        .unwrap_or(&field_ident)
+                        .to_string();
+                    let element =
+                        attrs
+                            .rename
+                            .clone()
+                            .unwrap_or_else(|| match container.rename_all {
+                                Some(rule) => rule.apply_to_field(&field_ident),
+                                None => field_ident.clone(),
+                            });
+                    let ty = &field.ty;
+                    let optional = attrs.default || attrs.skip_serializing_if || container.default;
+                    entries.push(quote! {
+                        #cg::wsdl::Field::new(#element, {
+                            let mut ty = <#ty as #cg::wsdl::XsdType>::describe(schema);
+                            ty.optional |= #optional;
+                            ty
+                        })
+                    });
+                }
+                quote!(#cg::wsdl::TypeDef::Struct(#cg::Vec::from([#(#entries),*])))
+            }
+            _ => {
+                cx.error_spanned_by(
+                    ident,
+                    "`XsdType` needs a struct with named fields or a unit-only enum",
+                );
+                quote!()
+            }
+        },
+        Data::Enum(data) => {
+            if container.tagged {
+                cx.error_spanned_by(
+                    ident,
+                    "`XsdType` enums must be externally tagged (no `tag`, `content` or `untagged`)",
+                );
+            }
+            let mut values = Vec::new();
+            for variant in &data.variants {
+                if !matches!(variant.fields, Fields::Unit) {
+                    cx.error_spanned_by(variant, "`XsdType` enums must have unit variants only");
+                }
+                let attrs = Serde::from_attrs(&mut cx, &variant.attrs);
+                if attrs.skip {
+                    continue;
+                }
+                let v = variant.ident.to_string();
+                values.push(
+                    attrs
+                        .rename
+                        .clone()
+                        .unwrap_or_else(|| match container.rename_all {
+                            Some(rule) => rule.apply_to_variant(&v),
+                            None => v,
+                        }),
+                );
+            }
+            quote!(#cg::wsdl::TypeDef::Enum(#cg::Vec::from([#(#cg::String::from(#values)),*])))
+        }
+        Data::Union(_) => {
+            cx.error_spanned_by(ident, "`XsdType` cannot be derived for a union");
+            quote!()
+        }
+    };
+    cx.check()?;
+    Ok(quote! {
+        impl #cg::wsdl::XsdType for #ident {
+            fn describe(schema: &mut #cg::wsdl::Schema) -> #cg::wsdl::TypeRef {
+                schema.define(#name, #cg::type_name::<Self>(), |schema| {
+                    let _ = &schema;
+                    #def
+                })
+            }
+        }
+    })
+}

@@ -1,0 +1,317 @@
+//! Code generation of `#[service]` from the validated model in `parse`.
+//!
+//! Emits the trait (async fns made `Send`), private request/response wrapper structs, the
+//! `<Trait>Server<T>` (a `SoapService`), the `<Trait>Client` stub and the `<trait>_model()`
+//! function. Generated code is thin: protocol logic lives in `soapstone_service::codegen`.
+//! Must never emit a path outside `::soapstone_service::codegen` (and `::core`).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::{ItemTrait, TraitItem};
+
+use super::parse::{Method, Service, Style};
+use crate::case::snake;
+
+fn pascal(ident: &str) -> String {
+    ident
+        .split('_')
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            let mut c = s.chars();
+            c.next()
+                .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+fn is_vec(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| s.ident == "Vec"))
+}
+
+/// Rewrites `async fn f(..) -> R;` as `fn f(..) -> impl Future<Output = R> + Send;` (a default
+/// body becomes `async move { body }`).
+fn rewrite_trait(item: &mut ItemTrait) {
+    for ti in &mut item.items {
+        let TraitItem::Fn(f) = ti else { continue };
+        if f.sig.asyncness.take().is_none() {
+            continue;
+        }
+        let output = match &f.sig.output {
+            syn::ReturnType::Default => quote!(()),
+            syn::ReturnType::Type(_, ty) => quote!(#ty),
+        };
+        f.sig.output = syn::parse_quote!(
+            -> impl ::soapstone_service::codegen::Future<Output = #output> + ::core::marker::Send
+        );
+        if let Some(body) = f.default.take() {
+            f.default = Some(syn::parse_quote!({ async move #body }));
+        }
+    }
+}
+
+pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
+    rewrite_trait(&mut item);
+    let cg = quote!(::soapstone_service::codegen);
+    let vis = &item.vis;
+    let trait_ident = &service.ident;
+    let server = format_ident!("{}Server", trait_ident);
+    let client = format_ident!("{}Client", trait_ident);
+    let model_fn = format_ident!("{}_model", snake(&trait_ident.to_string()));
+    let name = &service.name;
+    let namespace = &service.namespace;
+    let (style, qualified_doc) = match service.style {
+        Style::Document => (
+            quote!(#cg::wsdl::BindingStyle::DocumentLiteral),
+            "document/literal wrapped",
+        ),
+        Style::Rpc => (quote!(#cg::wsdl::BindingStyle::RpcEncoded), "rpc/encoded"),
+    };
+    let service_docs = match &service.docs {
+        Some(d) => quote!(model.documentation = #cg::Option::Some(#cg::String::from(#d));),
+        None => quote!(),
+    };
+
+    let mut wrappers = Vec::new();
+    let mut operations = Vec::new();
+    let mut arms = Vec::new();
+    let mut client_methods = Vec::new();
+    let mut cached = Vec::new();
+    for (index, m) in service.methods.iter().enumerate() {
+        let Method {
+            ident,
+            name: op_name,
+            action,
+            response,
+            result,
+            params,
+            ok,
+            cache,
+            docs,
+        } = m;
+        let stem = pascal(&ident.to_string());
+        let req_ty = format_ident!("__{}{}Request", trait_ident, stem);
+        let resp_ty = format_ident!("__{}{}Response", trait_ident, stem);
+        let fields = params.iter().map(|p| {
+            let (id, ty, part) = (&p.ident, &p.ty, &p.part);
+            let default = is_vec(ty).then(|| quote!(#[serde(default)]));
+            quote!(#[serde(rename = #part)] #default #id: #ty)
+        });
+        let result_field = ok.as_ref().map(|ty| {
+            let default = is_vec(ty).then(|| quote!(#[serde(default)]));
+            quote!(#[serde(rename = #result)] #default result: #ty)
+        });
+        wrappers.push(quote! {
+            #[derive(#cg::serde::Serialize, #cg::serde::Deserialize)]
+            #[serde(crate = "::soapstone_service::codegen::serde", rename = #op_name)]
+            #[allow(non_camel_case_types)]
+            #[doc(hidden)]
+            struct #req_ty { #(#fields),* }
+            #[derive(#cg::serde::Serialize, #cg::serde::Deserialize)]
+            #[serde(crate = "::soapstone_service::codegen::serde", rename = #response)]
+            #[allow(non_camel_case_types)]
+            #[doc(hidden)]
+            struct #resp_ty { #result_field }
+        });
+
+        let inputs = params.iter().map(|p| {
+            let (ty, part) = (&p.ty, &p.part);
+            quote!(op.input.push(#cg::wsdl::Part::new(#part, <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema)));)
+        });
+        let output = ok.as_ref().map(|ty| {
+            quote!(op.output.push(#cg::wsdl::Part::new(#result, <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema)));)
+        });
+        let op_docs = docs
+            .as_ref()
+            .map(|d| quote!(op.documentation = #cg::Option::Some(#cg::String::from(#d));));
+        operations.push(quote! {
+            {
+                let mut op = #cg::wsdl::OperationModel::new(#op_name, #action);
+                op.response = #cg::String::from(#response);
+                #op_docs
+                #(#inputs)*
+                #output
+                model.operations.push(op);
+            }
+        });
+
+        let param_ids: Vec<_> = params.iter().map(|p| &p.ident).collect();
+        let param_tys: Vec<_> = params.iter().map(|p| &p.ty).collect();
+        let make_response = if ok.is_some() {
+            quote!(|result| #resp_ty { result })
+        } else {
+            quote!(|()| #resp_ty {})
+        };
+        let cache_check = cache.then(|| {
+            quote! {
+                if let #cg::Option::Some(hit) = dispatcher.cached(&reply) {
+                    return hit;
+                }
+            }
+        });
+        arms.push(quote! {
+            #index => {
+                let (request, reply) = match incoming.decode::<#req_ty>() {
+                    #cg::Result::Ok(decoded) => decoded,
+                    #cg::Result::Err(response) => return response,
+                };
+                #cache_check
+                let #req_ty { #(#param_ids),* } = request;
+                let result = <T as #trait_ident>::#ident(&*inner, #(#param_ids),*).await;
+                dispatcher.reply::<#resp_ty>(
+                    reply,
+                    result.map(#make_response).map_err(::core::convert::Into::<#cg::codec::Fault>::into),
+                )
+            }
+        });
+        cached.push(*cache);
+
+        let ret_ty = ok.as_ref().map(|t| quote!(#t)).unwrap_or(quote!(()));
+        let ret_val = if ok.is_some() {
+            quote!(response.result)
+        } else {
+            quote!(())
+        };
+        let method_doc = format!(" Calls `{op_name}` (SOAPAction `{action}`).");
+        client_methods.push(quote! {
+            #[doc = #method_doc]
+            pub async fn #ident(&self, #(#param_ids: #param_tys),*) -> #cg::Result<#ret_ty, #cg::client::Error> {
+                let response: #resp_ty = self.stub.call(#index, &#req_ty { #(#param_ids),* }).await?;
+                #cg::Result::Ok(#ret_val)
+            }
+        });
+    }
+
+    let server_doc = format!(
+        " Serves a [`{trait_ident}`] implementation as the SOAP service `{name}` ({qualified_doc}); mount it on a server as a `SoapService`."
+    );
+    let client_doc = format!(" A typed client of the SOAP service `{name}` ({qualified_doc}).");
+    let model_doc =
+        format!(" The service model of [`{trait_ident}`]: `{name}` in `{namespace}` (built once).");
+    let unknown = format!("operation index out of range in `{name}`");
+
+    quote! {
+        #item
+
+        #(#wrappers)*
+
+        #[doc = #model_doc]
+        #vis fn #model_fn() -> &'static #cg::wsdl::ServiceModel {
+            static MODEL: #cg::OnceLock<#cg::wsdl::ServiceModel> = #cg::OnceLock::new();
+            MODEL.get_or_init(|| {
+                let mut model = #cg::wsdl::ServiceModel::new(#name, #namespace, #style);
+                #service_docs
+                #(#operations)*
+                model
+            })
+        }
+
+        #[doc = #server_doc]
+        #vis struct #server<T: #trait_ident> {
+            inner: #cg::Arc<T>,
+            dispatcher: #cg::Arc<#cg::Dispatcher>,
+        }
+
+        impl<T: #trait_ident> ::core::clone::Clone for #server<T> {
+            fn clone(&self) -> Self {
+                #server { inner: #cg::Arc::clone(&self.inner), dispatcher: #cg::Arc::clone(&self.dispatcher) }
+            }
+        }
+
+        impl<T: #trait_ident> #server<T> {
+            const CACHED: &'static [bool] = &[#(#cached),*];
+
+            /// Serves `inner` with the default [`ServiceConfig`](::soapstone_service::ServiceConfig).
+            pub fn new(inner: T) -> Self {
+                Self::from_arc(#cg::Arc::new(inner))
+            }
+
+            /// Serves a shared implementation.
+            pub fn from_arc(inner: #cg::Arc<T>) -> Self {
+                let dispatcher = #cg::Dispatcher::new(#model_fn(), #cg::ServiceConfig::default(), Self::CACHED);
+                #server { inner, dispatcher: #cg::Arc::new(dispatcher) }
+            }
+
+            /// Replaces the settings (input limits, understood headers, cache size).
+            pub fn with_config(self, config: #cg::ServiceConfig) -> Self {
+                let dispatcher = #cg::Dispatcher::new(#model_fn(), config, Self::CACHED);
+                #server { inner: self.inner, dispatcher: #cg::Arc::new(dispatcher) }
+            }
+
+            /// The settings.
+            pub fn config(&self) -> &#cg::ServiceConfig {
+                self.dispatcher.config()
+            }
+
+            /// The implementation served.
+            pub fn get_ref(&self) -> &T {
+                &self.inner
+            }
+
+            /// The service model (what the WSDL is generated from).
+            pub fn model() -> &'static #cg::wsdl::ServiceModel {
+                #model_fn()
+            }
+        }
+
+        impl<T: #trait_ident> #cg::SoapService for #server<T> {
+            fn name(&self) -> &str {
+                &self.dispatcher.model().name
+            }
+
+            fn document(&self, query: &str, endpoint: &str) -> #cg::Option<#cg::String> {
+                #cg::wsdl::document(self.dispatcher.model(), query, endpoint)
+            }
+
+            fn call(&self, request: #cg::SoapRequest) -> #cg::BoxFuture<#cg::SoapResponse> {
+                let inner = #cg::Arc::clone(&self.inner);
+                let dispatcher = #cg::Arc::clone(&self.dispatcher);
+                #cg::Box::pin(async move {
+                    let incoming = match dispatcher.open(&request) {
+                        #cg::Result::Ok(incoming) => incoming,
+                        #cg::Result::Err(response) => return response,
+                    };
+                    match incoming.operation() {
+                        #(#arms)*
+                        _ => #cg::fault_response(incoming.version(), #cg::Option::None, &#cg::codec::Fault::server(#unknown)),
+                    }
+                })
+            }
+        }
+
+        #[doc = #client_doc]
+        #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+        #vis struct #client {
+            stub: #cg::Stub,
+        }
+
+        impl #client {
+            /// A client of the service at `url` (`http://host:port/path`), speaking SOAP 1.1.
+            pub fn new(url: &str) -> #cg::Result<Self, #cg::client::Error> {
+                #cg::Result::Ok(Self::with_client(#cg::client::Client::new(url)?))
+            }
+
+            /// A client over an existing (configured, pooled) client.
+            pub fn with_client(client: #cg::client::Client) -> Self {
+                #client { stub: #cg::Stub::new(client, #model_fn()) }
+            }
+
+            /// Speaks `version` (SOAP 1.1 or 1.2) from now on.
+            pub fn with_version(self, version: #cg::codec::Version) -> Self {
+                #client { stub: self.stub.with_version(version) }
+            }
+
+            /// Speaks SOAP 1.2 from now on.
+            pub fn soap12(self) -> Self {
+                self.with_version(#cg::codec::Version::Soap12)
+            }
+
+            /// The underlying client.
+            pub fn client(&self) -> &#cg::client::Client {
+                self.stub.client()
+            }
+
+            #(#client_methods)*
+        }
+    }
+}

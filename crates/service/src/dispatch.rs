@@ -1,0 +1,303 @@
+//! The runtime of generated servers: envelope checks, routing, decoding, replies, caching.
+//!
+//! Generated code stays small (tonic-style): per operation it only names the request and
+//! response types and calls the user's method; everything protocol-shaped lives here, once.
+//! Every failure becomes a SOAP Fault in a [`SoapResponse`]; this module must never panic on
+//! input, never answer without an envelope, and never hold a parsed request across the user's
+//! `.await` (what it hands back is owned).
+
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use serde::{de::DeserializeOwned, Serialize};
+use soapstone_codec::{self as codec, EncodeOptions, Envelope, Fault, QName, Version};
+use soapstone_wsdl::ServiceModel;
+
+use crate::cache::ResponseCache;
+use crate::config::ServiceConfig;
+use crate::{SoapRequest, SoapResponse};
+
+const NEXT_11: &str = "http://schemas.xmlsoap.org/soap/actor/next";
+const NEXT_12: &str = "http://www.w3.org/2003/05/soap-envelope/role/next";
+const ULTIMATE_12: &str = "http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver";
+
+/// Routing tables and settings of one generated server; shared by all its requests.
+#[derive(Debug)]
+pub struct Dispatcher {
+    model: &'static ServiceModel,
+    config: ServiceConfig,
+    by_action: HashMap<&'static str, usize>,
+    by_request: HashMap<&'static str, usize>,
+    responses: Vec<QName>,
+    options: [EncodeOptions; 2],
+    caches: Vec<Option<ResponseCache>>,
+}
+
+/// A request whose envelope was checked and whose operation was found.
+#[derive(Debug)]
+pub struct Incoming<'a> {
+    envelope: Envelope<'a>,
+    op: usize,
+    dispatcher: &'a Dispatcher,
+}
+
+/// What a reply needs to know about its request; owned, so it crosses the user's `.await`.
+#[derive(Debug)]
+pub struct Reply {
+    op: usize,
+    version: Version,
+    cache_key: Option<Vec<u8>>,
+}
+
+fn options(version: Version, model: &ServiceModel) -> EncodeOptions {
+    let mut o = EncodeOptions::default();
+    o.version = version;
+    o.style = model.style.body_style();
+    o.qualified = model.style.qualified();
+    o
+}
+
+fn index(version: Version) -> usize {
+    match version {
+        Version::Soap11 => 0,
+        Version::Soap12 => 1,
+    }
+}
+
+fn clark(q: &QName) -> String {
+    if q.namespace.is_empty() {
+        q.local.clone()
+    } else {
+        format!("{{{}}}{}", q.namespace, q.local)
+    }
+}
+
+impl Dispatcher {
+    /// The dispatcher of `model`; `cached[i]` tells whether operation `i` caches responses.
+    ///
+    /// # Panics
+    /// If the model is invalid ([`ServiceModel::validate`]): a programming error in the
+    /// service definition, reported when the server is built rather than on a request.
+    pub fn new(model: &'static ServiceModel, config: ServiceConfig, cached: &[bool]) -> Self {
+        if let Err(e) = model.validate() {
+            panic!("invalid service model for `{}`: {e}", model.name);
+        }
+        let mut by_action = HashMap::new();
+        let mut by_request = HashMap::new();
+        for (i, op) in model.operations.iter().enumerate() {
+            if !op.action.is_empty() {
+                by_action.insert(op.action.as_str(), i);
+            }
+            by_request.insert(op.request.as_str(), i);
+        }
+        let caches = (0..model.operations.len())
+            .map(|i| {
+                cached
+                    .get(i)
+                    .copied()
+                    .unwrap_or(false)
+                    .then(|| ResponseCache::new(config.cache_capacity))
+            })
+            .collect();
+        Dispatcher {
+            by_action,
+            by_request,
+            responses: model
+                .operations
+                .iter()
+                .map(|op| model.response_name(op))
+                .collect(),
+            options: [
+                options(Version::Soap11, model),
+                options(Version::Soap12, model),
+            ],
+            caches,
+            model,
+            config,
+        }
+    }
+
+    /// The model served.
+    pub fn model(&self) -> &'static ServiceModel {
+        self.model
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ServiceConfig {
+        &self.config
+    }
+
+    /// The encoding options of responses (and requests) in `version`.
+    pub fn options(&self, version: Version) -> &EncodeOptions {
+        &self.options[index(version)]
+    }
+
+    /// Parses the envelope, checks its version and headers, and finds the operation: by the
+    /// action when it names one whose wrapper is the body element, else by the body element
+    /// (qualified with the service namespace, or unqualified).
+    pub fn open<'a>(&'a self, request: &'a SoapRequest) -> Result<Incoming<'a>, SoapResponse> {
+        let envelope = match Envelope::parse(&request.body, &self.config.limits) {
+            Ok(e) => e,
+            Err(e) if e.is_version_mismatch() => {
+                let mut out = Vec::with_capacity(512);
+                codec::encode_version_mismatch_fault(&mut out, Version::Soap11, &e.to_string());
+                return Err(SoapResponse::new(
+                    Version::Soap11,
+                    true,
+                    None,
+                    Bytes::from(out),
+                ));
+            }
+            Err(e) => return Err(fault_response(request.version, None, &Fault::from(&e))),
+        };
+        let version = envelope.version();
+        let not_understood: Vec<QName> = envelope
+            .headers()
+            .iter()
+            .filter(|h| h.must_understand && targets_us(version, h.role.as_deref()))
+            .filter(|h| !self.config.understood_headers.contains(&h.name))
+            .map(|h| h.name.clone())
+            .collect();
+        if !not_understood.is_empty() {
+            let mut out = Vec::with_capacity(512);
+            codec::encode_must_understand_fault(&mut out, version, &not_understood);
+            return Err(SoapResponse::new(version, true, None, Bytes::from(out)));
+        }
+        let Some(element) = envelope.body_element() else {
+            return Err(fault_response(
+                version,
+                None,
+                &Fault::client("empty `Body`: expected an operation element"),
+            ));
+        };
+        let ours = element.namespace.is_empty() || element.namespace == self.model.namespace;
+        let by_action = request
+            .action
+            .as_deref()
+            .and_then(|a| self.by_action.get(a))
+            .copied();
+        let op = match by_action {
+            Some(i) if ours && self.model.operations[i].request == element.local => Some(i),
+            _ if ours => self.by_request.get(element.local.as_str()).copied(),
+            _ => None,
+        };
+        match op {
+            Some(op) => Ok(Incoming {
+                envelope,
+                op,
+                dispatcher: self,
+            }),
+            None => {
+                let fault = Fault::client(format!(
+                    "unknown operation `{}` in service `{}`",
+                    clark(element),
+                    self.model.name
+                ));
+                Err(fault_response(version, None, &fault))
+            }
+        }
+    }
+
+    /// Encodes the reply to a request: the response wrapper with `result`'s fields, or the
+    /// fault; stores a successful response of a cached operation.
+    pub fn reply<R: Serialize>(&self, reply: Reply, result: Result<R, Fault>) -> SoapResponse {
+        let name = self.operation_name(reply.op);
+        let value = match result {
+            Ok(value) => value,
+            Err(fault) => return fault_response(reply.version, Some(name), &fault),
+        };
+        let mut out = Vec::with_capacity(512);
+        let wrapper = &self.responses[reply.op];
+        if let Err(e) = codec::encode(&mut out, self.options(reply.version), &[], wrapper, &value) {
+            let fault = Fault::server(format!("cannot encode the response of `{name}`: {e}"));
+            return fault_response(reply.version, Some(name), &fault);
+        }
+        let body = Bytes::from(out);
+        if let (Some(cache), Some(key)) = (&self.caches[reply.op], reply.cache_key) {
+            cache.insert(reply.version, key, body.clone());
+        }
+        SoapResponse::new(reply.version, false, Some(name), body)
+    }
+
+    /// The cached response to this request, if its operation caches and has one.
+    pub fn cached(&self, reply: &Reply) -> Option<SoapResponse> {
+        let key = reply.cache_key.as_deref()?;
+        let body = self.caches[reply.op].as_ref()?.get(reply.version, key)?;
+        Some(SoapResponse::new(
+            reply.version,
+            false,
+            Some(self.operation_name(reply.op)),
+            body,
+        ))
+    }
+
+    fn operation_name(&self, op: usize) -> &'static str {
+        let model: &'static ServiceModel = self.model;
+        &model.operations[op].name
+    }
+}
+
+impl Incoming<'_> {
+    /// The index of the operation (declaration order).
+    pub fn operation(&self) -> usize {
+        self.op
+    }
+
+    /// The SOAP version of the request.
+    pub fn version(&self) -> Version {
+        self.envelope.version()
+    }
+
+    /// Deserializes the request wrapper; a decode error is a Client fault with the codec's
+    /// message. For a cached operation the request is re-encoded as the cache key.
+    pub fn decode<T: DeserializeOwned + Serialize>(self) -> Result<(T, Reply), SoapResponse> {
+        let d = self.dispatcher;
+        let version = self.envelope.version();
+        let name = d.operation_name(self.op);
+        let value: T = match self.envelope.body(d.model.style.body_style()) {
+            Ok(v) => v,
+            Err(e) => return Err(fault_response(version, Some(name), &Fault::from(&e))),
+        };
+        let cache_key = match &d.caches[self.op] {
+            Some(_) => {
+                let mut key = Vec::with_capacity(256);
+                let wrapper = QName::new("", name);
+                match codec::encode(&mut key, d.options(version), &[], &wrapper, &value) {
+                    Ok(()) => Some(key),
+                    Err(_) => None,
+                }
+            }
+            None => None,
+        };
+        Ok((
+            value,
+            Reply {
+                op: self.op,
+                version,
+                cache_key,
+            },
+        ))
+    }
+}
+
+/// Whether a header block with this role is aimed at this (the ultimate) receiver.
+fn targets_us(version: Version, role: Option<&str>) -> bool {
+    match role {
+        None | Some("") => true,
+        Some(r) => match version {
+            Version::Soap11 => r == NEXT_11,
+            Version::Soap12 => r == NEXT_12 || r == ULTIMATE_12,
+        },
+    }
+}
+
+/// A response envelope holding `fault` in `version`'s shape.
+pub fn fault_response(
+    version: Version,
+    operation: Option<&'static str>,
+    fault: &Fault,
+) -> SoapResponse {
+    let mut out = Vec::with_capacity(512);
+    codec::encode_fault(&mut out, version, fault);
+    SoapResponse::new(version, true, operation, Bytes::from(out))
+}

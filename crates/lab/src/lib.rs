@@ -1,1 +1,146 @@
-//! soapstone-lab
+//! soapstone-lab: reruns the five seed studies of SOAP performance (2001-2008) against real
+//! processes on loopback and writes `index.html`, `results.json` and `report.md`, each seed table
+//! redrawn with today's numbers beside the published ones.
+//!
+//! # How it measures, and why that way
+//!
+//! Every server under test is a separate process (`soapstone serve`, `soapstone baseline ...`,
+//! spawned from the same executable), and so is every measuring client: the lab spawns
+//! `soapstone bench ... --json FILE` for each point and reads the JSON it writes. Each child is
+//! pinned with `taskset -c`: servers to one CPU, the client to the same CPU (the "same CPU"
+//! figures) or to the other one ("cross-CPU"). We chose separate client processes over calling
+//! the bench library in-process because
+//!
+//! - pinning a whole process with `taskset` is exact and needs no `unsafe` affinity call, while
+//!   pinning the lab process would also pin its own runtime, file writing and bookkeeping onto
+//!   the CPU being measured;
+//! - each point starts from a cold, identical client (no pooled connection, allocator state or
+//!   histogram left over from the previous point);
+//! - the lab measures through the very command a user runs, and records that command line
+//!   with each result so any number can be reproduced by hand.
+//!
+//! The parse experiment is the exception: parsing is CPU-only and in-process by nature, so it is
+//! timed in the lab process (or read from criterion's output when present).
+//!
+//! This crate must never hard-code a result: every "today" figure comes from a measurement of
+//! this run, and an experiment that cannot run is reported as a problem with empty cells.
+
+mod config;
+mod driver;
+mod experiments;
+mod procs;
+mod report;
+mod results;
+pub mod seeds;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context as _;
+
+pub use config::{parse_duration, Experiment, LabConfig, Timing};
+pub use results::{Host, Placement, PlacementKind, Results, Run, Second, Settings};
+
+/// `soapstone lab`: run the seed studies' experiments and write the report.
+#[derive(Debug, Clone, clap::Args)]
+#[non_exhaustive]
+pub struct LabArgs {
+    /// Short measurement windows (finishes in under 5 minutes on 2 cores); same experiments.
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Directory for index.html, results.json, report.md (and logs/, bodies/).
+    #[arg(long, value_name = "DIR", default_value = "lab-out")]
+    pub out: PathBuf,
+
+    /// Run only these experiments (comma-separated): echo, dp, thesis, contacts, wsb, parse.
+    #[arg(long, value_name = "EXPERIMENTS", value_delimiter = ',')]
+    pub only: Vec<String>,
+
+    /// Measured window of every latency/throughput point, overriding the preset (e.g. `0.2s`).
+    #[arg(long, value_name = "DURATION")]
+    pub duration: Option<String>,
+
+    /// Warm-up before each point, not counted (e.g. `100ms`; `0` for none).
+    #[arg(long, value_name = "DURATION")]
+    pub warmup: Option<String>,
+
+    /// Time scale of García et al.'s 5-minute load tests (e.g. `0.02` runs each in 6 s).
+    #[arg(long, value_name = "FACTOR")]
+    pub wsb_scale: Option<f64>,
+
+    /// The two CPUs to use: servers (and same-CPU clients) on the first, cross-CPU clients and
+    /// background load on the second.
+    #[arg(long, value_name = "A,B", default_value = "0,1")]
+    pub cpus: String,
+
+    /// Where to look for criterion's results for the parse experiment.
+    #[arg(long, value_name = "DIR")]
+    pub criterion_dir: Option<PathBuf>,
+
+    /// The soapstone executable to spawn (default: this one).
+    #[arg(long, value_name = "PATH", hide = true)]
+    pub exe: Option<PathBuf>,
+}
+
+/// Entry point of `soapstone lab`: validates the arguments, runs, prints where the report is.
+pub async fn run_cli(args: LabArgs) -> anyhow::Result<()> {
+    let cfg = LabConfig::from_args(&args)?;
+    let started = Instant::now();
+    let results = run(&cfg).await?;
+    eprintln!(
+        "lab: {} runs in {:.0} s{}; report: {}",
+        results.runs.len(),
+        started.elapsed().as_secs_f64(),
+        if results.problems.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} problem(s) (listed in the report)",
+                results.problems.len()
+            )
+        },
+        cfg.out.join("index.html").display()
+    );
+    Ok(())
+}
+
+/// Runs the configured experiments and writes `index.html`, `results.json` and `report.md` to
+/// `cfg.out`. Returns the results. A failing experiment does not stop the others: it is
+/// recorded in [`Results::problems`].
+pub async fn run(cfg: &LabConfig) -> anyhow::Result<Results> {
+    std::fs::create_dir_all(&cfg.out)
+        .with_context(|| format!("cannot create the output directory `{}`", cfg.out.display()))?;
+    let results = experiments::run_all(cfg).await?;
+    write_outputs(cfg, &results)?;
+    Ok(results)
+}
+
+/// Renders and writes the three outputs from `results`.
+pub fn write_outputs(cfg: &LabConfig, results: &Results) -> anyhow::Result<()> {
+    let sections = experiments::sections(results);
+    let report = report::Report::build(results, sections);
+    let write = |name: &str, text: String| {
+        let path = cfg.out.join(name);
+        std::fs::write(&path, text).with_context(|| format!("cannot write `{}`", path.display()))
+    };
+    write(
+        "results.json",
+        serde_json::to_string_pretty(results).context("cannot serialize the results")?,
+    )?;
+    write("report.md", report::markdown::render(&report))?;
+    write("index.html", report::html::render(&report))?;
+    Ok(())
+}
+
+/// Re-renders `index.html` and `report.md` from an existing `results.json` (no measurement).
+pub fn render_from(results_json: &std::path::Path, out: &std::path::Path) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(results_json)
+        .with_context(|| format!("cannot read `{}`", results_json.display()))?;
+    let results: Results = serde_json::from_str(&text)
+        .with_context(|| format!("`{}` is not a lab results file", results_json.display()))?;
+    let mut cfg = LabConfig::new(PathBuf::new());
+    cfg.out = out.to_owned();
+    std::fs::create_dir_all(out)?;
+    write_outputs(&cfg, &results)
+}

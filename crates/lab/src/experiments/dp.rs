@@ -1,0 +1,359 @@
+//! Davis and Parashar (seed 001, 2002), Tables I, III and V: the latency of `doNothing()`,
+//! `getString()` of 200/400/800 characters and `getIntegers()` of 200/400/800 integers, one
+//! sequential client with the warm-up excluded, on soapstone and on each baseline: TCP connection
+//! setup (their "TCP setup time"), raw TCP ping-pong with soapstone's byte counts, an HTTP server
+//! answering an empty 200 (their "HTTP to Tomcat/IIS"), and gRPC with the same payloads (standing
+//! in for their JavaRMI and CORBA rows).
+//!
+//! Must never mix placements in one cell pair: every cell is `same CPU / cross-CPU`.
+
+use crate::driver::BenchSpec;
+use crate::experiments::{p50_pair, p99_pair, Lab};
+use crate::report::svg::{BarChart, LineChart, LineSeries};
+use crate::report::{fmt, pair, Row, Section, Table};
+use crate::results::{PlacementKind, Results};
+use crate::seeds::{self, SeedTable};
+
+const EXP: &str = "dp";
+const SIZES: [u32; 3] = [200, 400, 800];
+/// The service's namespace (Fig. 1 of the paper: `urn:test:soap`).
+const NS: &str = "urn:test:soap";
+
+/// The operations measured, as `(operation id, SOAP operation, size)`.
+fn operations() -> Vec<(String, &'static str, Option<u32>)> {
+    let mut ops = vec![("doNothing".to_owned(), "doNothing", None)];
+    for n in SIZES {
+        ops.push((format!("getString/{n}"), "getString", Some(n)));
+    }
+    for n in SIZES {
+        ops.push((format!("getIntegers/{n}"), "getIntegers", Some(n)));
+    }
+    ops
+}
+
+/// An rpc/encoded request like the paper's Fig. 1, with the size as a parameter.
+pub(crate) fn request(op: &str, size: Option<u32>) -> String {
+    let param = size
+        .map(|n| format!("<size xsi:type=\"xsd:int\">{n}</size>"))
+        .unwrap_or_default();
+    format!(
+        "<?xml version='1.0' encoding='UTF-8'?>\n\
+         <SOAP-ENV:Envelope xmlns:SOAP-ENV=\"http://schemas.xmlsoap.org/soap/envelope/\" \
+         xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" \
+         xmlns:xsd=\"http://www.w3.org/2001/XMLSchema\">\n<SOAP-ENV:Body>\n\
+         <ns1:{op} xmlns:ns1=\"{NS}\" \
+         SOAP-ENV:encodingStyle=\"http://schemas.xmlsoap.org/soap/encoding/\">{param}</ns1:{op}>\n\
+         </SOAP-ENV:Body>\n</SOAP-ENV:Envelope>\n"
+    )
+}
+
+fn grpc_call(op: &str, size: Option<u32>) -> String {
+    match (op, size) {
+        ("getString", Some(n)) => format!("get-string:{n}"),
+        ("getIntegers", Some(n)) => format!("get-integers:{n}"),
+        _ => "do-nothing".to_owned(),
+    }
+}
+
+pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
+    let t = lab.cfg.timing.clone();
+    let pins = lab.pins();
+    let ops = operations();
+    // soapstone first: its byte counts size the ping-pong baseline.
+    let mut wire: Vec<Option<(u64, u64)>> = vec![None; ops.len()];
+    let server = lab.serve(&["dp"]).await?;
+    let url = format!("{}/dp", server.base_url());
+    for (i, (id, op, size)) in ops.iter().enumerate() {
+        let body = lab.body(
+            &format!("dp-{}.xml", id.replace('/', "-")),
+            &request(op, *size),
+        )?;
+        for pin in &pins {
+            let spec = BenchSpec::sequential(url.clone(), t.latency_window, t.warmup)
+                .with_body(body.clone())
+                .with_action(&format!("{NS}#{op}"));
+            if let Some(k) = lab
+                .measure(("soapstone", EXP, id), pin.placement(None), &spec)
+                .await
+            {
+                let r = &lab.runs[k];
+                let n = r.ok + r.errors;
+                if let (Some(s), Some(rcv), true) = (r.bytes_sent, r.bytes_received, n > 0) {
+                    wire[i].get_or_insert((s / n, rcv / n));
+                }
+            }
+        }
+    }
+    server.stop().await?;
+
+    let server = lab.baseline("tcp-connect").await?;
+    for pin in &pins {
+        let spec = BenchSpec::sequential(
+            format!("tcp-connect://{}", server.addr),
+            t.latency_window,
+            t.warmup,
+        );
+        lab.measure(
+            ("tcp-connect", EXP, "doNothing"),
+            pin.placement(None),
+            &spec,
+        )
+        .await;
+    }
+    server.stop().await?;
+
+    let server = lab.baseline("tcp-pingpong").await?;
+    for (i, (id, _, _)) in ops.iter().enumerate() {
+        let Some((req, resp)) = wire[i] else {
+            lab.problem(format!(
+                "dp: tcp-pingpong {id} skipped: no soapstone byte counts to copy"
+            ));
+            continue;
+        };
+        let payload = lab.body(
+            &format!("dp-{}-pingpong.bin", id.replace('/', "-")),
+            &"x".repeat(req as usize),
+        )?;
+        for pin in &pins {
+            let mut spec =
+                BenchSpec::sequential(format!("tcp://{}", server.addr), t.latency_window, t.warmup)
+                    .with_body(payload.clone());
+            spec.extra = vec!["--response-size".into(), resp.to_string()];
+            lab.measure(("tcp-pingpong", EXP, id), pin.placement(None), &spec)
+                .await;
+        }
+    }
+    server.stop().await?;
+
+    let server = lab.baseline("http-noop").await?;
+    let body = lab.body("dp-doNothing.xml", &request("doNothing", None))?;
+    for pin in &pins {
+        let spec = BenchSpec::sequential(
+            format!("{}/", server.base_url()),
+            t.latency_window,
+            t.warmup,
+        )
+        .with_body(body.clone());
+        lab.measure(("http-noop", EXP, "doNothing"), pin.placement(None), &spec)
+            .await;
+    }
+    server.stop().await?;
+
+    let server = lab.baseline("grpc").await?;
+    for (id, op, size) in &ops {
+        for pin in &pins {
+            let mut spec = BenchSpec::sequential(
+                format!("grpc://{}", server.addr),
+                t.latency_window,
+                t.warmup,
+            );
+            spec.extra = vec!["--call".into(), grpc_call(op, *size)];
+            lab.measure(("grpc", EXP, id), pin.placement(None), &spec)
+                .await;
+        }
+    }
+    server.stop().await?;
+    Ok(())
+}
+
+/// Today's systems: (id, label, the 2002 row it stands beside).
+const TODAY: &[(&str, &str)] = &[
+    ("soapstone", "soapstone (SOAP, HTTP/1.1)"),
+    ("grpc", "grpc (binary RPC, for JavaRMI/CORBA)"),
+    ("http-noop", "http-noop (for HTTP to Tomcat/IIS)"),
+    ("tcp-connect", "tcp-connect (for TCP setup time)"),
+    ("tcp-pingpong", "tcp-pingpong (same bytes, raw TCP)"),
+];
+
+fn published_rows(t: &SeedTable, today_cols: usize) -> Vec<Row> {
+    let mut rows = vec![Row::group(format!(
+        "published ({}; same host, ms, average of 200 calls)",
+        t.source
+    ))];
+    for r in t.rows {
+        let mut cells = vec![r.label.to_owned()];
+        cells.extend(r.values.iter().map(|v| fmt::ms(*v)));
+        cells.resize(1 + r.values.len() + today_cols, String::new());
+        rows.push(Row::published(cells));
+    }
+    rows
+}
+
+/// Table I: doNothing.
+fn table_i(results: &Results) -> Table {
+    let t = &seeds::DP_TABLE_I;
+    let mut rows = published_rows(t, 2);
+    rows.push(Row::group(
+        "today (p50 / p99 in µs; each cell same CPU / cross-CPU)",
+    ));
+    for (sys, label) in TODAY {
+        let p50 = p50_pair(results, EXP, sys, "doNothing");
+        let p99 = p99_pair(results, EXP, sys, "doNothing");
+        rows.push(Row::today(vec![
+            (*label).to_owned(),
+            String::new(),
+            pair(p50[0], p50[1], fmt::us),
+            pair(p99[0], p99[1], fmt::us),
+        ]));
+    }
+    Table {
+        title: "Table I: doNothing(), client and server on the same host".to_owned(),
+        source: t.source.to_owned(),
+        note: "Published: ms, average over 200 calls with a 10 ms timer. Today: µs, median \
+               and 99th percentile of all calls in the measured window; same CPU = client and \
+               server pinned to one CPU, cross-CPU = pinned to two."
+            .to_owned(),
+        header: vec![
+            "system".to_owned(),
+            "2002 latency (ms)".to_owned(),
+            "today p50 (µs)".to_owned(),
+            "today p99 (µs)".to_owned(),
+        ],
+        rows,
+    }
+}
+
+/// Tables III and V: getString / getIntegers by size.
+fn sized_table(results: &Results, t: &SeedTable, op: &str, title: &str) -> Table {
+    let mut rows = published_rows(t, 3);
+    rows.push(Row::group(
+        "today (p50 in µs; each cell same CPU / cross-CPU)",
+    ));
+    for (sys, label) in TODAY {
+        if matches!(*sys, "tcp-connect" | "http-noop") {
+            continue;
+        }
+        let mut cells = vec![
+            (*label).to_owned(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ];
+        for n in SIZES {
+            let p = p50_pair(results, EXP, sys, &format!("{op}/{n}"));
+            cells.push(pair(p[0], p[1], fmt::us));
+        }
+        rows.push(Row::today(cells));
+    }
+    let mut header = vec!["system".to_owned()];
+    header.extend(t.columns.iter().map(|c| format!("2002 {c} (ms)")));
+    header.extend(t.columns.iter().map(|c| format!("today {c} p50 (µs)")));
+    Table {
+        title: title.to_owned(),
+        source: t.source.to_owned(),
+        note: "Published: ms, average of 200 calls († = the implementation returned an XML \
+               node list). Today: median µs, `same CPU / cross-CPU`; tcp-pingpong moves \
+               exactly soapstone's request and response bytes for each size."
+            .to_owned(),
+        header,
+        rows,
+    }
+}
+
+pub(crate) fn section(results: &Results) -> Section {
+    let mut findings = Vec::new();
+    let soap = results.get(EXP, "soapstone", "doNothing", PlacementKind::SameCpu);
+    if let (Some(s), Some(axis)) = (soap, seeds::DP_TABLE_I.value("Apache Axis", 0)) {
+        findings.push(format!(
+            "doNothing: soapstone's median round trip is {} µs on one CPU, against 15.6 ms for \
+             Apache Axis in 2002: {} faster.",
+            fmt::us(s.p50_us),
+            fmt::ratio(axis * 1000.0 / s.p50_us)
+        ));
+    }
+    if let (Some(s), Some(f)) = (
+        soap,
+        results.get(EXP, "tcp-pingpong", "doNothing", PlacementKind::SameCpu),
+    ) {
+        findings.push(format!(
+            "Over the raw TCP floor with the same bytes ({} µs), soapstone adds {} µs per call \
+             (HTTP framing, XML decoding and encoding, dispatch).",
+            fmt::us(f.p50_us),
+            fmt::us(s.p50_us - f.p50_us)
+        ));
+    }
+    // 2002 vs today on a log scale.
+    let mut chart = BarChart {
+        title: "doNothing round trip: 2002 (same host) vs today".to_owned(),
+        unit: "µs, median today / average 2002 (lower is better)".to_owned(),
+        log: true,
+        series: vec![
+            "2002".to_owned(),
+            "today, same CPU".to_owned(),
+            "today, cross-CPU".to_owned(),
+        ],
+        groups: Vec::new(),
+    };
+    for label in [
+        "Apache Axis",
+        "MS SOAP Toolkit",
+        "JavaRMI",
+        "CORBA",
+        "TCP setup time",
+        "HTTP to IIS",
+    ] {
+        if let Some(v) = seeds::DP_TABLE_I.value(label, 0) {
+            chart.groups.push((
+                format!("{label} (2002)"),
+                vec![Some(v * 1000.0), None, None],
+            ));
+        }
+    }
+    for (sys, _) in TODAY {
+        let p = p50_pair(results, EXP, sys, "doNothing");
+        chart
+            .groups
+            .push(((*sys).to_owned(), vec![None, p[0], p[1]]));
+    }
+    let mut dist = LineChart {
+        title: "getIntegers(800) latency distribution, same CPU".to_owned(),
+        x_label: "percentile".to_owned(),
+        y_label: "round trip, µs".to_owned(),
+        x_nines: true,
+        y_log: true,
+        series: Vec::new(),
+    };
+    for (sys, _) in TODAY {
+        if let Some(r) = results.get(EXP, sys, "getIntegers/800", PlacementKind::SameCpu) {
+            if !r.percentiles.is_empty() {
+                dist.series.push(LineSeries {
+                    name: (*sys).to_owned(),
+                    points: r.percentiles.clone(),
+                    ..Default::default()
+                });
+            }
+        }
+    }
+    let mut charts = vec![chart.render()];
+    if !dist.series.is_empty() {
+        charts.push(dist.render());
+    }
+    Section {
+        id: EXP.to_owned(),
+        title: "Latency of doNothing, getString, getIntegers (Davis & Parashar 2002)".to_owned(),
+        intro: "One client calls each operation in a loop, one call at a time, over one \
+                keep-alive connection; the warm-up calls are not counted. The baselines carry the \
+                same calls: TCP connect+close for their \"TCP setup time\", an HTTP server \
+                returning an empty 200 for \"HTTP to Tomcat/IIS\", gRPC with the same payloads for \
+                JavaRMI/CORBA, and raw TCP ping-pong moving soapstone's exact byte counts (the \
+                floor no protocol can beat)."
+            .to_owned(),
+        findings,
+        tables: vec![
+            table_i(results),
+            sized_table(
+                results,
+                &seeds::DP_TABLE_III,
+                "getString",
+                "Table III: getString(), client and server on the same host",
+            ),
+            sized_table(
+                results,
+                &seeds::DP_TABLE_V,
+                "getIntegers",
+                "Table V: getIntegers(), client and server on the same host",
+            ),
+        ],
+        charts,
+    }
+}

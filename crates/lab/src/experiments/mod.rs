@@ -1,0 +1,272 @@
+//! The experiments, one module per seed study, and the context they share ([`Lab`]): the
+//! launcher, the CPU placements, the output folders, and the list of runs and problems.
+//!
+//! Each module has a `run(&mut Lab)` that measures and pushes [`Run`]s, and a
+//! `section(&Results)` that redraws the study's tables from those runs (and only from them).
+//! A failing point or experiment is recorded as a problem and the lab goes on: one missing
+//! service must not cost the user the other five experiments. This module must never fill a
+//! "today" value that no run measured.
+
+pub(crate) mod contacts;
+pub(crate) mod dp;
+pub(crate) mod echo;
+pub(crate) mod parse;
+pub(crate) mod thesis;
+pub(crate) mod wsb;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::Context as _;
+
+use crate::config::{Experiment, LabConfig};
+use crate::driver::{self, BenchSpec};
+use crate::procs::{find_taskset, Launcher, Server};
+use crate::report::Section;
+use crate::results::{Host, Placement, PlacementKind, Results, Run};
+
+/// How long a server may take to print `listening on`.
+const READY: Duration = Duration::from_secs(20);
+
+/// Where the client of a point runs relative to the server.
+#[derive(Debug, Clone)]
+pub(crate) struct Pin {
+    pub(crate) kind: PlacementKind,
+    pub(crate) server: String,
+    pub(crate) client: String,
+}
+
+impl Pin {
+    pub(crate) fn placement(&self, load: Option<&str>) -> Placement {
+        Placement {
+            kind: self.kind,
+            server_cpu: Some(self.server.clone()),
+            client_cpu: Some(self.client.clone()),
+            load_cpu: load.map(str::to_owned),
+        }
+    }
+}
+
+/// The shared state of one lab run.
+pub(crate) struct Lab {
+    pub(crate) cfg: LabConfig,
+    pub(crate) launcher: Launcher,
+    pub(crate) bodies: PathBuf,
+    pub(crate) runs: Vec<Run>,
+    pub(crate) problems: Vec<String>,
+    cpus: usize,
+}
+
+impl Lab {
+    /// Same-CPU and cross-CPU placements (cross-CPU only when the machine has two CPUs).
+    pub(crate) fn pins(&self) -> Vec<Pin> {
+        let mut pins = vec![Pin {
+            kind: PlacementKind::SameCpu,
+            server: self.cfg.server_cpu.clone(),
+            client: self.cfg.server_cpu.clone(),
+        }];
+        if self.cpus > 1 {
+            pins.push(Pin {
+                kind: PlacementKind::CrossCpu,
+                server: self.cfg.server_cpu.clone(),
+                client: self.cfg.other_cpu.clone(),
+            });
+        }
+        pins
+    }
+
+    /// The CPU background load generators run on.
+    pub(crate) fn load_cpu(&self) -> String {
+        if self.cpus > 1 {
+            self.cfg.other_cpu.clone()
+        } else {
+            self.cfg.server_cpu.clone()
+        }
+    }
+
+    /// Writes a request body under `OUT/bodies/` and returns its path.
+    pub(crate) fn body(&self, name: &str, content: &str) -> anyhow::Result<PathBuf> {
+        let path = self.bodies.join(name);
+        std::fs::write(&path, content)
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
+        Ok(path)
+    }
+
+    /// Starts `soapstone serve` with `services`, pinned to the server CPU.
+    pub(crate) async fn serve(&self, services: &[&str]) -> anyhow::Result<Server> {
+        let mut args: Vec<String> = vec![
+            "serve".into(),
+            "--addr".into(),
+            "127.0.0.1:0".into(),
+            "--services".into(),
+            services.join(","),
+        ];
+        if services.contains(&"charging") {
+            let db = self.cfg.out.join("charging.sqlite");
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+            }
+            args.push("--db".into());
+            args.push(db.display().to_string());
+        }
+        Server::start(
+            &self.launcher,
+            &format!("serve-{}", services.join("-")),
+            Some(&self.cfg.server_cpu),
+            &args,
+            READY,
+        )
+        .await
+    }
+
+    /// Starts `soapstone baseline KIND`, pinned to the server CPU.
+    pub(crate) async fn baseline(&self, kind: &str) -> anyhow::Result<Server> {
+        let args: Vec<String> = vec![
+            "baseline".into(),
+            kind.into(),
+            "--addr".into(),
+            "127.0.0.1:0".into(),
+        ];
+        Server::start(
+            &self.launcher,
+            &format!("baseline-{kind}"),
+            Some(&self.cfg.server_cpu),
+            &args,
+            READY,
+        )
+        .await
+    }
+
+    /// Runs one bench point with the client on `client_cpu` and records it as a run of
+    /// `system`/`experiment`/`operation`; a failure becomes a problem. Returns the run index.
+    pub(crate) async fn measure(
+        &mut self,
+        ids: (&str, &str, &str),
+        placement: Placement,
+        spec: &BenchSpec,
+    ) -> Option<usize> {
+        let (system, experiment, operation) = ids;
+        let client_cpu = placement.client_cpu.clone();
+        match driver::bench(&self.launcher, client_cpu.as_deref(), spec).await {
+            Ok(outcome) => {
+                let run = outcome.into_run(system, experiment, operation, placement, spec);
+                self.runs.push(run);
+                Some(self.runs.len() - 1)
+            }
+            Err(e) => {
+                self.problem(format!(
+                    "{experiment}: {system} {operation} ({}) was not measured: {e:#}",
+                    placement.kind.label()
+                ));
+                None
+            }
+        }
+    }
+
+    pub(crate) fn problem(&mut self, p: String) {
+        tracing::warn!("{p}");
+        eprintln!("lab: {p}");
+        self.problems.push(p);
+    }
+}
+
+/// Runs the configured experiments in order and collects the results.
+pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
+    let started = Instant::now();
+    let log_dir = cfg.out.join("logs");
+    let bodies = cfg.out.join("bodies");
+    for d in [&log_dir, &bodies] {
+        std::fs::create_dir_all(d).with_context(|| format!("cannot create `{}`", d.display()))?;
+    }
+    if !cfg.exe.is_file() {
+        anyhow::bail!(
+            "the soapstone executable `{}` does not exist",
+            cfg.exe.display()
+        );
+    }
+    let host = Host::detect();
+    let mut lab = Lab {
+        cfg: cfg.clone(),
+        launcher: Launcher {
+            exe: cfg.exe.clone(),
+            taskset: find_taskset(),
+            log_dir,
+        },
+        bodies,
+        runs: Vec::new(),
+        problems: Vec::new(),
+        cpus: host.cpus,
+    };
+    if lab.launcher.taskset.is_none() {
+        lab.problem(
+            "`taskset` was not found (util-linux): every process ran unpinned, so same-CPU and \
+             cross-CPU figures are not what their labels say"
+                .to_owned(),
+        );
+    }
+    if host.cpus < 2 {
+        lab.problem("this machine has one CPU: only same-CPU figures were measured".to_owned());
+    }
+    for exp in &cfg.experiments {
+        let t = Instant::now();
+        eprintln!("lab: {exp} ...");
+        let result = match exp {
+            Experiment::Echo => echo::run(&mut lab).await,
+            Experiment::Dp => dp::run(&mut lab).await,
+            Experiment::Thesis => thesis::run(&mut lab).await,
+            Experiment::Contacts => contacts::run(&mut lab).await,
+            Experiment::Wsb => wsb::run(&mut lab).await,
+            Experiment::Parse => parse::run(&mut lab).await,
+        };
+        if let Err(e) = result {
+            lab.problem(format!("{exp}: the experiment could not run: {e:#}"));
+        }
+        eprintln!("lab: {exp} done in {:.1} s", t.elapsed().as_secs_f64());
+    }
+    Ok(Results {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        quick: cfg.quick,
+        started_unix: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0)
+            .saturating_sub(started.elapsed().as_secs()),
+        elapsed_s: started.elapsed().as_secs_f64(),
+        host,
+        experiments: cfg.experiments.iter().map(|e| e.id().to_owned()).collect(),
+        problems: lab.problems,
+        runs: lab.runs,
+    })
+}
+
+/// The report sections of the experiments that ran, in report order.
+pub(crate) fn sections(results: &Results) -> Vec<Section> {
+    let ran = |id: &str| results.experiments.iter().any(|e| e == id);
+    let mut out = Vec::new();
+    for exp in Experiment::ALL {
+        if !ran(exp.id()) {
+            continue;
+        }
+        out.push(match exp {
+            Experiment::Echo => echo::section(results),
+            Experiment::Dp => dp::section(results),
+            Experiment::Thesis => thesis::section(results),
+            Experiment::Contacts => contacts::section(results),
+            Experiment::Wsb => wsb::section(results),
+            Experiment::Parse => parse::section(results),
+        });
+    }
+    out
+}
+
+/// p50 of a run as a same/cross pair.
+pub(crate) fn p50_pair(results: &Results, exp: &str, system: &str, op: &str) -> [Option<f64>; 2] {
+    [PlacementKind::SameCpu, PlacementKind::CrossCpu]
+        .map(|p| results.get(exp, system, op, p).map(|r| r.p50_us))
+}
+
+/// p99 of a run as a same/cross pair.
+pub(crate) fn p99_pair(results: &Results, exp: &str, system: &str, op: &str) -> [Option<f64>; 2] {
+    [PlacementKind::SameCpu, PlacementKind::CrossCpu]
+        .map(|p| results.get(exp, system, op, p).map(|r| r.p99_us))
+}

@@ -1,0 +1,266 @@
+//! Rendering tests: a results file with a run for every cell the report draws (values are
+//! arbitrary test inputs, not measurements) must give a well-formed page with its plots and
+//! Markdown tables that carry both the published figures and the given values.
+
+use crate::experiments;
+use crate::report::{html, markdown, Report};
+use crate::results::{Host, Placement, PlacementKind, Results, Run, Second, Settings};
+
+fn run(system: &str, exp: &str, op: &str, kind: PlacementKind, p50: f64) -> Run {
+    Run {
+        system: system.into(),
+        experiment: exp.into(),
+        operation: op.into(),
+        p50_us: p50,
+        p99_us: p50 * 3.0,
+        mean_us: p50 * 1.1,
+        stdev_us: Some(p50 / 10.0),
+        throughput_rps: 1e6 / (p50 * 1.1),
+        ok: 1000,
+        errors: 0,
+        timeouts: 0,
+        bytes_sent: Some(400_000),
+        bytes_received: Some(500_000),
+        percentiles: vec![
+            (0.0, p50 * 0.8),
+            (50.0, p50),
+            (99.0, p50 * 3.0),
+            (99.9, p50 * 5.0),
+        ],
+        timeline: (0..6)
+            .map(|t| Second {
+                t: f64::from(t),
+                ok: 100 + u64::from(t as u8) * 10,
+                errors: 0,
+                timeouts: 0,
+            })
+            .collect(),
+        settings: Settings {
+            placement: Placement {
+                kind,
+                server_cpu: Some("0".into()),
+                client_cpu: Some("1".into()),
+                load_cpu: None,
+            },
+            duration_s: 6.0,
+            warmup_s: 0.2,
+            connections: 1,
+            rate: None,
+            schedule: vec![(0.0, 100.0), (1.2, 240.0)],
+            background: None,
+            request_bytes: Some(400),
+            command: Some("soapstone bench http://127.0.0.1:1/echo".into()),
+        },
+    }
+}
+
+pub(crate) fn sample() -> Results {
+    let mut runs = Vec::new();
+    for kind in [PlacementKind::SameCpu, PlacementKind::CrossCpu] {
+        let k = if kind == PlacementKind::SameCpu {
+            1.0
+        } else {
+            2.0
+        };
+        for (sys, p50) in [
+            ("soapstone", 41.0),
+            ("tcp-pingpong", 17.0),
+            ("grpc", 52.0),
+            ("http-noop", 33.0),
+        ] {
+            runs.push(run(sys, "echo", "echoFloat", kind, p50 * k));
+            for op in [
+                "doNothing",
+                "getString/200",
+                "getString/400",
+                "getString/800",
+                "getIntegers/200",
+                "getIntegers/400",
+                "getIntegers/800",
+            ] {
+                runs.push(run(sys, "dp", op, kind, p50 * k + 1.0));
+            }
+        }
+        runs.push(run("tcp-connect", "dp", "doNothing", kind, 23.0 * k));
+        for load in experiments::thesis::LOADS {
+            for op in ["creditControl", "credit"] {
+                let mut r = run("soapstone", "thesis", op, kind, 60.0 * k);
+                r.settings.background = Some(load.into());
+                runs.push(r);
+            }
+            let mut bg = run(
+                "soapstone",
+                "thesis",
+                &format!("background/{load}"),
+                kind,
+                90.0,
+            );
+            bg.settings.background = Some(load.into());
+            runs.push(bg);
+        }
+        for n in experiments::contacts::NS_LIST {
+            runs.push(run(
+                "soapstone",
+                "contacts",
+                &format!("getContacts/{n}"),
+                kind,
+                40.0 + f64::from(n),
+            ));
+        }
+        runs.push(run("soapstone", "contacts", "getContact", kind, 39.0 * k));
+    }
+    for test in ["test1", "test2"] {
+        for s in experiments::wsb::SERVICES {
+            runs.push(run(
+                "soapstone",
+                "wsb",
+                &format!("{test}/{s}"),
+                PlacementKind::CrossCpu,
+                120.0,
+            ));
+        }
+    }
+    for (p, _) in experiments::parse::PARSERS {
+        for (name, _) in experiments::parse::documents() {
+            runs.push(run(p, "parse", name, PlacementKind::InProcess, 3.5));
+        }
+    }
+    Results {
+        version: "0.1.0".into(),
+        quick: true,
+        started_unix: 0,
+        elapsed_s: 123.0,
+        host: Host {
+            cpus: 2,
+            cpu_model: Some("test <cpu> & co".into()),
+            kernel: None,
+        },
+        experiments: ["echo", "dp", "thesis", "contacts", "wsb", "parse"]
+            .map(String::from)
+            .to_vec(),
+        problems: vec!["dp: grpc `x` was not measured: <boom>".into()],
+        runs,
+    }
+}
+
+fn render(results: &Results) -> (String, String) {
+    let report = Report::build(results, experiments::sections(results));
+    (markdown::render(&report), html::render(&report))
+}
+
+#[test]
+fn html_is_well_formed_and_self_contained() {
+    let (_, page) = render(&sample());
+    let body = page.strip_prefix("<!DOCTYPE html>").expect("doctype first");
+    let doc = roxmltree::Document::parse(body).unwrap_or_else(|e| panic!("not well-formed: {e}"));
+    let svgs = doc.descendants().filter(|n| n.has_tag_name("svg")).count();
+    assert!(svgs >= 6, "only {svgs} plots");
+    let tables = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("table"))
+        .count();
+    assert!(tables >= 10, "only {tables} tables");
+    for n in doc.descendants() {
+        for attr in ["src", "href"] {
+            if let Some(v) = n.attribute(attr) {
+                assert!(v.starts_with('#'), "external reference `{v}`");
+            }
+        }
+        assert!(!n.has_tag_name("script"));
+    }
+    assert!(page.contains("test &lt;cpu&gt; &amp; co"));
+    assert!(page.contains("&lt;boom&gt;"));
+}
+
+#[test]
+fn headline_comes_first_with_the_ratios() {
+    let (md, page) = render(&sample());
+    // soapstone 41 µs × 1.1 mean vs tcp-pingpong 17 × 1.1 → 0.41×; vs grpc → 1.27×; vs http-noop → 0.80×.
+    let first = md.split("## ").next().unwrap();
+    for needle in [
+        "0.41×",
+        "1.27×",
+        "0.80×",
+        "same CPU",
+        "cross-CPU",
+        "tcp-pingpong",
+        "grpc",
+        "http-noop",
+    ] {
+        assert!(
+            first.contains(needle),
+            "headline lacks `{needle}`:\n{first}"
+        );
+    }
+    let h = page.find("class=\"headline\"").unwrap();
+    assert!(h < page.find("<section").unwrap());
+}
+
+#[test]
+fn markdown_tables_show_published_figures_beside_todays() {
+    let (md, _) = render(&sample());
+    // Published figures from each seed table.
+    for needle in [
+        "15.6",
+        "1810.6",
+        "679.2 ± 3.14",
+        "1.63 ± 0.17",
+        "93.7",
+        "15,624",
+        "2130.30",
+        "689.5",
+        "50.01 ± 0.64",
+    ] {
+        assert!(md.contains(needle), "report.md lacks published `{needle}`");
+    }
+    // Today's values from the sample runs (same CPU / cross-CPU pairs).
+    for needle in ["42.0 / 83.0", "66.0 ± 6.00", "3.85 ± 0.35"] {
+        assert!(md.contains(needle), "report.md lacks today's `{needle}`");
+    }
+    // Every table row has as many cells as its header.
+    let mut cols = None;
+    for line in md.lines() {
+        if !line.starts_with('|') {
+            cols = None;
+            continue;
+        }
+        let n = line.matches('|').count() - line.matches("\\|").count();
+        match cols {
+            None => cols = Some(n),
+            Some(c) => assert_eq!(n, c, "ragged row: {line}"),
+        }
+    }
+}
+
+#[test]
+fn missing_runs_show_as_dashes_not_numbers() {
+    let mut r = sample();
+    r.runs.retain(|x| x.system != "grpc");
+    let (md, _) = render(&r);
+    let line = md
+        .lines()
+        .find(|l| l.starts_with("| soapstone ÷ grpc"))
+        .unwrap();
+    assert!(line.contains("| – | – |"), "{line}");
+    r.runs.clear();
+    let (md, page) = render(&r);
+    assert!(md.contains("no headline"));
+    assert!(roxmltree::Document::parse(page.strip_prefix("<!DOCTYPE html>").unwrap()).is_ok());
+}
+
+#[test]
+fn results_round_trip_through_json_and_render_the_same() {
+    let mut r = sample();
+    r.runs[0].p99_us = f64::NAN; // not measured: written as null, read back as NaN
+    let text = serde_json::to_string(&r).unwrap();
+    let back: Results = serde_json::from_str(&text).unwrap();
+    assert!(back.runs[0].p99_us.is_nan());
+    assert_eq!(back.runs.len(), r.runs.len());
+    let (md1, _) = render(&r);
+    let (md2, page) = render(&back);
+    assert_eq!(md1, md2);
+    // Lets a person look at the rendering of the sample: SOAPSTONE_LAB_SAMPLE_OUT=dir.
+    if let Some(dir) = std::env::var_os("SOAPSTONE_LAB_SAMPLE_OUT") {
+        std::fs::write(std::path::Path::new(&dir).join("index.html"), page).unwrap();
+    }
+}

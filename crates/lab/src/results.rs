@@ -1,0 +1,229 @@
+//! The measured results: what `results.json` holds and what the report is drawn from.
+//!
+//! A [`Run`] is one measurement of one operation on one system with one set of settings. The
+//! report renders only what is in these structs, so a number in the report can always be traced
+//! back to a run in `results.json`. This module must never invent or patch a value: a field that
+//! was not measured stays `None` (or empty), it is not filled with a default.
+
+use serde::{Deserialize, Serialize};
+
+/// Where the client and the server ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlacementKind {
+    /// Client and server pinned to the same CPU (no cross-CPU wakeups).
+    SameCpu,
+    /// Client and server pinned to different CPUs (a cross-CPU wakeup each way).
+    CrossCpu,
+    /// In-process measurement, the lab process pinned to one CPU.
+    InProcess,
+}
+
+impl PlacementKind {
+    /// The short label used in tables (`same CPU`, `cross-CPU`).
+    pub fn label(self) -> &'static str {
+        match self {
+            PlacementKind::SameCpu => "same CPU",
+            PlacementKind::CrossCpu => "cross-CPU",
+            PlacementKind::InProcess => "in-process",
+        }
+    }
+}
+
+/// CPU placement of a run: which CPU each side was pinned to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placement {
+    /// Same CPU, cross-CPU, or in-process.
+    pub kind: PlacementKind,
+    /// The CPU list the server was pinned to (`taskset -c` syntax), if any.
+    pub server_cpu: Option<String>,
+    /// The CPU list the measuring client was pinned to, if any.
+    pub client_cpu: Option<String>,
+    /// The CPU list the background load generators were pinned to, if any ran.
+    pub load_cpu: Option<String>,
+}
+
+/// The settings a run was measured with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Settings {
+    /// CPU placement.
+    pub placement: Placement,
+    /// Measured window in seconds (warm-up excluded).
+    pub duration_s: f64,
+    /// Warm-up in seconds before the measured window (its calls are not counted).
+    pub warmup_s: f64,
+    /// Concurrent connections (1 for the sequential-client experiments).
+    pub connections: u32,
+    /// Requested rate in requests per second for open-loop runs; `None` for closed loop.
+    pub rate: Option<f64>,
+    /// The rate schedule for load tests: (seconds from start, requests per second) steps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub schedule: Vec<(f64, f64)>,
+    /// Background load running during the measurement (`none`, `stress`, `peak`, `traffic`).
+    pub background: Option<String>,
+    /// Request body size in bytes, when known.
+    pub request_bytes: Option<u64>,
+    /// The command line that produced the numbers (to rerun one point by hand).
+    pub command: Option<String>,
+}
+
+/// Requests completed, errors and timeouts in one second of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Second {
+    /// Seconds since the start of the run (start of the interval).
+    pub t: f64,
+    /// Successful responses in this interval (HTTP 200 for HTTP systems).
+    pub ok: u64,
+    /// Failed responses or transport errors in this interval, timeouts excluded.
+    pub errors: u64,
+    /// Requests that timed out in this interval.
+    pub timeouts: u64,
+}
+
+/// One measurement of one operation on one system.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// The system measured: `soapstone`, `tcp-connect`, `tcp-pingpong`, `http-noop`, `grpc`, or a
+    /// parser name for the parse experiment.
+    pub system: String,
+    /// The experiment id (`dp`, `thesis`, `echo`, `contacts`, `wsb`, `parse`).
+    pub experiment: String,
+    /// The operation (`doNothing`, `getString/200`, `echoFloat`, `test1/card`, ...).
+    pub operation: String,
+    /// Median latency in microseconds.
+    pub p50_us: f64,
+    /// 99th-percentile latency in microseconds (`null` in JSON when not measured).
+    #[serde(deserialize_with = "nan_if_null")]
+    pub p99_us: f64,
+    /// Mean latency in microseconds.
+    pub mean_us: f64,
+    /// Standard deviation of the latency in microseconds, if measured.
+    pub stdev_us: Option<f64>,
+    /// Successful operations per second over the measured window.
+    pub throughput_rps: f64,
+    /// Successful operations in the measured window.
+    pub ok: u64,
+    /// Failed operations (errors other than timeouts) in the measured window.
+    pub errors: u64,
+    /// Timed-out operations in the measured window.
+    pub timeouts: u64,
+    /// Bytes the client sent (requests), if measured.
+    pub bytes_sent: Option<u64>,
+    /// Bytes the client received (responses), if measured.
+    pub bytes_received: Option<u64>,
+    /// Latency distribution as (percentile, microseconds) points, for the plots.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub percentiles: Vec<(f64, f64)>,
+    /// Per-second timeline (load tests).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<Second>,
+    /// The settings used.
+    pub settings: Settings,
+}
+
+/// Reads a number, taking `null` (how serde_json writes NaN) as NaN: "not measured".
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
+/// The whole `results.json` document.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Results {
+    /// soapstone version that ran the lab.
+    pub version: String,
+    /// Whether `--quick` was used.
+    pub quick: bool,
+    /// Unix time (seconds) when the lab started.
+    pub started_unix: u64,
+    /// Wall-clock seconds the whole lab took.
+    pub elapsed_s: f64,
+    /// Facts about the machine (CPU count, model, kernel).
+    pub host: Host,
+    /// Experiments that were run (ids).
+    pub experiments: Vec<String>,
+    /// Problems met on the way (an experiment that could not run, a failed point), each a
+    /// sentence; they are shown in the report too.
+    #[serde(default)]
+    pub problems: Vec<String>,
+    /// Every measurement.
+    pub runs: Vec<Run>,
+}
+
+/// The machine the lab ran on.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Host {
+    /// Logical CPUs available.
+    pub cpus: usize,
+    /// CPU model name from `/proc/cpuinfo`, if readable.
+    pub cpu_model: Option<String>,
+    /// Kernel release from `/proc/sys/kernel/osrelease`, if readable.
+    pub kernel: Option<String>,
+}
+
+impl Host {
+    /// Reads the host facts; missing files leave fields empty.
+    pub fn detect() -> Host {
+        let cpus = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        let cpu_model = std::fs::read_to_string("/proc/cpuinfo").ok().and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_owned())
+        });
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+            .ok()
+            .map(|s| s.trim().to_owned());
+        Host {
+            cpus,
+            cpu_model,
+            kernel,
+        }
+    }
+}
+
+impl Run {
+    fn is(&self, experiment: &str, system: &str, operation: &str) -> bool {
+        self.experiment == experiment && self.system == system && self.operation == operation
+    }
+}
+
+impl Results {
+    /// The runs matching `experiment`, `system` and `operation` (any placement).
+    pub fn find(&self, experiment: &str, system: &str, operation: &str) -> Vec<&Run> {
+        self.runs
+            .iter()
+            .filter(|r| r.is(experiment, system, operation))
+            .collect()
+    }
+
+    /// The first run matching experiment, system, operation and placement, if measured.
+    pub fn get(
+        &self,
+        experiment: &str,
+        system: &str,
+        operation: &str,
+        placement: PlacementKind,
+    ) -> Option<&Run> {
+        self.runs
+            .iter()
+            .find(|r| r.is(experiment, system, operation) && r.settings.placement.kind == placement)
+    }
+
+    /// Like [`Results::get`], also matching the background load.
+    pub fn get_with_background(
+        &self,
+        experiment: &str,
+        system: &str,
+        operation: &str,
+        placement: PlacementKind,
+        background: &str,
+    ) -> Option<&Run> {
+        self.runs.iter().find(|r| {
+            r.is(experiment, system, operation)
+                && r.settings.placement.kind == placement
+                && r.settings.background.as_deref() == Some(background)
+        })
+    }
+}

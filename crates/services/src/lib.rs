@@ -1,8 +1,25 @@
 //! The seeds' services and `soapstone serve`.
+//!
+//! | service | seed | path | style |
+//! |---|---|---|---|
+//! | [`charging`] | Elfving & Paulsson 2002 (thesis, appendix B/C) | `/charging` | rpc/encoded |
+//! | [`dp`] | Davis & Parashar 2002 | `/dp` | rpc/encoded |
+//! | [`echo`] | SOAPBuilders Round 2; Sam Ruby 2001 | `/echo` | rpc/encoded; literal |
+//! | [`contacts`] | Zilora & Ketha 2007 | `/contacts` | document/literal |
+//! | [`wsb`] | Garcia et al. 2008 | `/wsb/card`, `/wsb/news`, `/wsb/shop` | document/literal |
+//!
+//! [`run_serve`] is `soapstone serve`; [`build_services`] builds the same services for embedding.
+//! `docs/services.md` describes each service, its messages and how to call it with curl.
 
+mod build;
 pub mod charging;
 pub mod contacts;
 pub mod dp;
+pub mod echo;
 mod gen;
 pub mod route;
+mod serve;
 pub mod wsb;
+
+pub use build::{build_services, open_store, Db, Mount, ServiceKind, Services, ServicesConfig};
+pub use serve::{run_serve, run_serve_until, RuntimeArg, ServeArgs};

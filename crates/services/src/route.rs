@@ -33,7 +33,10 @@ pub struct ByNamespace {
 impl std::fmt::Debug for ByNamespace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let routes: Vec<_> = self.routes.iter().map(|r| (&r.key, &r.namespace)).collect();
-        f.debug_struct("ByNamespace").field("name", &self.name).field("routes", &routes).finish()
+        f.debug_struct("ByNamespace")
+            .field("name", &self.name)
+            .field("routes", &routes)
+            .finish()
     }
 }
 
@@ -47,24 +50,41 @@ pub struct ByNamespaceBuilder {
 impl ByNamespace {
     /// A router named `name` (its `name()`); add services with [`ByNamespaceBuilder::route`].
     pub fn builder(name: impl Into<String>) -> ByNamespaceBuilder {
-        ByNamespaceBuilder { inner: ByNamespace { name: name.into(), routes: Vec::new(), limits: Limits::default() } }
+        ByNamespaceBuilder {
+            inner: ByNamespace {
+                name: name.into(),
+                routes: Vec::new(),
+                limits: Limits::default(),
+            },
+        }
     }
 
     fn pick(&self, body: &[u8]) -> Result<&Route, Fault> {
         let primary = &self.routes[0];
-        let Ok(envelope) = Envelope::parse(body, &self.limits) else { return Ok(primary) };
-        let Some(element) = envelope.body_element() else { return Ok(primary) };
+        let Ok(envelope) = Envelope::parse(body, &self.limits) else {
+            return Ok(primary);
+        };
+        let Some(element) = envelope.body_element() else {
+            return Ok(primary);
+        };
         if element.namespace.is_empty() {
             return Ok(primary);
         }
-        self.routes.iter().find(|r| r.namespace == element.namespace).ok_or_else(|| {
-            let served: Vec<_> = self.routes.iter().map(|r| format!("`{}`", r.namespace)).collect();
-            Fault::client(format!(
-                "no service for namespace `{}` at this endpoint (it serves {})",
-                element.namespace,
-                served.join(", ")
-            ))
-        })
+        self.routes
+            .iter()
+            .find(|r| r.namespace == element.namespace)
+            .ok_or_else(|| {
+                let served: Vec<_> = self
+                    .routes
+                    .iter()
+                    .map(|r| format!("`{}`", r.namespace))
+                    .collect();
+                Fault::client(format!(
+                    "no service for namespace `{}` at this endpoint (it serves {})",
+                    element.namespace,
+                    served.join(", ")
+                ))
+            })
     }
 }
 
@@ -75,13 +95,26 @@ impl ByNamespaceBuilder {
     ///
     /// # Panics
     /// If `namespace` or `key` is already routed: a programming error, found at startup.
-    pub fn route(mut self, namespace: impl Into<String>, key: impl Into<String>, service: Arc<dyn SoapService>) -> Self {
+    pub fn route(
+        mut self,
+        namespace: impl Into<String>,
+        key: impl Into<String>,
+        service: Arc<dyn SoapService>,
+    ) -> Self {
         let (namespace, key) = (namespace.into(), key.into());
         assert!(
-            !self.inner.routes.iter().any(|r| r.namespace == namespace || r.key == key),
+            !self
+                .inner
+                .routes
+                .iter()
+                .any(|r| r.namespace == namespace || r.key == key),
             "namespace `{namespace}` or key `{key}` is already routed"
         );
-        self.inner.routes.push(Route { namespace, key, service });
+        self.inner.routes.push(Route {
+            namespace,
+            key,
+            service,
+        });
         self
     }
 
@@ -96,7 +129,10 @@ impl ByNamespaceBuilder {
     /// # Panics
     /// Without any route.
     pub fn build(self) -> ByNamespace {
-        assert!(!self.inner.routes.is_empty(), "a ByNamespace router needs at least one route");
+        assert!(
+            !self.inner.routes.is_empty(),
+            "a ByNamespace router needs at least one route"
+        );
         self.inner
     }
 }
@@ -112,7 +148,9 @@ impl SoapService for ByNamespace {
             return route.service.document("wsdl", endpoint);
         }
         // `wsdl` is the primary's; imported schemas (`xsd=...`) from whichever service has them.
-        self.routes.iter().find_map(|r| r.service.document(query, endpoint))
+        self.routes
+            .iter()
+            .find_map(|r| r.service.document(query, endpoint))
     }
 
     fn call(&self, request: SoapRequest) -> BoxFuture<SoapResponse> {

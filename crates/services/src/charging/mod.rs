@@ -16,9 +16,11 @@ use std::sync::Arc;
 
 pub mod postgres;
 pub mod seed;
+mod service;
 pub mod sqlite;
 
 pub use seed::SeedConfig;
+pub use service::{charging_model, Charging, ChargingClient, ChargingServer, NAMESPACE};
 
 /// A boxed, sendable future (stores are used as `Arc<dyn Store>`).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -227,7 +229,9 @@ pub struct Audit {
 impl Audit {
     /// No inconsistency found.
     pub fn is_clean(&self) -> bool {
-        self.mismatched.is_empty() && self.negative.is_empty() && self.inconsistent_reservations.is_empty()
+        self.mismatched.is_empty()
+            && self.negative.is_empty()
+            && self.inconsistent_reservations.is_empty()
     }
 }
 
@@ -239,7 +243,9 @@ pub enum ChargingError {
     #[error("unknown account `{0}`")]
     UnknownAccount(i32),
     /// The balance does not cover the amount.
-    #[error("insufficient funds: account `{account}` has balance `{balance}`, `{requested}` requested")]
+    #[error(
+        "insufficient funds: account `{account}` has balance `{balance}`, `{requested}` requested"
+    )]
     InsufficientFunds {
         /// Account.
         account: i32,
@@ -328,7 +334,9 @@ impl From<tokio_postgres::Error> for ChargingError {
 
 /// Converts a stored transaction number to the wire's `xsd:int`.
 fn cn_to_i32(cn: i64) -> Result<i32, ChargingError> {
-    i32::try_from(cn).map_err(|_| ChargingError::Storage(format!("transaction number `{cn}` does not fit xsd:int")))
+    i32::try_from(cn).map_err(|_| {
+        ChargingError::Storage(format!("transaction number `{cn}` does not fit xsd:int"))
+    })
 }
 
 /// Fails unless the reservation is open.
@@ -358,20 +366,22 @@ pub trait Store: Send + Sync + 'static {
 
 /// The charging system: validation in front of a [`Store`]. Cheap to clone.
 #[derive(Clone)]
-pub struct Charging {
+pub struct ChargingSystem {
     store: Arc<dyn Store>,
 }
 
-impl fmt::Debug for Charging {
+impl fmt::Debug for ChargingSystem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Charging").field("store", &self.store.describe()).finish()
+        f.debug_struct("Charging")
+            .field("store", &self.store.describe())
+            .finish()
     }
 }
 
-impl Charging {
+impl ChargingSystem {
     /// The system over this store.
     pub fn new(store: Arc<dyn Store>) -> Self {
-        Charging { store }
+        ChargingSystem { store }
     }
 
     /// The store.
@@ -401,7 +411,12 @@ impl Charging {
     }
 
     /// `debitReservation(id, am, res)`.
-    pub async fn debit_reservation(&self, id: i32, am: i32, res: i32) -> Result<Receipt, ChargingError> {
+    pub async fn debit_reservation(
+        &self,
+        id: i32,
+        am: i32,
+        res: i32,
+    ) -> Result<Receipt, ChargingError> {
         self.apply(Op::DebitReservation { id, am, res }).await
     }
 
@@ -420,4 +435,3 @@ impl Charging {
         self.store.confirm(cn).await
     }
 }
-

@@ -101,7 +101,9 @@ pub struct PostgresStore {
 
 impl std::fmt::Debug for PostgresStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PostgresStore").field("db", &self.describe).finish()
+        f.debug_struct("PostgresStore")
+            .field("db", &self.describe)
+            .finish()
     }
 }
 
@@ -112,7 +114,11 @@ fn pool_err(e: deadpool_postgres::PoolError) -> ChargingError {
 impl PostgresStore {
     /// Connects to `url` (`postgres://user@host:port/db`), creates the tables if needed and seeds
     /// the accounts when there is none. `max_connections` bounds the pool.
-    pub async fn connect(url: &str, seed: &SeedConfig, max_connections: usize) -> Result<Self, ChargingError> {
+    pub async fn connect(
+        url: &str,
+        seed: &SeedConfig,
+        max_connections: usize,
+    ) -> Result<Self, ChargingError> {
         let config = tokio_postgres::Config::from_str(url)
             .map_err(|e| ChargingError::Storage(format!("bad postgresql url `{url}`: {e}")))?;
         let describe = describe(&config);
@@ -129,9 +135,13 @@ impl PostgresStore {
         let mut client = self.pool.get().await.map_err(pool_err)?;
         let tx = client.transaction().await?;
         // Two servers starting on one empty database must not both seed it.
-        tx.execute("SELECT pg_advisory_xact_lock(7907223472)", &[]).await?;
+        tx.execute("SELECT pg_advisory_xact_lock(7907223472)", &[])
+            .await?;
         tx.batch_execute(SCHEMA).await?;
-        let n: i64 = tx.query_one("SELECT count(*) FROM charging_accounts", &[]).await?.get(0);
+        let n: i64 = tx
+            .query_one("SELECT count(*) FROM charging_accounts", &[])
+            .await?
+            .get(0);
         if n == 0 {
             let (ids, balances): (Vec<i32>, Vec<i64>) = seed.accounts().unzip();
             tx.execute(
@@ -161,10 +171,15 @@ impl PostgresStore {
             Op::Release { res } => (RELEASE, vec![res]),
         };
         let st = client.prepare_cached(sql).await?;
-        let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
-            params.iter().map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
+        let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+            .iter()
+            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+            .collect();
         let row = client.query_opt(&st, &refs).await?;
-        Ok(row.map(|r| Receipt { cn: r.get::<_, i32>(0), balance: r.get::<_, i64>(1) }))
+        Ok(row.map(|r| Receipt {
+            cn: r.get::<_, i32>(0),
+            balance: r.get::<_, i64>(1),
+        }))
     }
 
     /// Why `op` changed nothing; `None` when it would now succeed (retry).
@@ -173,7 +188,9 @@ impl PostgresStore {
         let balance = |id: i32| {
             let client = &client;
             async move {
-                let st = client.prepare_cached("SELECT balance FROM charging_accounts WHERE id = $1::int4").await?;
+                let st = client
+                    .prepare_cached("SELECT balance FROM charging_accounts WHERE id = $1::int4")
+                    .await?;
                 client
                     .query_opt(&st, &[&id])
                     .await?
@@ -187,24 +204,34 @@ impl PostgresStore {
                 let st = client
                     .prepare_cached("SELECT account, amount, state FROM charging_reservations WHERE res = $1::int4")
                     .await?;
-                let row = client.query_opt(&st, &[&res]).await?.ok_or(ChargingError::UnknownReservation(res))?;
+                let row = client
+                    .query_opt(&st, &[&res])
+                    .await?
+                    .ok_or(ChargingError::UnknownReservation(res))?;
                 let state = row.get::<_, i32>(2);
-                let state = ResState::from_code(state)
-                    .ok_or_else(|| ChargingError::Storage(format!("reservation `{res}` has unknown state `{state}`")))?;
+                let state = ResState::from_code(state).ok_or_else(|| {
+                    ChargingError::Storage(format!(
+                        "reservation `{res}` has unknown state `{state}`"
+                    ))
+                })?;
                 Ok::<_, ChargingError>((row.get::<_, i32>(0), row.get::<_, i64>(1), state))
             }
         };
         Ok(match op {
             Op::Credit { id, am } => match balance(id).await {
                 Err(e) => Some(e),
-                Ok(b) if b + i64::from(am) > super::MAX_BALANCE => Some(ChargingError::BalanceOverflow { account: id, am }),
+                Ok(b) if b + i64::from(am) > super::MAX_BALANCE => {
+                    Some(ChargingError::BalanceOverflow { account: id, am })
+                }
                 Ok(_) => None,
             },
             Op::DirectDebit { id, am } | Op::Reserve { id, am } => match balance(id).await {
                 Err(e) => Some(e),
-                Ok(b) if b < i64::from(am) => {
-                    Some(ChargingError::InsufficientFunds { account: id, balance: b, requested: am })
-                }
+                Ok(b) if b < i64::from(am) => Some(ChargingError::InsufficientFunds {
+                    account: id,
+                    balance: b,
+                    requested: am,
+                }),
                 Ok(_) => None,
             },
             // Reservations only ever go from open to closed, and their owner and amount never
@@ -213,8 +240,14 @@ impl PostgresStore {
                 Err(e) => Some(e),
                 Ok((owner, reserved, state)) => Some(match check_open(res, state) {
                     Err(e) => e,
-                    Ok(()) if owner != id => ChargingError::WrongAccount { res, owner, account: id },
-                    Ok(()) if i64::from(am) > reserved => ChargingError::ExceedsReservation { res, reserved, am },
+                    Ok(()) if owner != id => ChargingError::WrongAccount {
+                        res,
+                        owner,
+                        account: id,
+                    },
+                    Ok(()) if i64::from(am) > reserved => {
+                        ChargingError::ExceedsReservation { res, reserved, am }
+                    }
                     Ok(()) => return Ok(None),
                 }),
             },
@@ -234,7 +267,10 @@ fn describe(config: &tokio_postgres::Config) -> String {
         None => "localhost".into(),
     };
     let port = config.get_ports().first().copied().unwrap_or(5432);
-    format!("postgresql:{host}:{port}/{}", config.get_dbname().unwrap_or(""))
+    format!(
+        "postgresql:{host}:{port}/{}",
+        config.get_dbname().unwrap_or("")
+    )
 }
 
 impl Store for PostgresStore {
@@ -249,7 +285,10 @@ impl Store for PostgresStore {
                     return Err(why);
                 }
             }
-            Err(ChargingError::Storage(format!("{} kept conflicting with concurrent operations", op.kind())))
+            Err(ChargingError::Storage(format!(
+                "{} kept conflicting with concurrent operations",
+                op.kind()
+            )))
         })
     }
 
@@ -275,8 +314,14 @@ impl Store for PostgresStore {
     fn balance(&self, id: i32) -> BoxFuture<'_, Result<i64, ChargingError>> {
         Box::pin(async move {
             let client = self.pool.get().await.map_err(pool_err)?;
-            let st = client.prepare_cached("SELECT balance FROM charging_accounts WHERE id = $1::int4").await?;
-            client.query_opt(&st, &[&id]).await?.map(|r| r.get(0)).ok_or(ChargingError::UnknownAccount(id))
+            let st = client
+                .prepare_cached("SELECT balance FROM charging_accounts WHERE id = $1::int4")
+                .await?;
+            client
+                .query_opt(&st, &[&id])
+                .await?
+                .map(|r| r.get(0))
+                .ok_or(ChargingError::UnknownAccount(id))
         })
     }
 
@@ -288,10 +333,13 @@ impl Store for PostgresStore {
                     "SELECT kind, account, amount, delta, res, confirmed FROM charging_transactions WHERE cn = $1::int4",
                 )
                 .await?;
-            let Some(r) = client.query_opt(&st, &[&cn]).await? else { return Ok(None) };
+            let Some(r) = client.query_opt(&st, &[&cn]).await? else {
+                return Ok(None);
+            };
             let kind: String = r.get(0);
-            let kind = TxKind::parse(&kind)
-                .ok_or_else(|| ChargingError::Storage(format!("unknown ledger kind `{kind}` at `{cn}`")))?;
+            let kind = TxKind::parse(&kind).ok_or_else(|| {
+                ChargingError::Storage(format!("unknown ledger kind `{kind}` at `{cn}`"))
+            })?;
             Ok(Some(TxRecord {
                 cn,
                 kind,
@@ -315,8 +363,16 @@ impl Store for PostgresStore {
                 .await?;
             let count = |n: i64| u64::try_from(n).unwrap_or(0);
             let mut audit = Audit {
-                accounts: count(tx.query_one("SELECT count(*) FROM charging_accounts", &[]).await?.get(0)),
-                transactions: count(tx.query_one("SELECT count(*) FROM charging_transactions", &[]).await?.get(0)),
+                accounts: count(
+                    tx.query_one("SELECT count(*) FROM charging_accounts", &[])
+                        .await?
+                        .get(0),
+                ),
+                transactions: count(
+                    tx.query_one("SELECT count(*) FROM charging_transactions", &[])
+                        .await?
+                        .get(0),
+                ),
                 ..Audit::default()
             };
             let rows = tx

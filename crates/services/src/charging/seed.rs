@@ -22,21 +22,32 @@ pub struct SeedConfig {
 
 impl Default for SeedConfig {
     fn default() -> Self {
-        SeedConfig { accounts: 10_000, seed: 2002, min_balance: 10_000, max_balance: 1_000_000 }
+        SeedConfig {
+            accounts: 10_000,
+            seed: 2002,
+            min_balance: 10_000,
+            max_balance: 1_000_000,
+        }
     }
 }
 
 impl SeedConfig {
     /// The default configuration with this many accounts.
     pub fn with_accounts(accounts: u32) -> Self {
-        SeedConfig { accounts, ..SeedConfig::default() }
+        SeedConfig {
+            accounts,
+            ..SeedConfig::default()
+        }
     }
 
     /// The accounts as `(id, initial balance)`, ids `1..=accounts` in order. ChaCha8 is
     /// value-stable across versions of `rand_chacha`, so the balances never change.
     pub fn accounts(&self) -> impl Iterator<Item = (i32, i64)> {
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        let (lo, hi) = (self.min_balance.max(0), self.max_balance.max(self.min_balance.max(0)));
+        let (lo, hi) = (
+            self.min_balance.max(0),
+            self.max_balance.max(self.min_balance.max(0)),
+        );
         let hi = hi.min(super::MAX_BALANCE);
         let lo = lo.min(hi);
         (1..=self.accounts.min(i32::MAX as u32) as i32).map(move |id| (id, rng.gen_range(lo..=hi)))
@@ -56,10 +67,19 @@ mod tests {
         assert_eq!(a.len(), 1000);
         assert_eq!(a[0].0, 1);
         assert_eq!(a[999].0, 1000);
-        assert!(a.iter().all(|&(_, bal)| (10_000..=1_000_000).contains(&bal)));
+        assert!(a
+            .iter()
+            .all(|&(_, bal)| (10_000..=1_000_000).contains(&bal)));
         let distinct: std::collections::HashSet<_> = a.iter().map(|x| x.1).collect();
-        assert!(distinct.len() > 900, "balances should vary, got {} distinct", distinct.len());
-        let other = SeedConfig { seed: 7, ..c.clone() };
+        assert!(
+            distinct.len() > 900,
+            "balances should vary, got {} distinct",
+            distinct.len()
+        );
+        let other = SeedConfig {
+            seed: 7,
+            ..c.clone()
+        };
         assert_ne!(other.accounts().collect::<Vec<_>>(), a);
     }
 }

@@ -20,7 +20,8 @@ use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBeha
 use tokio::sync::{mpsc, oneshot};
 
 use super::{
-    check_open, cn_to_i32, Audit, BoxFuture, ChargingError, Op, Receipt, ResState, SeedConfig, Store, TxKind, TxRecord, MAX_BALANCE,
+    check_open, cn_to_i32, Audit, BoxFuture, ChargingError, Op, Receipt, ResState, SeedConfig,
+    Store, TxKind, TxRecord, MAX_BALANCE,
 };
 
 /// Requests the writer may have queued before senders wait.
@@ -68,7 +69,9 @@ pub struct SqliteStore {
 
 impl std::fmt::Debug for SqliteStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SqliteStore").field("path", &self.path).finish()
+        f.debug_struct("SqliteStore")
+            .field("path", &self.path)
+            .finish()
     }
 }
 
@@ -77,11 +80,15 @@ impl SqliteStore {
     /// Blocking: call it from a blocking context or use [`SqliteStore::open_async`].
     pub fn open(path: impl AsRef<Path>, seed: &SeedConfig) -> Result<Self, ChargingError> {
         let path = path.as_ref().to_path_buf();
-        let mut conn = Connection::open(&path)
-            .map_err(|e| ChargingError::Storage(format!("cannot open `{}`: {e}", path.display())))?;
+        let mut conn = Connection::open(&path).map_err(|e| {
+            ChargingError::Storage(format!("cannot open `{}`: {e}", path.display()))
+        })?;
         let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         if !mode.eq_ignore_ascii_case("wal") {
-            return Err(ChargingError::Storage(format!("`{}` cannot use WAL (journal mode `{mode}`)", path.display())));
+            return Err(ChargingError::Storage(format!(
+                "`{}` cannot use WAL (journal mode `{mode}`)",
+                path.display()
+            )));
         }
         conn.execute_batch("PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;")?;
         conn.execute_batch(SCHEMA)?;
@@ -91,11 +98,19 @@ impl SqliteStore {
             .name("charging-sqlite-writer".into())
             .spawn(move || writer_loop(conn, rx))
             .map_err(|e| ChargingError::Storage(format!("cannot start the writer thread: {e}")))?;
-        Ok(SqliteStore { path, jobs: Some(tx), writer: Some(writer), readers: Arc::new(Mutex::new(Vec::new())) })
+        Ok(SqliteStore {
+            path,
+            jobs: Some(tx),
+            writer: Some(writer),
+            readers: Arc::new(Mutex::new(Vec::new())),
+        })
     }
 
     /// [`SqliteStore::open`] on a blocking thread.
-    pub async fn open_async(path: impl AsRef<Path>, seed: &SeedConfig) -> Result<Self, ChargingError> {
+    pub async fn open_async(
+        path: impl AsRef<Path>,
+        seed: &SeedConfig,
+    ) -> Result<Self, ChargingError> {
         let (path, seed) = (path.as_ref().to_path_buf(), seed.clone());
         tokio::task::spawn_blocking(move || SqliteStore::open(path, &seed))
             .await
@@ -112,9 +127,15 @@ impl SqliteStore {
         make: impl FnOnce(oneshot::Sender<Result<T, ChargingError>>) -> Job,
     ) -> Result<T, ChargingError> {
         let (tx, rx) = oneshot::channel();
-        let jobs = self.jobs.as_ref().ok_or_else(|| ChargingError::Storage("store is closed".into()))?;
-        jobs.send(make(tx)).await.map_err(|_| ChargingError::Storage("the writer thread stopped".into()))?;
-        rx.await.map_err(|_| ChargingError::Storage("the writer thread stopped".into()))?
+        let jobs = self
+            .jobs
+            .as_ref()
+            .ok_or_else(|| ChargingError::Storage("store is closed".into()))?;
+        jobs.send(make(tx))
+            .await
+            .map_err(|_| ChargingError::Storage("the writer thread stopped".into()))?;
+        rx.await
+            .map_err(|_| ChargingError::Storage("the writer thread stopped".into()))?
     }
 
     async fn read<T: Send + 'static>(
@@ -205,7 +226,8 @@ fn seed_if_empty(conn: &mut Connection, seed: &SeedConfig) -> Result<(), Chargin
     let n: i64 = tx.query_row("SELECT count(*) FROM accounts", [], |r| r.get(0))?;
     if n == 0 {
         {
-            let mut ins = tx.prepare("INSERT INTO accounts (id, initial, balance) VALUES (?1, ?2, ?2)")?;
+            let mut ins =
+                tx.prepare("INSERT INTO accounts (id, initial, balance) VALUES (?1, ?2, ?2)")?;
             for (id, balance) in seed.accounts() {
                 ins.execute(params![id, balance])?;
             }
@@ -242,29 +264,47 @@ fn balance_of(c: &Connection, id: i32) -> Result<i64, ChargingError> {
 }
 
 fn set_balance(c: &Connection, id: i32, balance: i64) -> Result<(), ChargingError> {
-    c.prepare_cached("UPDATE accounts SET balance = ?2 WHERE id = ?1")?.execute(params![id, balance])?;
+    c.prepare_cached("UPDATE accounts SET balance = ?2 WHERE id = ?1")?
+        .execute(params![id, balance])?;
     Ok(())
 }
 
-fn ledger(c: &Connection, kind: TxKind, account: i32, amount: i64, delta: i64, res: Option<i32>) -> Result<i32, ChargingError> {
-    c.prepare_cached("INSERT INTO transactions (kind, account, amount, delta, res) VALUES (?1, ?2, ?3, ?4, ?5)")?
-        .execute(params![kind.as_str(), account, amount, delta, res])?;
+fn ledger(
+    c: &Connection,
+    kind: TxKind,
+    account: i32,
+    amount: i64,
+    delta: i64,
+    res: Option<i32>,
+) -> Result<i32, ChargingError> {
+    c.prepare_cached(
+        "INSERT INTO transactions (kind, account, amount, delta, res) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![kind.as_str(), account, amount, delta, res])?;
     cn_to_i32(c.last_insert_rowid())
 }
 
 fn reservation(c: &Connection, res: i32) -> Result<(i32, i64, ResState), ChargingError> {
     let (account, amount, state) = c
         .prepare_cached("SELECT account, amount, state FROM reservations WHERE res = ?1")?
-        .query_row([res], |r| Ok((r.get::<_, i32>(0)?, r.get::<_, i64>(1)?, r.get::<_, i32>(2)?)))
+        .query_row([res], |r| {
+            Ok((
+                r.get::<_, i32>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i32>(2)?,
+            ))
+        })
         .optional()?
         .ok_or(ChargingError::UnknownReservation(res))?;
-    let state = ResState::from_code(state)
-        .ok_or_else(|| ChargingError::Storage(format!("reservation `{res}` has unknown state `{state}`")))?;
+    let state = ResState::from_code(state).ok_or_else(|| {
+        ChargingError::Storage(format!("reservation `{res}` has unknown state `{state}`"))
+    })?;
     Ok((account, amount, state))
 }
 
 fn close_reservation(c: &Connection, res: i32, state: ResState) -> Result<(), ChargingError> {
-    c.prepare_cached("UPDATE reservations SET state = ?2 WHERE res = ?1")?.execute(params![res, state.code()])?;
+    c.prepare_cached("UPDATE reservations SET state = ?2 WHERE res = ?1")?
+        .execute(params![res, state.code()])?;
     Ok(())
 }
 
@@ -272,7 +312,11 @@ fn close_reservation(c: &Connection, res: i32, state: ResState) -> Result<(), Ch
 fn withdraw(c: &Connection, id: i32, am: i32) -> Result<i64, ChargingError> {
     let balance = balance_of(c, id)?;
     if balance < i64::from(am) {
-        return Err(ChargingError::InsufficientFunds { account: id, balance, requested: am });
+        return Err(ChargingError::InsufficientFunds {
+            account: id,
+            balance,
+            requested: am,
+        });
     }
     let new = balance - i64::from(am);
     set_balance(c, id, new)?;
@@ -291,24 +335,36 @@ fn apply(conn: &mut Connection, op: Op) -> Result<Receipt, ChargingError> {
                 return Err(ChargingError::BalanceOverflow { account: id, am });
             }
             set_balance(&tx, id, new)?;
-            Receipt { cn: ledger(&tx, kind, id, am.into(), am.into(), None)?, balance: new }
+            Receipt {
+                cn: ledger(&tx, kind, id, am.into(), am.into(), None)?,
+                balance: new,
+            }
         }
         Op::DirectDebit { id, am } => {
             let new = withdraw(&tx, id, am)?;
-            Receipt { cn: ledger(&tx, kind, id, am.into(), -i64::from(am), None)?, balance: new }
+            Receipt {
+                cn: ledger(&tx, kind, id, am.into(), -i64::from(am), None)?,
+                balance: new,
+            }
         }
         Op::Reserve { id, am } => {
             let new = withdraw(&tx, id, am)?;
             let cn = ledger(&tx, kind, id, am.into(), -i64::from(am), None)?;
-            tx.prepare_cached("INSERT INTO reservations (res, account, amount, state) VALUES (?1, ?2, ?3, 0)")?
-                .execute(params![cn, id, am])?;
+            tx.prepare_cached(
+                "INSERT INTO reservations (res, account, amount, state) VALUES (?1, ?2, ?3, 0)",
+            )?
+            .execute(params![cn, id, am])?;
             Receipt { cn, balance: new }
         }
         Op::DebitReservation { id, am, res } => {
             let (owner, reserved, state) = reservation(&tx, res)?;
             check_open(res, state)?;
             if owner != id {
-                return Err(ChargingError::WrongAccount { res, owner, account: id });
+                return Err(ChargingError::WrongAccount {
+                    res,
+                    owner,
+                    account: id,
+                });
             }
             if i64::from(am) > reserved {
                 return Err(ChargingError::ExceedsReservation { res, reserved, am });
@@ -317,7 +373,10 @@ fn apply(conn: &mut Connection, op: Op) -> Result<Receipt, ChargingError> {
             let new = balance_of(&tx, owner)? + refund;
             set_balance(&tx, owner, new)?;
             close_reservation(&tx, res, ResState::Debited)?;
-            Receipt { cn: ledger(&tx, kind, owner, am.into(), refund, Some(res))?, balance: new }
+            Receipt {
+                cn: ledger(&tx, kind, owner, am.into(), refund, Some(res))?,
+                balance: new,
+            }
         }
         Op::Release { res } => {
             let (owner, reserved, state) = reservation(&tx, res)?;
@@ -325,7 +384,10 @@ fn apply(conn: &mut Connection, op: Op) -> Result<Receipt, ChargingError> {
             let new = balance_of(&tx, owner)? + reserved;
             set_balance(&tx, owner, new)?;
             close_reservation(&tx, res, ResState::Released)?;
-            Receipt { cn: ledger(&tx, kind, owner, reserved, reserved, Some(res))?, balance: new }
+            Receipt {
+                cn: ledger(&tx, kind, owner, reserved, reserved, Some(res))?,
+                balance: new,
+            }
         }
     };
     tx.commit()?;
@@ -337,8 +399,10 @@ fn confirm(conn: &Connection, cn: i32) -> Result<(), ChargingError> {
         .prepare_cached("UPDATE transactions SET confirmed = 1 WHERE cn = ?1 AND confirmed = 0")?
         .execute([cn])?;
     if changed == 0 {
-        let exists: Option<i64> =
-            conn.prepare_cached("SELECT cn FROM transactions WHERE cn = ?1")?.query_row([cn], |r| r.get(0)).optional()?;
+        let exists: Option<i64> = conn
+            .prepare_cached("SELECT cn FROM transactions WHERE cn = ?1")?
+            .query_row([cn], |r| r.get(0))
+            .optional()?;
         if exists.is_none() {
             return Err(ChargingError::UnknownTransaction(cn));
         }
@@ -357,7 +421,9 @@ fn audit(c: &Connection) -> Result<Audit, ChargingError> {
 fn audit_in_snapshot(c: &Connection) -> Result<Audit, ChargingError> {
     let mut audit = Audit {
         accounts: c.query_row("SELECT count(*) FROM accounts", [], |r| r.get::<_, i64>(0))? as u64,
-        transactions: c.query_row("SELECT count(*) FROM transactions", [], |r| r.get::<_, i64>(0))? as u64,
+        transactions: c.query_row("SELECT count(*) FROM transactions", [], |r| {
+            r.get::<_, i64>(0)
+        })? as u64,
         ..Audit::default()
     };
     let mut st = c.prepare(
@@ -367,7 +433,13 @@ fn audit_in_snapshot(c: &Connection) -> Result<Audit, ChargingError> {
          WHERE a.balance != a.initial + COALESCE(t.sum, 0) OR a.balance < 0
          ORDER BY a.id",
     )?;
-    let rows = st.query_map([], |r| Ok((r.get::<_, i32>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?)))?;
+    let rows = st.query_map([], |r| {
+        Ok((
+            r.get::<_, i32>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, i64>(2)?,
+        ))
+    })?;
     for row in rows {
         let (id, balance, expected) = row?;
         if balance != expected {

@@ -14,7 +14,7 @@ use crate::gen;
 pub const CONTACT_COUNT: usize = 13_000;
 
 /// One contact: the name and phone number of the seed's 2-d array row.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, soapstone_service::XsdType)]
 pub struct Contact {
     /// `First Last`.
     pub name: String,
@@ -42,7 +42,11 @@ impl ContactBook {
         let mut rng = gen::rng(&[3, 13_000]);
         let contacts = (0..n)
             .map(|_| {
-                let name = format!("{} {}", gen::pick(&mut rng, gen::FIRST_NAMES), gen::pick(&mut rng, gen::LAST_NAMES));
+                let name = format!(
+                    "{} {}",
+                    gen::pick(&mut rng, gen::FIRST_NAMES),
+                    gen::pick(&mut rng, gen::LAST_NAMES)
+                );
                 let phone = format!(
                     "{}-{}-{:04}",
                     gen::pick(&mut rng, AREA_CODES),
@@ -64,7 +68,12 @@ impl ContactBook {
         usize::try_from(n)
             .ok()
             .and_then(|n| self.contacts.get(..n))
-            .ok_or_else(|| Fault::client(format!("count `{n}` is out of range `0..={}`", self.contacts.len())))
+            .ok_or_else(|| {
+                Fault::client(format!(
+                    "count `{n}` is out of range `0..={}`",
+                    self.contacts.len()
+                ))
+            })
     }
 
     /// Service 2: the names of the first `n` contacts (a 1-d array).
@@ -83,7 +92,12 @@ impl ContactBook {
             .ok()
             .and_then(|i| self.contacts.get(i))
             .cloned()
-            .ok_or_else(|| Fault::client(format!("index `{index}` is out of range `0..{}`", self.contacts.len())))
+            .ok_or_else(|| {
+                Fault::client(format!(
+                    "index `{index}` is out of range `0..{}`",
+                    self.contacts.len()
+                ))
+            })
     }
 }
 
@@ -95,17 +109,45 @@ mod tests {
     fn book_is_deterministic_and_bounded() {
         let book = ContactBook::default();
         assert_eq!(book.count(), 13_000);
-        assert_eq!(book.contacts(13_000).unwrap(), ContactBook::generate(CONTACT_COUNT).contacts);
+        assert_eq!(
+            book.contacts(13_000).unwrap(),
+            ContactBook::generate(CONTACT_COUNT).contacts
+        );
         let c = book.contact(0).unwrap();
         assert!(c.name.contains(' ') && c.phone.len() == 12, "{c:?}");
-        assert_eq!(book.names(3).unwrap(), book.contacts(3).unwrap().into_iter().map(|c| c.name).collect::<Vec<_>>());
+        assert_eq!(
+            book.names(3).unwrap(),
+            book.contacts(3)
+                .unwrap()
+                .into_iter()
+                .map(|c| c.name)
+                .collect::<Vec<_>>()
+        );
         assert_eq!(book.names(0).unwrap(), Vec::<String>::new());
-        assert_eq!(book.contact(12_999).unwrap(), book.contacts(13_000).unwrap()[12_999]);
-        assert_eq!(book.names(13_001).unwrap_err().reason, "count `13001` is out of range `0..=13000`");
-        assert_eq!(book.contacts(-1).unwrap_err().reason, "count `-1` is out of range `0..=13000`");
-        assert_eq!(book.contact(13_000).unwrap_err().reason, "index `13000` is out of range `0..13000`");
+        assert_eq!(
+            book.contact(12_999).unwrap(),
+            book.contacts(13_000).unwrap()[12_999]
+        );
+        assert_eq!(
+            book.names(13_001).unwrap_err().reason,
+            "count `13001` is out of range `0..=13000`"
+        );
+        assert_eq!(
+            book.contacts(-1).unwrap_err().reason,
+            "count `-1` is out of range `0..=13000`"
+        );
+        assert_eq!(
+            book.contact(13_000).unwrap_err().reason,
+            "index `13000` is out of range `0..13000`"
+        );
         // About 15 bytes a name, as in the seed's 1-d array.
-        let avg = book.names(13_000).unwrap().iter().map(String::len).sum::<usize>() as f64 / 13_000.0;
+        let avg = book
+            .names(13_000)
+            .unwrap()
+            .iter()
+            .map(String::len)
+            .sum::<usize>() as f64
+            / 13_000.0;
         assert!((9.0..=16.0).contains(&avg), "average name length {avg}");
     }
 }

@@ -26,7 +26,9 @@ pub struct DpState {
 
 impl Default for DpState {
     fn default() -> Self {
-        DpState { size: AtomicUsize::new(DEFAULT_SIZE) }
+        DpState {
+            size: AtomicUsize::new(DEFAULT_SIZE),
+        }
     }
 }
 
@@ -40,7 +42,12 @@ pub fn check_size(size: i32) -> Result<usize, Fault> {
 
 /// A string of `n` letters, `abc...zabc...`.
 pub fn string_of(n: usize) -> String {
-    ALPHABET.iter().cycle().take(n).map(|&b| char::from(b)).collect()
+    ALPHABET
+        .iter()
+        .cycle()
+        .take(n)
+        .map(|&b| char::from(b))
+        .collect()
 }
 
 /// The integers `0, 1, ..., n-1`.
@@ -71,8 +78,14 @@ mod tests {
         assert_eq!(s.size(), 200);
         s.set_size(800).unwrap();
         assert_eq!(s.size(), 800);
-        assert_eq!(s.set_size(-1).unwrap_err().reason, "size `-1` is out of range `0..=100000`");
-        assert_eq!(s.set_size(100_001).unwrap_err().reason, "size `100001` is out of range `0..=100000`");
+        assert_eq!(
+            s.set_size(-1).unwrap_err().reason,
+            "size `-1` is out of range `0..=100000`"
+        );
+        assert_eq!(
+            s.set_size(100_001).unwrap_err().reason,
+            "size `100001` is out of range `0..=100000`"
+        );
         assert_eq!(s.size(), 800);
         assert_eq!(string_of(28), "abcdefghijklmnopqrstuvwxyzab");
         assert_eq!(integers_of(4), vec![0, 1, 2, 3]);

@@ -17,7 +17,7 @@ use crate::gen;
 pub const MAX_SOURCE_DAYS: i64 = 1_000;
 
 /// A headline query.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, soapstone_service::XsdType)]
 #[serde(rename_all = "camelCase")]
 pub struct NewsQuery {
     /// First day, `YYYY-MM-DD`.
@@ -29,7 +29,7 @@ pub struct NewsQuery {
 }
 
 /// One headline.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, soapstone_service::XsdType)]
 #[serde(rename_all = "camelCase")]
 pub struct Headline {
     /// The source's name.
@@ -50,14 +50,18 @@ pub fn sources() -> Vec<String> {
 }
 
 fn date(field: &str, value: &str) -> Result<i64, Fault> {
-    gen::parse_date(value).ok_or_else(|| Fault::client(format!("`{field}` is not a date (YYYY-MM-DD): `{value}`")))
+    gen::parse_date(value)
+        .ok_or_else(|| Fault::client(format!("`{field}` is not a date (YYYY-MM-DD): `{value}`")))
 }
 
 /// The headlines of `query`, by source (in the query's order) then day then rank.
 pub fn headlines(query: &NewsQuery) -> Result<Vec<Headline>, Fault> {
     let (from, to) = (date("from", &query.from)?, date("to", &query.to)?);
     if to < from {
-        return Err(Fault::client(format!("`to` ({}) is before `from` ({})", query.to, query.from)));
+        return Err(Fault::client(format!(
+            "`to` ({}) is before `from` ({})",
+            query.to, query.from
+        )));
     }
     let chosen: Vec<usize> = if query.sources.is_empty() {
         (0..gen::NEWS_SOURCES.len()).collect()
@@ -66,9 +70,15 @@ pub fn headlines(query: &NewsQuery) -> Result<Vec<Headline>, Fault> {
             .sources
             .iter()
             .map(|s| {
-                gen::NEWS_SOURCES.iter().position(|k| k == s).ok_or_else(|| {
-                    Fault::client(format!("unknown source `{s}` (known: {})", gen::NEWS_SOURCES.join(", ")))
-                })
+                gen::NEWS_SOURCES
+                    .iter()
+                    .position(|k| k == s)
+                    .ok_or_else(|| {
+                        Fault::client(format!(
+                            "unknown source `{s}` (known: {})",
+                            gen::NEWS_SOURCES.join(", ")
+                        ))
+                    })
             })
             .collect::<Result<_, _>>()?
     };
@@ -93,7 +103,13 @@ pub fn headlines(query: &NewsQuery) -> Result<Vec<Headline>, Fault> {
                 let mut summary = gen::sentence(&mut rng, gen::WORDS, summary_words);
                 summary.push('.');
                 let link = format!("http://news.example.org/{source}/{date}/{rank}");
-                out.push(Headline { source: source.to_string(), date: date.clone(), title, link, summary });
+                out.push(Headline {
+                    source: source.to_string(),
+                    date: date.clone(),
+                    title,
+                    link,
+                    summary,
+                });
             }
         }
     }
@@ -105,12 +121,25 @@ mod tests {
     use super::*;
 
     fn q(from: &str, to: &str, sources: &[&str]) -> NewsQuery {
-        NewsQuery { from: from.into(), to: to.into(), sources: sources.iter().map(|s| s.to_string()).collect() }
+        NewsQuery {
+            from: from.into(),
+            to: to.into(),
+            sources: sources.iter().map(|s| s.to_string()).collect(),
+        }
     }
 
     #[test]
     fn deterministic_sized_and_checked() {
-        let query = q("2008-03-01", "2008-03-07", &["coruna-herald", "atlantic-wire", "tech-dispatch", "sports-desk"]);
+        let query = q(
+            "2008-03-01",
+            "2008-03-07",
+            &[
+                "coruna-herald",
+                "atlantic-wire",
+                "tech-dispatch",
+                "sports-desk",
+            ],
+        );
         let a = headlines(&query).unwrap();
         assert_eq!(a, headlines(&query).unwrap());
         assert!((4 * 7 * 8..=4 * 7 * 12).contains(&a.len()), "{}", a.len());
@@ -119,17 +148,50 @@ mod tests {
         assert_eq!(a.last().unwrap().date, "2008-03-07");
         // A source's day does not depend on what else was asked.
         let one = headlines(&q("2008-03-02", "2008-03-02", &["tech-dispatch"])).unwrap();
-        let same: Vec<_> = a.iter().filter(|h| h.source == "tech-dispatch" && h.date == "2008-03-02").cloned().collect();
+        let same: Vec<_> = a
+            .iter()
+            .filter(|h| h.source == "tech-dispatch" && h.date == "2008-03-02")
+            .cloned()
+            .collect();
         assert_eq!(one, same);
-        assert_eq!(headlines(&q("2008-03-01", "2008-03-01", &[])).unwrap().iter().filter(|h| h.source == "river-press").count() > 0, true);
-        let bytes: usize = a.iter().map(|h| h.title.len() + h.summary.len() + h.link.len() + 40).sum();
-        assert!(bytes > 60_000, "a week of 4 sources is a big answer: {bytes}");
-
-        assert_eq!(headlines(&q("2008-3-01", "2008-03-02", &[])).unwrap_err().reason, "`from` is not a date (YYYY-MM-DD): `2008-3-01`");
-        assert_eq!(headlines(&q("2008-03-02", "2008-03-01", &[])).unwrap_err().reason, "`to` (2008-03-01) is before `from` (2008-03-02)");
-        assert!(headlines(&q("2008-03-01", "2008-03-01", &["nope"])).unwrap_err().reason.starts_with("unknown source `nope` (known: coruna-herald"));
         assert_eq!(
-            headlines(&q("2008-01-01", "2008-12-31", &[])).unwrap_err().reason,
+            headlines(&q("2008-03-01", "2008-03-01", &[]))
+                .unwrap()
+                .iter()
+                .filter(|h| h.source == "river-press")
+                .count()
+                > 0,
+            true
+        );
+        let bytes: usize = a
+            .iter()
+            .map(|h| h.title.len() + h.summary.len() + h.link.len() + 40)
+            .sum();
+        assert!(
+            bytes > 60_000,
+            "a week of 4 sources is a big answer: {bytes}"
+        );
+
+        assert_eq!(
+            headlines(&q("2008-3-01", "2008-03-02", &[]))
+                .unwrap_err()
+                .reason,
+            "`from` is not a date (YYYY-MM-DD): `2008-3-01`"
+        );
+        assert_eq!(
+            headlines(&q("2008-03-02", "2008-03-01", &[]))
+                .unwrap_err()
+                .reason,
+            "`to` (2008-03-01) is before `from` (2008-03-02)"
+        );
+        assert!(headlines(&q("2008-03-01", "2008-03-01", &["nope"]))
+            .unwrap_err()
+            .reason
+            .starts_with("unknown source `nope` (known: coruna-herald"));
+        assert_eq!(
+            headlines(&q("2008-01-01", "2008-12-31", &[]))
+                .unwrap_err()
+                .reason,
             "query selects `5856` source-days (366 days x 16 sources); at most `1000`"
         );
     }

@@ -22,7 +22,7 @@ pub const MAX_PROPERTIES: usize = 1_000;
 const EPOCH: &str = "2008-01-01";
 
 /// A wanted product characteristic.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, soapstone_service::XsdType)]
 #[serde(rename_all = "camelCase")]
 pub struct Property {
     /// What (`color`, `voltage`, ...).
@@ -32,7 +32,7 @@ pub struct Property {
 }
 
 /// A product lookup.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, soapstone_service::XsdType)]
 #[serde(rename_all = "camelCase")]
 pub struct ProductQuery {
     /// The product's reference, e.g. `SKU-0042-XL`.
@@ -44,7 +44,7 @@ pub struct ProductQuery {
 }
 
 /// One provider's offer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, soapstone_service::XsdType)]
 #[serde(rename_all = "camelCase")]
 pub struct Offer {
     /// Who offers.
@@ -77,8 +77,12 @@ pub fn offers(query: &ProductQuery) -> Result<Vec<Offer>, Fault> {
             query.properties.len()
         )));
     }
-    let expires = gen::parse_date(&query.expires)
-        .ok_or_else(|| Fault::client(format!("`expires` is not a date (YYYY-MM-DD): `{}`", query.expires)))?;
+    let expires = gen::parse_date(&query.expires).ok_or_else(|| {
+        Fault::client(format!(
+            "`expires` is not a date (YYYY-MM-DD): `{}`",
+            query.expires
+        ))
+    })?;
     let epoch = gen::parse_date(EPOCH).unwrap_or(0);
     let pk = gen::key(key);
     let base = 10.0 + (pk % 99_000) as f64 / 100.0;
@@ -98,7 +102,9 @@ pub fn offers(query: &ProductQuery) -> Result<Vec<Offer>, Fault> {
         let matched = query
             .properties
             .iter()
-            .filter(|p| gen::rng(&[5, i as u64, gen::key(&p.name), gen::key(&p.value)]).gen_bool(0.8))
+            .filter(|p| {
+                gen::rng(&[5, i as u64, gen::key(&p.name), gen::key(&p.value)]).gen_bool(0.8)
+            })
             .count();
         out.push(Offer {
             provider: provider.to_string(),
@@ -111,18 +117,27 @@ pub fn offers(query: &ProductQuery) -> Result<Vec<Offer>, Fault> {
             matched_properties: matched as i32,
         });
     }
-    out.sort_by(|a, b| a.price.total_cmp(&b.price).then_with(|| a.provider.cmp(&b.provider)));
+    out.sort_by(|a, b| {
+        a.price
+            .total_cmp(&b.price)
+            .then_with(|| a.provider.cmp(&b.provider))
+    });
     Ok(out)
 }
 
 /// A typical medium-sized query: `n` properties (the lab's default request uses 60, ~6 KB of
 /// XML, the size the seed's clients sent on average).
 pub fn sample_query(product_key: &str, n: usize) -> ProductQuery {
-    let names = ["color", "size", "material", "voltage", "weight", "warranty", "finish", "origin"];
+    let names = [
+        "color", "size", "material", "voltage", "weight", "warranty", "finish", "origin",
+    ];
     ProductQuery {
         product_key: product_key.to_string(),
         properties: (0..n)
-            .map(|i| Property { name: format!("{}-{i}", names[i % names.len()]), value: format!("value-{}", i * 7 % 13) })
+            .map(|i| Property {
+                name: format!("{}-{i}", names[i % names.len()]),
+                value: format!("value-{}", i * 7 % 13),
+            })
             .collect(),
         expires: "2008-06-30".into(),
     }
@@ -139,16 +154,38 @@ mod tests {
         assert_eq!(a, offers(&q).unwrap());
         assert!(!a.is_empty() && a.len() <= 12, "{}", a.len());
         assert!(a.windows(2).all(|w| w[0].price <= w[1].price));
-        assert!(a.iter().all(|o| o.valid_until.as_str() >= "2008-06-30" && o.matched_properties <= 60));
+        assert!(a
+            .iter()
+            .all(|o| o.valid_until.as_str() >= "2008-06-30" && o.matched_properties <= 60));
         // A later expiry can only remove offers.
-        let later = offers(&ProductQuery { expires: "2009-06-30".into(), ..q.clone() }).unwrap();
+        let later = offers(&ProductQuery {
+            expires: "2009-06-30".into(),
+            ..q.clone()
+        })
+        .unwrap();
         assert!(later.len() <= a.len());
         assert!(later.iter().all(|o| a.contains(o)));
-        assert_eq!(offers(&ProductQuery { product_key: " ".into(), ..q.clone() }).unwrap_err().reason, "`productKey` is empty");
         assert_eq!(
-            offers(&ProductQuery { expires: "2008-02-30".into(), ..q.clone() }).unwrap_err().reason,
+            offers(&ProductQuery {
+                product_key: " ".into(),
+                ..q.clone()
+            })
+            .unwrap_err()
+            .reason,
+            "`productKey` is empty"
+        );
+        assert_eq!(
+            offers(&ProductQuery {
+                expires: "2008-02-30".into(),
+                ..q.clone()
+            })
+            .unwrap_err()
+            .reason,
             "`expires` is not a date (YYYY-MM-DD): `2008-02-30`"
         );
-        assert_eq!(offers(&sample_query("K", 1001)).unwrap_err().reason, "`1001` properties; at most `1000`");
+        assert_eq!(
+            offers(&sample_query("K", 1001)).unwrap_err().reason,
+            "`1001` properties; at most `1000`"
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 pub mod pg;
 
-use soapstone_services::charging::{ChargingError, Charging, ResState, SeedConfig, TxKind};
+use soapstone_services::charging::{ChargingError, ChargingSystem, ResState, SeedConfig, TxKind};
 
 /// The seed the store tests use: 20 accounts.
 pub fn small_seed() -> SeedConfig {
@@ -16,7 +16,7 @@ pub fn initial(seed: &SeedConfig, id: i32) -> i64 {
 }
 
 /// Every rule of the charging system, on a freshly seeded store.
-pub async fn check_semantics(c: &Charging, seed: &SeedConfig) {
+pub async fn check_semantics(c: &ChargingSystem, seed: &SeedConfig) {
     // creditControl sees the seeded balance.
     let b2 = initial(seed, 2);
     assert_eq!(c.balance(2).await.unwrap(), b2);
@@ -33,8 +33,21 @@ pub async fn check_semantics(c: &Charging, seed: &SeedConfig) {
     // Refusals change nothing and say why.
     let b8 = c.balance(8).await.unwrap();
     let e = c.direct_debit(8, (b8 + 1) as i32).await.unwrap_err();
-    assert_eq!(e, ChargingError::InsufficientFunds { account: 8, balance: b8, requested: (b8 + 1) as i32 });
-    assert_eq!(e.to_string(), format!("insufficient funds: account `8` has balance `{b8}`, `{}` requested", b8 + 1));
+    assert_eq!(
+        e,
+        ChargingError::InsufficientFunds {
+            account: 8,
+            balance: b8,
+            requested: (b8 + 1) as i32
+        }
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "insufficient funds: account `8` has balance `{b8}`, `{}` requested",
+            b8 + 1
+        )
+    );
     assert!(e.is_client());
     assert_eq!(c.reserve(8, (b8 + 1) as i32).await.unwrap_err(), e);
     assert_eq!(c.balance(8).await.unwrap(), b8);
@@ -54,9 +67,18 @@ pub async fn check_semantics(c: &Charging, seed: &SeedConfig) {
     ] {
         assert_eq!(e, ChargingError::NonPositiveAmount(0));
     }
-    assert_eq!(c.credit(8, -5).await.unwrap_err().to_string(), "amount must be positive, got `-5`");
+    assert_eq!(
+        c.credit(8, -5).await.unwrap_err().to_string(),
+        "amount must be positive, got `-5`"
+    );
     let big = c.credit(8, i32::MAX).await.unwrap_err();
-    assert_eq!(big, ChargingError::BalanceOverflow { account: 8, am: i32::MAX });
+    assert_eq!(
+        big,
+        ChargingError::BalanceOverflow {
+            account: 8,
+            am: i32::MAX
+        }
+    );
     assert_eq!(c.balance(8).await.unwrap(), b8);
 
     // reserve holds, debitReservation consumes (the rest comes back), once.
@@ -65,18 +87,38 @@ pub async fn check_semantics(c: &Charging, seed: &SeedConfig) {
     assert_eq!(c.balance(2).await.unwrap(), b2 - 520);
     assert_eq!(
         c.debit_reservation(3, 500, res.cn).await.unwrap_err(),
-        ChargingError::WrongAccount { res: res.cn, owner: 2, account: 3 }
+        ChargingError::WrongAccount {
+            res: res.cn,
+            owner: 2,
+            account: 3
+        }
     );
     assert_eq!(
         c.debit_reservation(2, 521, res.cn).await.unwrap_err(),
-        ChargingError::ExceedsReservation { res: res.cn, reserved: 520, am: 521 }
+        ChargingError::ExceedsReservation {
+            res: res.cn,
+            reserved: 520,
+            am: 521
+        }
     );
-    assert_eq!(c.debit_reservation(2, 0, res.cn).await.unwrap_err(), ChargingError::NonPositiveAmount(0));
+    assert_eq!(
+        c.debit_reservation(2, 0, res.cn).await.unwrap_err(),
+        ChargingError::NonPositiveAmount(0)
+    );
     let deb = c.debit_reservation(2, 500, res.cn).await.unwrap();
     assert_eq!(deb.balance, b2 - 500);
     let again = c.debit_reservation(2, 500, res.cn).await.unwrap_err();
-    assert_eq!(again, ChargingError::ReservationClosed { res: res.cn, state: ResState::Debited });
-    assert_eq!(again.to_string(), format!("reservation `{}` was already debited", res.cn));
+    assert_eq!(
+        again,
+        ChargingError::ReservationClosed {
+            res: res.cn,
+            state: ResState::Debited
+        }
+    );
+    assert_eq!(
+        again.to_string(),
+        format!("reservation `{}` was already debited", res.cn)
+    );
     assert_eq!(c.release(res.cn).await.unwrap_err(), again);
     assert_eq!(c.balance(2).await.unwrap(), b2 - 500);
 
@@ -85,29 +127,63 @@ pub async fn check_semantics(c: &Charging, seed: &SeedConfig) {
     assert_eq!(c.balance(2).await.unwrap(), b2 - 600);
     let rel = c.release(res2.cn).await.unwrap();
     assert_eq!(rel.balance, b2 - 500);
-    let closed = ChargingError::ReservationClosed { res: res2.cn, state: ResState::Released };
+    let closed = ChargingError::ReservationClosed {
+        res: res2.cn,
+        state: ResState::Released,
+    };
     assert_eq!(c.release(res2.cn).await.unwrap_err(), closed);
-    assert_eq!(c.debit_reservation(2, 1, res2.cn).await.unwrap_err(), closed);
-    assert_eq!(c.release(77_777).await.unwrap_err(), ChargingError::UnknownReservation(77_777));
-    assert_eq!(c.debit_reservation(2, 1, 77_777).await.unwrap_err().to_string(), "unknown reservation `77777`");
+    assert_eq!(
+        c.debit_reservation(2, 1, res2.cn).await.unwrap_err(),
+        closed
+    );
+    assert_eq!(
+        c.release(77_777).await.unwrap_err(),
+        ChargingError::UnknownReservation(77_777)
+    );
+    assert_eq!(
+        c.debit_reservation(2, 1, 77_777)
+            .await
+            .unwrap_err()
+            .to_string(),
+        "unknown reservation `77777`"
+    );
     // A transaction number that is not a reservation is not a reservation.
-    assert_eq!(c.release(r.cn).await.unwrap_err(), ChargingError::UnknownReservation(r.cn));
+    assert_eq!(
+        c.release(r.cn).await.unwrap_err(),
+        ChargingError::UnknownReservation(r.cn)
+    );
     assert_eq!(c.balance(2).await.unwrap(), b2 - 500);
 
     // confirmAction is idempotent and knows its numbers.
     c.confirm(r.cn).await.unwrap();
     c.confirm(r.cn).await.unwrap();
-    assert_eq!(c.confirm(1_000_000).await.unwrap_err().to_string(), "unknown transaction number `1000000`");
+    assert_eq!(
+        c.confirm(1_000_000).await.unwrap_err().to_string(),
+        "unknown transaction number `1000000`"
+    );
     let store = c.store();
     let rec = store.transaction(r.cn).await.unwrap().unwrap();
-    assert_eq!((rec.kind, rec.account, rec.amount, rec.delta, rec.confirmed), (TxKind::Credit, 8, 147, 147, true));
+    assert_eq!(
+        (rec.kind, rec.account, rec.amount, rec.delta, rec.confirmed),
+        (TxKind::Credit, 8, 147, 147, true)
+    );
     let rec = store.transaction(deb.cn).await.unwrap().unwrap();
     assert_eq!(
-        (rec.kind, rec.account, rec.amount, rec.delta, rec.res, rec.confirmed),
+        (
+            rec.kind,
+            rec.account,
+            rec.amount,
+            rec.delta,
+            rec.res,
+            rec.confirmed
+        ),
         (TxKind::DebitReservation, 2, 500, 20, Some(res.cn), false)
     );
     let rec = store.transaction(rel.cn).await.unwrap().unwrap();
-    assert_eq!((rec.kind, rec.amount, rec.delta, rec.res), (TxKind::Release, 100, 100, Some(res2.cn)));
+    assert_eq!(
+        (rec.kind, rec.amount, rec.delta, rec.res),
+        (TxKind::Release, 100, 100, Some(res2.cn))
+    );
     assert!(store.transaction(1_000_000).await.unwrap().is_none());
 
     // The ledger explains every balance.

@@ -28,7 +28,11 @@ fn find_bin_dir() -> Option<PathBuf> {
 }
 
 fn is_root() -> bool {
-    Command::new("id").arg("-u").output().map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0").unwrap_or(false)
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+        .unwrap_or(false)
 }
 
 /// Runs a PostgreSQL binary, as `postgres` when we are root.
@@ -40,11 +44,17 @@ fn run(bin: &Path, args: &[&str]) -> std::process::Output {
     } else {
         Command::new(bin)
     };
-    cmd.args(args).output().unwrap_or_else(|e| panic!("cannot run `{}`: {e}", bin.display()))
+    cmd.args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run `{}`: {e}", bin.display()))
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 impl PgServer {
@@ -60,26 +70,61 @@ impl PgServer {
                  point SOAPSTONE_PG_BIN at the bin directory, or set SOAPSTONE_SKIP_PG=1 to skip)"
             );
         };
-        let dir = tempfile::Builder::new().prefix("soapstone-pg-").tempdir().unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("soapstone-pg-")
+            .tempdir()
+            .unwrap();
         if is_root() {
-            let out = Command::new("chown").args(["-R", "postgres:postgres"]).arg(dir.path()).output().unwrap();
-            assert!(out.status.success(), "chown to postgres failed (is there a `postgres` user?): {out:?}");
+            let out = Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(dir.path())
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "chown to postgres failed (is there a `postgres` user?): {out:?}"
+            );
         }
         let data = dir.path().join("data");
         let data_s = data.to_str().unwrap().to_string();
-        let out = run(&bin.join("initdb"), &["-D", &data_s, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
-        assert!(out.status.success(), "initdb failed: {}", String::from_utf8_lossy(&out.stderr));
+        let out = run(
+            &bin.join("initdb"),
+            &[
+                "-D",
+                &data_s,
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let log = dir.path().join("log").to_str().unwrap().to_string();
         let sock = dir.path().to_str().unwrap().to_string();
         for _ in 0..5 {
             let port = free_port();
-            let opts = format!("-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c max_connections=200");
-            let out = run(&bin.join("pg_ctl"), &["-D", &data_s, "-o", &opts, "-l", &log, "-w", "-t", "60", "start"]);
+            let opts =
+                format!("-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c max_connections=200");
+            let out = run(
+                &bin.join("pg_ctl"),
+                &[
+                    "-D", &data_s, "-o", &opts, "-l", &log, "-w", "-t", "60", "start",
+                ],
+            );
             if out.status.success() {
                 return Some(PgServer { dir, bin, port });
             }
         }
-        panic!("pg_ctl start failed: {}", std::fs::read_to_string(&log).unwrap_or_default());
+        panic!(
+            "pg_ctl start failed: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
     }
 
     /// A URL for database `db` (created with [`PgServer::create_db`]).
@@ -89,9 +134,14 @@ impl PgServer {
 
     /// Creates a fresh database.
     pub async fn create_db(&self, db: &str) -> String {
-        let (client, conn) = tokio_postgres::connect(&self.url("postgres"), tokio_postgres::NoTls).await.unwrap();
+        let (client, conn) = tokio_postgres::connect(&self.url("postgres"), tokio_postgres::NoTls)
+            .await
+            .unwrap();
         let task = tokio::spawn(conn);
-        client.batch_execute(&format!("CREATE DATABASE {db}")).await.unwrap();
+        client
+            .batch_execute(&format!("CREATE DATABASE {db}"))
+            .await
+            .unwrap();
         drop(client);
         let _ = task.await;
         self.url(db)
@@ -101,6 +151,16 @@ impl PgServer {
 impl Drop for PgServer {
     fn drop(&mut self) {
         let data = self.dir.path().join("data");
-        let _ = run(&self.bin.join("pg_ctl"), &["-D", data.to_str().unwrap(), "-m", "immediate", "-w", "stop"]);
+        let _ = run(
+            &self.bin.join("pg_ctl"),
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-m",
+                "immediate",
+                "-w",
+                "stop",
+            ],
+        );
     }
 }

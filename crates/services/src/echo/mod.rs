@@ -1,0 +1,36 @@
+//! The echo endpoint `/echo`: SOAPBuilders Round 2 (base and group B, `http://soapinterop.org/`,
+//! rpc/encoded) and Sam Ruby's echoFloat (seed 002, `http://tempuri.org/`, literal) on one path,
+//! told apart by the body element's namespace ([`crate::route::ByNamespace`]).
+
+pub mod interop;
+pub mod tempuri;
+
+use std::sync::Arc;
+
+use soapstone_service::SoapService;
+
+pub use interop::{interop_model, Echo, Interop, InteropClient, InteropServer, SoapStruct};
+pub use tempuri::{sam_ruby_model, SamRuby, SamRubyClient, SamRubyServer};
+
+use crate::route::ByNamespace;
+
+/// The WSDL key of Sam Ruby's service: `GET /echo?wsdl=tempuri` (`/echo?wsdl` is SOAPBuilders').
+pub const TEMPURI_WSDL_KEY: &str = "tempuri";
+
+/// The `/echo` service.
+pub fn service() -> Arc<dyn SoapService> {
+    Arc::new(
+        ByNamespace::builder("Echo")
+            .route(
+                interop::NAMESPACE,
+                "interop",
+                Arc::new(InteropServer::new(Echo)),
+            )
+            .route(
+                tempuri::NAMESPACE,
+                TEMPURI_WSDL_KEY,
+                Arc::new(SamRubyServer::new(Echo)),
+            )
+            .build(),
+    )
+}

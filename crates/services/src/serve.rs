@@ -1,0 +1,177 @@
+//! `soapstone serve`: every seed's service on one port, each on its own path with its WSDL at
+//! `?wsdl`, until Ctrl-C (SIGINT) or SIGTERM, then a graceful drain.
+//!
+//! Once the socket is bound it prints one line per service and then, last, the machine-readable
+//! `listening on http://HOST:PORT` (also with `--addr ...:0`, with the real port), so a process
+//! that starts it (the lab) can wait for that line and connect. Must never print that line
+//! before the socket accepts.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use soapstone_server::{Runtime, Server, ServerConfig};
+
+use crate::build::{build_services, Db, ServiceKind, ServicesConfig};
+use crate::charging::SeedConfig;
+
+/// Where the server's connection tasks run (`--runtime`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum RuntimeArg {
+    /// On the process's multi-threaded tokio runtime.
+    #[default]
+    Ambient,
+    /// On one dedicated thread (best latency when pinned to one CPU).
+    CurrentThread,
+    /// One dedicated thread per CPU, each accepting.
+    PerCore,
+}
+
+/// The arguments of `soapstone serve`.
+#[derive(Debug, Clone, clap::Args)]
+#[non_exhaustive]
+pub struct ServeArgs {
+    /// Address to listen on; port 0 picks a free port (printed on the `listening on` line).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub addr: String,
+    /// Services to start, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = ServiceKind::ALL)]
+    pub services: Vec<ServiceKind>,
+    /// Charging store: a SQLite file (`PATH` or `sqlite://PATH`) or `postgres://user@host:port/db`.
+    #[arg(long, default_value = "soapstone-data/charging.db")]
+    pub db: String,
+    /// Accounts seeded into an empty charging store (ids 1..=N).
+    #[arg(long, default_value_t = 10_000)]
+    pub accounts: u32,
+    /// Most PostgreSQL connections of the charging store.
+    #[arg(long, default_value_t = 16)]
+    pub pg_connections: usize,
+    /// Where connection tasks run.
+    #[arg(long, value_enum, default_value_t = RuntimeArg::Ambient)]
+    pub runtime: RuntimeArg,
+    /// Most requests handled at once; more are answered 503 at once.
+    #[arg(long, default_value_t = 512)]
+    pub max_in_flight: usize,
+    /// Seconds in-flight requests get to finish on shutdown.
+    #[arg(long, default_value_t = 10)]
+    pub drain_seconds: u64,
+}
+
+impl Default for ServeArgs {
+    fn default() -> Self {
+        ServeArgs {
+            addr: "127.0.0.1:8080".into(),
+            services: ServiceKind::ALL.to_vec(),
+            db: "soapstone-data/charging.db".into(),
+            accounts: 10_000,
+            pg_connections: 16,
+            runtime: RuntimeArg::Ambient,
+            max_in_flight: 512,
+            drain_seconds: 10,
+        }
+    }
+}
+
+impl ServeArgs {
+    /// Checks the arguments and turns them into the services' and the server's settings.
+    pub fn to_configs(&self) -> anyhow::Result<(ServicesConfig, ServerConfig)> {
+        if self.services.is_empty() {
+            anyhow::bail!(
+                "`--services` is empty: name at least one of charging, dp, echo, contacts, wsb"
+            );
+        }
+        if self.max_in_flight == 0 {
+            anyhow::bail!("`--max-in-flight` must be at least 1");
+        }
+        let db: Db = self
+            .db
+            .parse()
+            .with_context(|| format!("bad `--db` value `{}`", self.db))?;
+        let mut services = ServicesConfig::default();
+        services.services = self.services.clone();
+        services.db = db;
+        services.seed = SeedConfig::with_accounts(self.accounts);
+        services.pg_connections = self.pg_connections.max(1);
+        let mut server = ServerConfig::default();
+        server.max_in_flight = self.max_in_flight;
+        server.drain_timeout = Duration::from_secs(self.drain_seconds);
+        server.runtime = match self.runtime {
+            RuntimeArg::Ambient => Runtime::Ambient,
+            RuntimeArg::CurrentThread => Runtime::CurrentThread,
+            RuntimeArg::PerCore => Runtime::PerCore(0),
+        };
+        Ok((services, server))
+    }
+}
+
+/// Resolves when the process gets SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+/// Runs `soapstone serve` until Ctrl-C or SIGTERM.
+pub async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
+    run_serve_until(args, shutdown_signal()).await
+}
+
+/// [`run_serve`] that stops when `shutdown` resolves instead of on a signal (for embedding and
+/// tests).
+pub async fn run_serve_until(
+    args: ServeArgs,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let (services_config, server_config) = args.to_configs()?;
+    let services = build_services(&services_config).await?;
+    let listener = tokio::net::TcpListener::bind(&args.addr)
+        .await
+        .with_context(|| format!("cannot listen on `{}`", args.addr))?;
+    let server = services.mount_on(Server::builder().config(server_config));
+    let serving = server
+        .serve_with_shutdown(listener, shutdown)
+        .context("cannot start the server")?;
+    print_banner(serving.local_addr(), &services)?;
+    let result = serving.await.context("server failed");
+    // Dropping the services closes the charging store (the SQLite writer finishes and closes).
+    drop(services);
+    println!("stopped");
+    result
+}
+
+fn print_banner(addr: SocketAddr, services: &crate::build::Services) -> anyhow::Result<()> {
+    let base = format!("http://{addr}");
+    let mut out = std::io::stdout().lock();
+    for m in services.mounts() {
+        writeln!(
+            out,
+            "{:<9} {base}{:<12} wsdl: {base}{}?wsdl",
+            m.kind.as_str(),
+            m.path,
+            m.path
+        )?;
+    }
+    if let Some(charging) = services.charging() {
+        writeln!(out, "charging store: {}", charging.store().describe())?;
+    }
+    writeln!(out, "listening on {base}")?;
+    out.flush()?;
+    Ok(())
+}

@@ -6,17 +6,20 @@
 //!
 //! Must never: do I/O, build a DOM, expand entities, accept a DOCTYPE.
 
-use serde::Serialize;
-
+mod de;
 mod envelope;
 mod error;
 mod fault;
+mod ser;
 mod write;
 mod xml;
+pub mod xsd;
 
 pub use envelope::Envelope;
 pub use error::{DecodeError, EncodeError};
 pub use fault::{encode_fault, encode_must_understand_fault, encode_version_mismatch_fault};
+pub use ser::encode;
+pub use xsd::xsd_type_name;
 
 /// SOAP version, told by the envelope namespace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -200,6 +203,9 @@ pub struct EncodeOptions {
     pub schema_ns: SchemaNs,
     /// Write `<?xml version="1.0" encoding="UTF-8"?>`. Default: `true`.
     pub xml_declaration: bool,
+    /// In encoded arrays, also write `xsi:type` on every item (the array's `arrayType`
+    /// already says it; some old toolkits want both). Default: `false`.
+    pub array_item_types: bool,
 }
 
 impl Default for EncodeOptions {
@@ -211,27 +217,7 @@ impl Default for EncodeOptions {
             xsi_types: None,
             schema_ns: SchemaNs::Xsd2001,
             xml_declaration: true,
+            array_item_types: false,
         }
-    }
-}
-
-/// Writes a whole envelope whose body holds `wrapper` with `value`'s fields as children.
-/// `headers` are raw XML header blocks written inside `Header` as they are.
-pub fn encode<T: Serialize + ?Sized>(
-    out: &mut Vec<u8>,
-    options: &EncodeOptions,
-    headers: &[&str],
-    wrapper: &QName,
-    value: &T,
-) -> Result<(), EncodeError> {
-    let _ = (out, options, headers, wrapper, value);
-    todo!()
-}
-
-impl<'a> Envelope<'a> {
-    /// Deserializes the first body element (the wrapper): its children become `T`'s fields.
-    pub fn body<T: serde::de::DeserializeOwned>(&self, style: Style) -> Result<T, DecodeError> {
-        let _ = style;
-        todo!()
     }
 }

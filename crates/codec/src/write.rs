@@ -115,6 +115,7 @@ mod tests {
     }
 
     #[test]
+    #[allow(clippy::approx_constant)] // 3.14159 is Sam Ruby's echoFloat value
     fn floats_round_trip_short() {
         let mut v = Vec::new();
         super::f32(&mut v, 3.14159);

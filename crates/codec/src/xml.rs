@@ -243,8 +243,13 @@ impl<'a, 's> Cursor<'a, 's> {
 
     /// `/Envelope/Body/op/field`: the local names of the open elements.
     pub(crate) fn path(&self) -> String {
+        self.path_upto(self.stack.len())
+    }
+
+    /// The path of the first `n` open elements.
+    pub(crate) fn path_upto(&self, n: usize) -> String {
         let mut p = String::new();
-        for o in &self.stack {
+        for o in self.stack.iter().take(n) {
             p.push('/');
             p.push_str(split_qname(o.name).1);
         }

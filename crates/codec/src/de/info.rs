@@ -1,0 +1,265 @@
+//! What the body decoder needs from one start tag, and the `xsi:type` compatibility rules.
+//!
+//! Only a handful of attributes matter to SOAP bodies (`xsi:type`, `xsi:nil`, `href`/`id`,
+//! SOAP-ENC `arrayType`, SOAP 1.2 `itemType`/`arraySize`/`ref`/`id`); they are picked out by
+//! local name first so that no namespace lookup is spent on any other attribute.
+//! Must never: allocate for an array size before it is checked against `max_array_len`.
+
+use std::borrow::Cow;
+
+use crate::error::{excerpt, DecodeError};
+use crate::xml::{ns, split_qname, Cursor};
+
+/// Array dimensions from `arrayType="t[a,b]"` or `arraySize="a b"`; 0 is "unknown" (`*`, `[]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Dims {
+    pub(crate) d: [usize; 4],
+    pub(crate) rank: u8,
+}
+
+impl Dims {
+    pub(crate) fn rest(self) -> Dims {
+        let mut d = [0; 4];
+        d[..3].copy_from_slice(&self.d[1..]);
+        Dims {
+            d,
+            rank: self.rank.saturating_sub(1),
+        }
+    }
+}
+
+/// The facts of one element start that the decoder uses.
+#[derive(Debug, Clone)]
+pub(crate) struct Info<'a> {
+    pub(crate) qname: &'a str,
+    pub(crate) local: &'a str,
+    pub(crate) xsi_type: Option<Cow<'a, str>>,
+    pub(crate) nil: bool,
+    pub(crate) href: Option<Cow<'a, str>>,
+    pub(crate) array: Option<Dims>,
+}
+
+impl<'a> Info<'a> {
+    /// Reads the start tag just opened by `cur`.
+    pub(crate) fn read(cur: &Cursor<'a, '_>, qname: &'a str) -> Result<Self, DecodeError> {
+        let mut info = Info {
+            qname,
+            local: split_qname(qname).1,
+            xsi_type: None,
+            nil: false,
+            href: None,
+            array: None,
+        };
+        if cur.attrs.is_empty() {
+            return Ok(info);
+        }
+        let mut id = false;
+        let mut item_type = false;
+        for a in &cur.attrs {
+            match a.local {
+                "type" | "nil" | "arrayType" | "itemType" | "arraySize" | "ref" | "id" | "href" => {
+                }
+                _ => continue,
+            }
+            let uri = cur.attr_ns(a)?;
+            match (a.local, uri) {
+                ("href", "") => {
+                    let v = match &a.value {
+                        Cow::Borrowed(s) => Cow::Borrowed(*s),
+                        Cow::Owned(s) => Cow::Owned(s.clone()),
+                    };
+                    info.href = Some(strip_hash(cur, v)?);
+                }
+                ("id", "") => id = true,
+                ("type", u) if ns::is_xsi(u) => info.xsi_type = Some(a.value.clone()),
+                ("nil", u) if ns::is_xsi(u) => info.nil = matches!(a.value.trim(), "true" | "1"),
+                ("arrayType", ns::SOAP11_ENC) => info.array = Some(array_type(cur, &a.value)?),
+                ("itemType", ns::SOAP12_ENC) => item_type = true,
+                ("arraySize", ns::SOAP12_ENC) => info.array = Some(array_size(cur, &a.value)?),
+                ("ref", ns::SOAP12_ENC) => {
+                    info.href = Some(Cow::Owned(a.value.trim_start_matches('#').to_string()))
+                }
+                ("id", ns::SOAP12_ENC) => id = true,
+                _ => {}
+            }
+        }
+        if item_type && info.array.is_none() {
+            info.array = Some(Dims { d: [0; 4], rank: 1 });
+        }
+        if id && info.href.is_some() {
+            return Err(cur.malformed("an element may not carry both an id and a reference"));
+        }
+        Ok(info)
+    }
+}
+
+fn strip_hash<'a>(cur: &Cursor<'a, '_>, v: Cow<'a, str>) -> Result<Cow<'a, str>, DecodeError> {
+    match v {
+        Cow::Borrowed(s) => match s.strip_prefix('#') {
+            Some(r) => Ok(Cow::Borrowed(r)),
+            None => Err(cur.malformed(format!("reference {} is not local (`#id`)", excerpt(s)))),
+        },
+        Cow::Owned(s) => match s.strip_prefix('#') {
+            Some(r) => Ok(Cow::Owned(r.to_string())),
+            None => Err(cur.malformed(format!("reference {} is not local (`#id`)", excerpt(&s)))),
+        },
+    }
+}
+
+fn too_big(cur: &Cursor<'_, '_>, v: &str) -> DecodeError {
+    cur.err(DecodeError::limit(format!(
+        "array size {} exceeds the limit of {} items",
+        excerpt(v),
+        cur.limits().max_array_len
+    )))
+}
+
+fn parse_dims<'x>(
+    cur: &Cursor<'_, '_>,
+    whole: &str,
+    parts: impl Iterator<Item = &'x str>,
+    star_ok: bool,
+) -> Result<Dims, DecodeError> {
+    let mut dims = Dims { d: [0; 4], rank: 0 };
+    let mut total: usize = 1;
+    for (i, p) in parts.enumerate() {
+        let p = p.trim();
+        if i >= 4 {
+            return Err(cur.malformed(format!(
+                "array of more than 4 dimensions: {}",
+                excerpt(whole)
+            )));
+        }
+        let n = if p.is_empty() || p == "*" {
+            if p == "*" && (!star_ok || i > 0) {
+                return Err(cur.malformed(format!(
+                    "`*` may only be the first array size in {}",
+                    excerpt(whole)
+                )));
+            }
+            0
+        } else {
+            let n: usize = p.parse().map_err(|_| {
+                if p.bytes().all(|b| b.is_ascii_digit()) {
+                    too_big(cur, whole)
+                } else {
+                    cur.malformed(format!("bad array size {}", excerpt(whole)))
+                }
+            })?;
+            total = total
+                .checked_mul(n.max(1))
+                .ok_or_else(|| too_big(cur, whole))?;
+            if n > cur.limits().max_array_len || total > cur.limits().max_array_len {
+                return Err(too_big(cur, whole));
+            }
+            n
+        };
+        dims.d[i] = n;
+        dims.rank += 1;
+    }
+    if dims.rank == 0 {
+        dims.rank = 1;
+    }
+    Ok(dims)
+}
+
+/// `SOAP-ENC:arrayType="xsd:int[3]"`, `"xsd:string[2,3]"`, `"xsd:string[][2]"`.
+fn array_type(cur: &Cursor<'_, '_>, v: &str) -> Result<Dims, DecodeError> {
+    let v = v.trim();
+    let open = v
+        .rfind('[')
+        .ok_or_else(|| cur.malformed(format!("bad arrayType {}", excerpt(v))))?;
+    let inner = v[open + 1..]
+        .strip_suffix(']')
+        .ok_or_else(|| cur.malformed(format!("bad arrayType {}", excerpt(v))))?;
+    parse_dims(cur, v, inner.split(','), false)
+}
+
+/// SOAP 1.2 `enc:arraySize="2 3"` or `"* 3"`.
+fn array_size(cur: &Cursor<'_, '_>, v: &str) -> Result<Dims, DecodeError> {
+    parse_dims(cur, v, v.split_ascii_whitespace(), true)
+}
+
+/// What a Rust target expects; decides which `xsi:type`s are compatible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Want {
+    Bool,
+    Int(&'static str),
+    Float(&'static str),
+    Str,
+    /// One of the `xsd` module types, by XSD local name.
+    Named(&'static str),
+    Struct,
+    Seq,
+    Enum,
+}
+
+impl Want {
+    pub(crate) fn name(self) -> String {
+        match self {
+            Want::Bool => "xsd:boolean".into(),
+            Want::Int(n) | Want::Float(n) | Want::Named(n) => format!("xsd:{n}"),
+            Want::Str => "xsd:string".into(),
+            Want::Struct => "a struct".into(),
+            Want::Seq => "an array".into(),
+            Want::Enum => "an enumeration value".into(),
+        }
+    }
+}
+
+const INTEGERS: &[&str] = &[
+    "int",
+    "integer",
+    "long",
+    "short",
+    "byte",
+    "unsignedInt",
+    "unsignedLong",
+    "unsignedShort",
+    "unsignedByte",
+    "nonNegativeInteger",
+    "positiveInteger",
+    "nonPositiveInteger",
+    "negativeInteger",
+];
+
+const STRINGS: &[&str] = &[
+    "string",
+    "normalizedString",
+    "token",
+    "language",
+    "Name",
+    "NCName",
+    "NMTOKEN",
+    "ID",
+    "IDREF",
+    "ENTITY",
+    "anyURI",
+    "anyType",
+    "anySimpleType",
+    "ur-type",
+];
+
+/// Whether a schema-namespace `xsi:type` local name may be read into `want`.
+pub(crate) fn compatible(want: Want, local: &str) -> bool {
+    if local == "anyType" || local == "ur-type" || local == "anySimpleType" {
+        return true;
+    }
+    match want {
+        Want::Bool => local == "boolean",
+        Want::Int(_) => INTEGERS.contains(&local),
+        Want::Float(_) => {
+            local == "float" || local == "double" || local == "decimal" || INTEGERS.contains(&local)
+        }
+        Want::Str | Want::Enum => STRINGS.contains(&local),
+        Want::Named(n) => {
+            local == n
+                || (n == "dateTime" && local == "timeInstant")
+                || (n == "base64Binary" && local == "base64")
+                || (n == "decimal" && INTEGERS.contains(&local))
+                || (n == "anyURI" && local == "string")
+        }
+        Want::Struct => local == "Struct",
+        Want::Seq => local == "Array",
+    }
+}

@@ -1,0 +1,699 @@
+//! The serde deserializer for SOAP bodies, literal and SOAP-encoded, straight off the event
+//! stream (no tree).
+//!
+//! An element is a value: a struct reads its child elements as fields (by local name, so
+//! qualified and unqualified children are both accepted), a scalar reads its text, `Option`
+//! reads `xsi:nil` (or absence), a sequence reads either repeated sibling elements (literal) or
+//! the children of one array element (SOAP-ENC arrays, any item names, n-dimensional arrays
+//! flattened row by row). Multi-ref `href="#id"` / SOAP 1.2 `enc:ref` are followed by reading
+//! the target element again from its offset, with cycle detection and an event budget so a
+//! web of shared references cannot multiply the work.
+//! Must never: recurse without a bound, allocate from a size the input claims before it is
+//! checked, or lose the path in an error.
+
+mod access;
+mod info;
+
+use std::borrow::Cow;
+use std::cell::{OnceCell, RefCell};
+use std::collections::HashMap;
+
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
+
+use crate::error::{excerpt, DecodeError};
+use crate::xml::{is_blank, ns, split_qname, Binding, Cursor, Ev, NsStack, Source};
+use crate::{Envelope, Style, Version};
+
+use access::{Absent, ArraySeq, ChildrenMap, RepeatedSeq};
+pub(crate) use info::{compatible, Info, Want};
+
+/// Where an `id` points: offset of its start tag and the bindings declared between Body and it.
+#[derive(Debug)]
+struct IdTarget {
+    offset: usize,
+    ns: (usize, usize),
+}
+
+#[derive(Debug, Default)]
+struct IdIndex<'a> {
+    map: HashMap<Cow<'a, str>, IdTarget>,
+    arena: Vec<Binding<'a>>,
+}
+
+/// Everything shared by the cursors of one body decode.
+pub(crate) struct Ctx<'a> {
+    pub(crate) src: Source<'a>,
+    pub(crate) style: Style,
+    outer: Vec<&'a str>,
+    body_ns: Vec<Binding<'a>>,
+    scan_from: usize,
+    ids: OnceCell<Result<IdIndex<'a>, DecodeError>>,
+    resolving: RefCell<Vec<String>>,
+}
+
+impl<'a> Ctx<'a> {
+    fn id_index(&self) -> Result<&IdIndex<'a>, DecodeError> {
+        let r = self.ids.get_or_init(|| self.scan_ids());
+        r.as_ref().map_err(Clone::clone)
+    }
+
+    /// One pass over the Body recording every element that carries an `id`.
+    fn scan_ids(&self) -> Result<IdIndex<'a>, DecodeError> {
+        let mut index = IdIndex::default();
+        let base = self.body_ns.len();
+        let mut cur = Cursor::new(
+            &self.src,
+            self.scan_from,
+            &self.outer,
+            NsStack::from_bindings(self.body_ns.clone()),
+        );
+        let mut depth = 0usize;
+        loop {
+            match cur.next()? {
+                Ev::Start(_) => {
+                    depth += 1;
+                    let mut found = None;
+                    for a in &cur.attrs {
+                        if a.local == "id" {
+                            let uri = cur.attr_ns(a)?;
+                            if uri.is_empty() || uri == ns::SOAP12_ENC {
+                                found = Some(a.value.clone());
+                            }
+                        }
+                    }
+                    if let Some(id) = found {
+                        let extra = cur.ns.bindings().get(base..).unwrap_or(&[]);
+                        if index.arena.len() + extra.len() > 1 << 16 {
+                            return Err(cur.err(DecodeError::limit(
+                                "too many namespace declarations around ids",
+                            )));
+                        }
+                        let start = index.arena.len();
+                        index.arena.extend_from_slice(extra);
+                        let target = IdTarget {
+                            offset: cur.last_start_at,
+                            ns: (start, index.arena.len()),
+                        };
+                        if index.map.insert(id.clone(), target).is_some() {
+                            return Err(cur.malformed(format!("duplicate id {}", excerpt(&id))));
+                        }
+                    }
+                }
+                Ev::End => {
+                    if depth == 0 {
+                        return Ok(index);
+                    }
+                    depth -= 1;
+                }
+                Ev::Text(_) | Ev::CData(_) => {}
+                Ev::Eof => return Err(cur.malformed("unexpected end of document")),
+            }
+        }
+    }
+}
+
+impl<'a> Envelope<'a> {
+    fn ctx(&self, style: Style) -> Ctx<'a> {
+        Ctx {
+            src: Source::new(self.input, self.limits.clone()),
+            style,
+            outer: self.outer.to_vec(),
+            body_ns: self.body_ns.clone(),
+            scan_from: self.body_content,
+            ids: OnceCell::new(),
+            resolving: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// Deserializes the first body element (the wrapper): its children become `T`'s fields.
+    /// `T = ()` (or a unit struct) accepts any wrapper and an empty body. After the wrapper the
+    /// rest of the document is read to check it is well formed.
+    pub fn body<T: DeserializeOwned>(&self, style: Style) -> Result<T, DecodeError> {
+        let ctx = self.ctx(style);
+        let Some(body) = &self.body else {
+            return T::deserialize(Absent("body"));
+        };
+        let mut cur = Cursor::new(
+            &ctx.src,
+            body.offset,
+            &self.outer,
+            NsStack::from_bindings(self.body_ns.clone()),
+        );
+        let name = match cur.next()? {
+            Ev::Start(name) => name,
+            _ => return Err(cur.malformed("expected the body element")),
+        };
+        let info = Info::read(&cur, name)?;
+        let depth = cur.depth();
+        let value = T::deserialize(ElemDe {
+            cur: &mut cur,
+            ctx: &ctx,
+            info,
+            items: false,
+        })
+        .map_err(|e| e.at(|| access::path_at(&cur, depth, name)))?;
+        self.finish(&mut cur)?;
+        Ok(value)
+    }
+
+    /// Reads the rest of Body (skipping other children, e.g. multi-ref targets) and Envelope,
+    /// and checks that nothing but whitespace, comments and PIs follows.
+    fn finish(&self, cur: &mut Cursor<'a, '_>) -> Result<(), DecodeError> {
+        // rest of Body
+        loop {
+            match cur.next()? {
+                Ev::Start(_) => cur.skip_element()?,
+                Ev::End => break,
+                Ev::Text(t) if is_blank(t) => {}
+                Ev::Text(_) | Ev::CData(_) => return Err(cur.malformed("text in Body")),
+                Ev::Eof => return Err(cur.malformed("unexpected end of document")),
+            }
+        }
+        // rest of Envelope
+        loop {
+            match cur.next()? {
+                Ev::Start(name) if self.version == Version::Soap11 => {
+                    let _ = name;
+                    cur.skip_element()?
+                }
+                Ev::Start(name) => {
+                    return Err(cur.malformed(format!(
+                        "element `<{name}>` after Body (soap 1.2 allows only Header and Body)"
+                    )))
+                }
+                Ev::End => break,
+                Ev::Text(t) if is_blank(t) => {}
+                Ev::Text(_) | Ev::CData(_) => return Err(cur.malformed("text in Envelope")),
+                Ev::Eof => return Err(cur.malformed("unexpected end of document")),
+            }
+        }
+        loop {
+            match cur.next()? {
+                Ev::Eof => return Ok(()),
+                Ev::Text(t) if is_blank(t) => {}
+                _ => return Err(DecodeError::malformed("content after the root element")),
+            }
+        }
+    }
+
+    /// Deserializes header block `index` like a body wrapper: its children become `T`'s fields.
+    pub fn header<T: DeserializeOwned>(
+        &self,
+        index: usize,
+        style: Style,
+    ) -> Result<T, DecodeError> {
+        let h = self
+            .header_extra
+            .get(index)
+            .ok_or_else(|| DecodeError::malformed(format!("no header block {index}")))?;
+        let ctx = self.ctx(style);
+        let above = [self.outer[0], self.header_name];
+        let mut cur = Cursor::new(
+            &ctx.src,
+            h.start,
+            &above,
+            NsStack::from_bindings(self.header_ns.clone()),
+        );
+        let name = match cur.next()? {
+            Ev::Start(name) => name,
+            _ => return Err(cur.malformed("expected a header block")),
+        };
+        let info = Info::read(&cur, name)?;
+        let depth = cur.depth();
+        T::deserialize(ElemDe {
+            cur: &mut cur,
+            ctx: &ctx,
+            info,
+            items: false,
+        })
+        .map_err(|e| e.at(|| access::path_at(&cur, depth, name)))
+    }
+}
+
+/// Deserializes one element (whose start tag has been consumed) as a value.
+pub(crate) struct ElemDe<'c, 'a, 's> {
+    pub(crate) cur: &'c mut Cursor<'a, 's>,
+    pub(crate) ctx: &'s Ctx<'a>,
+    pub(crate) info: Info<'a>,
+    /// A sequence target reads this element's children as its items (array container, or an
+    /// item of a literal sequence of sequences) instead of repeated siblings.
+    pub(crate) items: bool,
+}
+
+impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
+    /// The path of this element once it is closed.
+    fn closed_path(&self) -> String {
+        format!("{}/{}", self.cur.path(), self.info.local)
+    }
+
+    fn bad(&self, want: Want, found: &str) -> DecodeError {
+        DecodeError::value(format!(
+            "expected {}, found {}",
+            want.name(),
+            excerpt(found)
+        ))
+        .at(|| self.closed_path())
+    }
+
+    /// Checks `xsi:type` against what the target wants (schema types only; a type from
+    /// another namespace may be a user-defined restriction and is accepted).
+    fn check(&self, want: Want) -> Result<(), DecodeError> {
+        let Some(t) = &self.info.xsi_type else {
+            return Ok(());
+        };
+        let (prefix, local) = split_qname(t.trim());
+        let uri = self.cur.resolve(prefix)?;
+        if (ns::is_xsd(uri) || ns::is_enc(uri)) && !compatible(want, local) {
+            return Err(self.cur.err(DecodeError::value(format!(
+                "expected {}, found xsi:type {}",
+                want.name(),
+                excerpt(t)
+            ))));
+        }
+        Ok(())
+    }
+
+    /// Type check, nil check and the element's text (element consumed through its end tag).
+    fn scalar(&mut self, want: Want) -> Result<Cow<'a, str>, DecodeError> {
+        self.check(want)?;
+        if self.info.nil {
+            self.cur.skip_element()?;
+            return Err(
+                DecodeError::value(format!("expected {}, found nil", want.name()))
+                    .at(|| self.closed_path()),
+            );
+        }
+        self.cur.read_text()
+    }
+
+    /// Reads the element an `href`/`ref` points to and deserializes it instead of this one.
+    fn follow<R>(
+        self,
+        f: impl FnOnce(ElemDe<'_, 'a, 's>) -> Result<R, DecodeError>,
+    ) -> Result<R, DecodeError> {
+        let ElemDe {
+            cur,
+            ctx,
+            info,
+            items,
+        } = self;
+        let id = info.href.clone().unwrap_or_default();
+        cur.skip_element()?;
+        let mut above = cur.open_names();
+        above.push(info.qname);
+        let path = || format!("{}/{}", cur.path(), info.local);
+        let index = ctx.id_index()?;
+        let target = index.map.get(id.as_ref()).ok_or_else(|| {
+            DecodeError::malformed(format!(
+                "unresolved reference `#{}`",
+                id.chars().take(40).collect::<String>()
+            ))
+            .at(path)
+        })?;
+        {
+            let mut r = ctx.resolving.borrow_mut();
+            if r.iter().any(|x| x == id.as_ref()) {
+                return Err(
+                    DecodeError::malformed(format!("reference cycle through `#{id}`")).at(path),
+                );
+            }
+            if r.len() >= ctx.src.limits.max_depth {
+                return Err(
+                    DecodeError::limit("references nest deeper than the depth limit").at(path),
+                );
+            }
+            r.push(id.to_string());
+        }
+        let mut bindings = ctx.body_ns.clone();
+        bindings.extend_from_slice(index.arena.get(target.ns.0..target.ns.1).unwrap_or(&[]));
+        let mut sub = Cursor::new(
+            &ctx.src,
+            target.offset,
+            &above,
+            NsStack::from_bindings(bindings),
+        );
+        let result = match sub.next() {
+            Ok(Ev::Start(name)) => match Info::read(&sub, name) {
+                Ok(info) => f(ElemDe {
+                    cur: &mut sub,
+                    ctx,
+                    info,
+                    items,
+                }),
+                Err(e) => Err(e),
+            },
+            Ok(_) => Err(sub.malformed("reference target is not an element")),
+            Err(e) => Err(e),
+        };
+        ctx.resolving.borrow_mut().pop();
+        result
+    }
+
+    fn is_container(&self) -> bool {
+        self.items || self.info.array.is_some() || self.ctx.style == Style::Encoded
+    }
+}
+
+macro_rules! follow_href {
+    ($self:ident, $method:ident $(, $arg:expr)*; $visitor:ident) => {
+        if $self.info.href.is_some() {
+            return $self.follow(|d| d.$method($($arg,)* $visitor));
+        }
+    };
+}
+
+macro_rules! de_int {
+    ($($method:ident $ty:ty => $visit:ident, $xsd:literal;)*) => {$(
+        fn $method<V: Visitor<'a>>(mut self, visitor: V) -> Result<V::Value, DecodeError> {
+            follow_href!(self, $method; visitor);
+            let want = Want::Int($xsd);
+            let text = self.scalar(want)?;
+            let t = text.trim();
+            let t = t.strip_prefix('+').unwrap_or(t);
+            match t.parse::<$ty>() {
+                Ok(v) => visitor.$visit(v),
+                Err(_) => Err(self.bad(want, &text)),
+            }
+        }
+    )*};
+}
+
+impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
+    type Error = DecodeError;
+
+    de_int! {
+        deserialize_i8 i8 => visit_i8, "byte";
+        deserialize_i16 i16 => visit_i16, "short";
+        deserialize_i32 i32 => visit_i32, "int";
+        deserialize_i64 i64 => visit_i64, "long";
+        deserialize_i128 i128 => visit_i128, "integer";
+        deserialize_u8 u8 => visit_u8, "unsignedByte";
+        deserialize_u16 u16 => visit_u16, "unsignedShort";
+        deserialize_u32 u32 => visit_u32, "unsignedInt";
+        deserialize_u64 u64 => visit_u64, "unsignedLong";
+        deserialize_u128 u128 => visit_u128, "nonNegativeInteger";
+    }
+
+    fn deserialize_f32<V: Visitor<'a>>(mut self, visitor: V) -> Result<V::Value, DecodeError> {
+        follow_href!(self, deserialize_f32; visitor);
+        let want = Want::Float("float");
+        let text = self.scalar(want)?;
+        match parse_float::<f32>(text.trim()) {
+            Some(v) => visitor.visit_f32(v),
+            None => Err(self.bad(want, &text)),
+        }
+    }
+
+    fn deserialize_f64<V: Visitor<'a>>(mut self, visitor: V) -> Result<V::Value, DecodeError> {
+        follow_href!(self, deserialize_f64; visitor);
+        let want = Want::Float("double");
+        let text = self.scalar(want)?;
+        match parse_float::<f64>(text.trim()) {
+            Some(v) => visitor.visit_f64(v),
+            None => Err(self.bad(want, &text)),
+        }
+    }
+
+    fn deserialize_bool<V: Visitor<'a>>(mut self, visitor: V) -> Result<V::Value, DecodeError> {
+        follow_href!(self, deserialize_bool; visitor);
+        let text = self.scalar(Want::Bool)?;
+        match text.trim() {
+            "true" | "1" => visitor.visit_bool(true),
+            "false" | "0" => visitor.visit_bool(false),
+            _ => Err(self.bad(Want::Bool, &text)),
+        }
+    }
+
+    fn deserialize_char<V: Visitor<'a>>(mut self, visitor: V) -> Result<V::Value, DecodeError> {
+        follow_href!(self, deserialize_char; visitor);
+        let text = self.scalar(Want::Str)?;
+        let mut it = text.chars();
+        match (it.next(), it.next()) {
+            (Some(c), None) => visitor.visit_char(c),
+            _ => Err(self.bad(Want::Str, &text)),
+        }
+    }
+
+    fn deserialize_str<V: Visitor<'a>>(mut self, visitor: V) -> Result<V::Value, DecodeError> {
+        follow_href!(self, deserialize_str; visitor);
+        match self.scalar(Want::Str)? {
+            Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
+            Cow::Owned(s) => visitor.visit_string(s),
+        }
+    }
+
+    fn deserialize_string<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_bytes<V: Visitor<'a>>(mut self, visitor: V) -> Result<V::Value, DecodeError> {
+        follow_href!(self, deserialize_bytes; visitor);
+        let want = Want::Named("base64Binary");
+        let text = self.scalar(want)?;
+        match text.parse::<crate::xsd::Base64Binary>() {
+            Ok(b) => visitor.visit_byte_buf(b.0),
+            Err(_) => Err(self.bad(want, &text)),
+        }
+    }
+
+    fn deserialize_byte_buf<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.deserialize_bytes(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        if self.info.nil {
+            self.cur.skip_element()?;
+            return visitor.visit_none();
+        }
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_unit<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.cur.skip_element()?;
+        visitor.visit_unit()
+    }
+
+    fn deserialize_unit_struct<V: Visitor<'a>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'a>>(
+        mut self,
+        name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        let Some(xsd) = name.strip_prefix(crate::xsd::RESERVED) else {
+            return visitor.visit_newtype_struct(self);
+        };
+        follow_href!(self, deserialize_newtype_struct, name; visitor);
+        let want = Want::Named(xsd_static(xsd));
+        let text = if xsd == "QName" {
+            // resolve the prefix while the element's declarations are in scope
+            self.check(want)?;
+            let text = self.cur.read_text_open()?;
+            let (prefix, local) = split_qname(text.trim());
+            let uri = self.cur.resolve(prefix)?.to_string();
+            let local = local.to_string();
+            self.cur.next()?;
+            Cow::Owned(if uri.is_empty() {
+                local
+            } else {
+                format!("{{{uri}}}{local}")
+            })
+        } else {
+            self.scalar(want)?
+        };
+        let path = self.closed_path();
+        visitor
+            .visit_newtype_struct(Text(text))
+            .map_err(|e| e.at(|| path))
+    }
+
+    fn deserialize_seq<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        follow_href!(self, deserialize_seq; visitor);
+        if self.info.nil {
+            self.cur.skip_element()?;
+            return visitor.visit_seq(access::Empty);
+        }
+        if self.is_container() {
+            self.check(Want::Seq)?;
+            let dims = self.info.array.unwrap_or(info::Dims { d: [0; 4], rank: 1 });
+            let mut seq = ArraySeq::new(self.cur, self.ctx, dims);
+            let v = visitor.visit_seq(&mut seq)?;
+            seq.finish()?;
+            return Ok(v);
+        }
+        let local = self.info.local;
+        visitor.visit_seq(RepeatedSeq::new(self.cur, self.ctx, self.info, local))
+    }
+
+    fn deserialize_tuple<V: Visitor<'a>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_tuple_struct<V: Visitor<'a>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        follow_href!(self, deserialize_map; visitor);
+        self.check(Want::Struct)?;
+        let mut map = ChildrenMap::new(self.cur, self.ctx, &[]);
+        let v = visitor.visit_map(&mut map)?;
+        map.finish()?;
+        Ok(v)
+    }
+
+    fn deserialize_struct<V: Visitor<'a>>(
+        self,
+        name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        follow_href!(self, deserialize_struct, name, fields; visitor);
+        self.check(Want::Struct)?;
+        let mut map = ChildrenMap::new(self.cur, self.ctx, fields);
+        let v = visitor.visit_map(&mut map)?;
+        map.finish()?;
+        Ok(v)
+    }
+
+    fn deserialize_enum<V: Visitor<'a>>(
+        mut self,
+        name: &'static str,
+        variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
+        follow_href!(self, deserialize_enum, name, variants; visitor);
+        let text = self.scalar(Want::Enum)?;
+        let path = self.closed_path();
+        visitor
+            .visit_enum(de::value::StringDeserializer::<DecodeError>::new(
+                text.trim().to_string(),
+            ))
+            .map_err(|e| e.at(|| path))
+    }
+
+    fn deserialize_identifier<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.deserialize_str(visitor)
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.cur.skip_element()?;
+        visitor.visit_unit()
+    }
+
+    /// Self-describing: children make a map, otherwise the text, typed by `xsi:type` when it
+    /// names a number or boolean.
+    fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        follow_href!(self, deserialize_any; visitor);
+        if self.info.nil {
+            self.cur.skip_element()?;
+            return visitor.visit_none();
+        }
+        if self.info.array.is_some() {
+            return self.deserialize_seq(visitor);
+        }
+        match self.cur.peek()? {
+            Ev::Text(t) if is_blank(t) => {
+                // whitespace before a child element or the end: look further
+                let _ = self.cur.next()?;
+                match self.cur.peek()? {
+                    Ev::Start(_) => return self.deserialize_map(visitor),
+                    Ev::End => {
+                        self.cur.next()?;
+                        return visitor.visit_borrowed_str(t);
+                    }
+                    _ => {}
+                }
+            }
+            Ev::Start(_) => return self.deserialize_map(visitor),
+            _ => {}
+        }
+        let local = self
+            .info
+            .xsi_type
+            .as_deref()
+            .map(|t| split_qname(t.trim()).1.to_string())
+            .unwrap_or_default();
+        match local.as_str() {
+            "boolean" => self.deserialize_bool(visitor),
+            "float" | "double" => self.deserialize_f64(visitor),
+            "int" | "long" | "short" | "byte" | "integer" => self.deserialize_i64(visitor),
+            "unsignedInt" | "unsignedLong" | "unsignedShort" | "unsignedByte" => {
+                self.deserialize_u64(visitor)
+            }
+            _ => self.deserialize_str(visitor),
+        }
+    }
+}
+
+fn xsd_static(name: &str) -> &'static str {
+    match name {
+        "dateTime" => "dateTime",
+        "date" => "date",
+        "time" => "time",
+        "decimal" => "decimal",
+        "base64Binary" => "base64Binary",
+        "hexBinary" => "hexBinary",
+        "QName" => "QName",
+        "anyURI" => "anyURI",
+        _ => "anySimpleType",
+    }
+}
+
+/// XSD float lexical forms (`INF`, `-INF`, `NaN`, exponents); Rust's parser accepts a
+/// superset, which is fine for reading.
+fn parse_float<F: std::str::FromStr>(s: &str) -> Option<F> {
+    s.parse().ok()
+}
+
+/// A text value handed to an `xsd` type's visitor.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'a> de::Deserializer<'a> for Text<'a> {
+    type Error = DecodeError;
+    fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        match self.0 {
+            Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
+            Cow::Owned(s) => visitor.visit_string(s),
+        }
+    }
+    serde::forward_to_deserialize_any! {
+        <W: Visitor<'a>>
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+        unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// Deserializes a seed from an element (used by the array and sequence accessors).
+pub(crate) fn element_seed<'a, 's, T: DeserializeSeed<'a>>(
+    seed: T,
+    cur: &mut Cursor<'a, 's>,
+    ctx: &'s Ctx<'a>,
+    info: Info<'a>,
+    items: bool,
+) -> Result<T::Value, DecodeError> {
+    let depth = cur.depth();
+    let name = info.qname;
+    seed.deserialize(ElemDe {
+        cur: &mut *cur,
+        ctx,
+        info,
+        items,
+    })
+    .map_err(|e| e.at(|| access::path_at(cur, depth, name)))
+}

@@ -1,0 +1,664 @@
+//! The serde serializer: a value becomes the children of the body wrapper element, written
+//! straight into the output `Vec<u8>`.
+//!
+//! Literal style writes elements only (a `Vec` is repeated elements named after the field,
+//! `None` is omitted); encoded style (SOAP 1.1 section 5) adds `xsi:type` to every value,
+//! writes a `Vec` as one SOAP-ENC array whose `arrayType` is known before its first item is
+//! written (the first item is probed, see `probe`), a `Vec<Vec<T>>` of equal rows as a
+//! two-dimensional array, and `None` as `xsi:nil="true"`.
+//! Must never: write a character XML cannot carry (control characters are refused), write
+//! user text unescaped, or buffer a whole array to learn its type.
+
+mod probe;
+mod seq;
+
+use serde::ser::{self, Impossible, Serialize};
+
+use crate::error::EncodeError;
+use crate::write;
+use crate::{EncodeOptions, QName, SchemaNs, Style, Version};
+
+use probe::Probe;
+use seq::{ArraySer, KeySer, SeqSer};
+
+pub(crate) fn variant_error(name: &str, variant: &str) -> EncodeError {
+    EncodeError::new(format!(
+        "enum variant `{name}::{variant}` carries data; only unit variants can be written"
+    ))
+}
+
+fn xsd_static(name: &str) -> &'static str {
+    match name {
+        "dateTime" => "dateTime",
+        "date" => "date",
+        "time" => "time",
+        "decimal" => "decimal",
+        "base64Binary" => "base64Binary",
+        "hexBinary" => "hexBinary",
+        "QName" => "QName",
+        "anyURI" => "anyURI",
+        _ => "anySimpleType",
+    }
+}
+
+/// What every element writer needs to know about the message.
+pub(crate) struct Opts {
+    typed: bool,
+    encoded: bool,
+    enc12: bool,
+    item_types: bool,
+    tns: bool,
+    any_type: &'static str,
+}
+
+const XSI_NS_2001: &str = "http://www.w3.org/2001/XMLSchema-instance";
+const XSI_NS_1999: &str = "http://www.w3.org/1999/XMLSchema-instance";
+
+/// Writes a whole envelope whose body holds `wrapper` with `value`'s fields as children.
+/// `headers` are raw XML header blocks written inside `Header` as they are.
+pub fn encode<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    options: &EncodeOptions,
+    headers: &[&str],
+    wrapper: &QName,
+    value: &T,
+) -> Result<(), EncodeError> {
+    let encoded = options.style == Style::Encoded;
+    let typed = encoded || options.xsi_types.unwrap_or(false);
+    let (xsd, xsi) = match options.schema_ns {
+        SchemaNs::Xsd2001 => ("http://www.w3.org/2001/XMLSchema", XSI_NS_2001),
+        SchemaNs::Xsd1999 => ("http://www.w3.org/1999/XMLSchema", XSI_NS_1999),
+    };
+    let enc12 = encoded && options.version == Version::Soap12;
+    let opts = Opts {
+        typed,
+        encoded,
+        enc12,
+        item_types: options.array_item_types,
+        tns: !wrapper.namespace.is_empty(),
+        any_type: match options.schema_ns {
+            SchemaNs::Xsd2001 => "xsd:anyType",
+            SchemaNs::Xsd1999 => "xsd:ur-type",
+        },
+    };
+    out.reserve(512);
+    if options.xml_declaration {
+        out.extend_from_slice(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
+    }
+    out.extend_from_slice(b"<soap:Envelope xmlns:soap=\"");
+    out.extend_from_slice(options.version.envelope_ns().as_bytes());
+    out.push(b'"');
+    if typed {
+        out.extend_from_slice(b" xmlns:xsi=\"");
+        out.extend_from_slice(xsi.as_bytes());
+        out.extend_from_slice(b"\" xmlns:xsd=\"");
+        out.extend_from_slice(xsd.as_bytes());
+        out.push(b'"');
+    }
+    if encoded {
+        out.extend_from_slice(if enc12 {
+            b" xmlns:enc=\"http://www.w3.org/2003/05/soap-encoding\"".as_slice()
+        } else {
+            b" xmlns:soapenc=\"http://schemas.xmlsoap.org/soap/encoding/\"".as_slice()
+        });
+    }
+    out.push(b'>');
+    if !headers.is_empty() {
+        out.extend_from_slice(b"<soap:Header>");
+        for h in headers {
+            out.extend_from_slice(h.as_bytes());
+        }
+        out.extend_from_slice(b"</soap:Header>");
+    }
+    out.extend_from_slice(b"<soap:Body><");
+    let prefixed = !wrapper.namespace.is_empty();
+    if prefixed {
+        out.extend_from_slice(b"tns:");
+    }
+    out.extend_from_slice(wrapper.local.as_bytes());
+    if prefixed {
+        out.extend_from_slice(b" xmlns:tns=\"");
+        write::attr(out, &wrapper.namespace);
+        out.push(b'"');
+        if options.qualified {
+            out.extend_from_slice(b" xmlns=\"");
+            write::attr(out, &wrapper.namespace);
+            out.push(b'"');
+        }
+    }
+    if encoded {
+        out.extend_from_slice(if enc12 {
+            b" soap:encodingStyle=\"http://www.w3.org/2003/05/soap-encoding\"".as_slice()
+        } else {
+            b" soap:encodingStyle=\"http://schemas.xmlsoap.org/soap/encoding/\"".as_slice()
+        });
+    }
+    out.push(b'>');
+    value.serialize(BodySer {
+        out: &mut *out,
+        opts: &opts,
+    })?;
+    out.extend_from_slice(b"</");
+    if prefixed {
+        out.extend_from_slice(b"tns:");
+    }
+    out.extend_from_slice(wrapper.local.as_bytes());
+    out.extend_from_slice(b"></soap:Body></soap:Envelope>");
+    Ok(())
+}
+
+/// Refuses characters XML 1.0 cannot carry (C0 controls other than tab, LF, CR; U+FFFE/F).
+fn check_chars(s: &str) -> Result<(), EncodeError> {
+    let bad_ctl = s.bytes().fold(false, |acc, c| {
+        acc | (c < 0x20 && c != b'\t' && c != b'\n' && c != b'\r')
+    });
+    // U+FFFE and U+FFFF are EF BF BE / EF BF BF in UTF-8
+    let maybe_nonchar = s.as_bytes().contains(&0xEF);
+    if bad_ctl || (maybe_nonchar && s.contains(['\u{FFFE}', '\u{FFFF}'])) {
+        let c = s
+            .chars()
+            .find(|&c| {
+                (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{FFFE}' || c == '\u{FFFF}'
+            })
+            .unwrap_or('\0');
+        return Err(EncodeError::new(format!(
+            "character U+{:04X} cannot be written in xml",
+            c as u32
+        )));
+    }
+    Ok(())
+}
+
+/// The body value: a struct (fields become the wrapper's children), a map, or `()`.
+struct BodySer<'o> {
+    out: &'o mut Vec<u8>,
+    opts: &'o Opts,
+}
+
+fn body_error() -> EncodeError {
+    EncodeError::new("the body value must be a struct, a map or `()`")
+}
+
+macro_rules! body_reject {
+    ($($m:ident($($t:ty),*);)*) => {$(
+        fn $m(self, $(_: $t),*) -> Result<(), EncodeError> { Err(body_error()) }
+    )*};
+}
+
+impl<'o> ser::Serializer for BodySer<'o> {
+    type Ok = ();
+    type Error = EncodeError;
+    type SerializeSeq = Impossible<(), EncodeError>;
+    type SerializeTuple = Impossible<(), EncodeError>;
+    type SerializeTupleStruct = Impossible<(), EncodeError>;
+    type SerializeTupleVariant = Impossible<(), EncodeError>;
+    type SerializeMap = Children<'o, 'static>;
+    type SerializeStruct = Children<'o, 'static>;
+    type SerializeStructVariant = Impossible<(), EncodeError>;
+
+    body_reject! {
+        serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32); serialize_i64(i64);
+        serialize_u8(u8); serialize_u16(u16); serialize_u32(u32); serialize_u64(u64);
+        serialize_f32(f32); serialize_f64(f64); serialize_char(char); serialize_str(&str);
+        serialize_bytes(&[u8]); serialize_none();
+        serialize_unit_variant(&'static str, u32, &'static str);
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<(), EncodeError> {
+        v.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), EncodeError> {
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _n: &'static str) -> Result<(), EncodeError> {
+        Ok(())
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _n: &'static str,
+        v: &T,
+    ) -> Result<(), EncodeError> {
+        v.serialize(self)
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        n: &'static str,
+        _i: u32,
+        v: &'static str,
+        _value: &T,
+    ) -> Result<(), EncodeError> {
+        Err(variant_error(n, v))
+    }
+    fn serialize_seq(self, _len: Option<usize>) -> Result<Self::SerializeSeq, EncodeError> {
+        Err(body_error())
+    }
+    fn serialize_tuple(self, _len: usize) -> Result<Self::SerializeTuple, EncodeError> {
+        Err(body_error())
+    }
+    fn serialize_tuple_struct(
+        self,
+        _n: &'static str,
+        _l: usize,
+    ) -> Result<Self::SerializeTupleStruct, EncodeError> {
+        Err(body_error())
+    }
+    fn serialize_tuple_variant(
+        self,
+        n: &'static str,
+        _i: u32,
+        v: &'static str,
+        _l: usize,
+    ) -> Result<Self::SerializeTupleVariant, EncodeError> {
+        Err(variant_error(n, v))
+    }
+    fn serialize_map(self, _len: Option<usize>) -> Result<Children<'o, 'static>, EncodeError> {
+        Ok(Children {
+            out: self.out,
+            opts: self.opts,
+            key: String::new(),
+            close: None,
+        })
+    }
+    fn serialize_struct(
+        self,
+        _n: &'static str,
+        _l: usize,
+    ) -> Result<Children<'o, 'static>, EncodeError> {
+        Ok(Children {
+            out: self.out,
+            opts: self.opts,
+            key: String::new(),
+            close: None,
+        })
+    }
+    fn serialize_struct_variant(
+        self,
+        n: &'static str,
+        _i: u32,
+        v: &'static str,
+        _l: usize,
+    ) -> Result<Self::SerializeStructVariant, EncodeError> {
+        Err(variant_error(n, v))
+    }
+}
+
+/// The fields of a struct (or entries of a map), each written as a child element; `close`
+/// is the element name to end when done (`None` for the body wrapper, ended by `encode`).
+pub(crate) struct Children<'o, 'n> {
+    out: &'o mut Vec<u8>,
+    opts: &'o Opts,
+    key: String,
+    close: Option<&'n str>,
+}
+
+impl Children<'_, '_> {
+    fn finish(self) {
+        if let Some(name) = self.close {
+            self.out.extend_from_slice(b"</");
+            self.out.extend_from_slice(name.as_bytes());
+            self.out.push(b'>');
+        }
+    }
+}
+
+impl<'o, 'n> ser::SerializeStruct for Children<'o, 'n> {
+    type Ok = ();
+    type Error = EncodeError;
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        v: &T,
+    ) -> Result<(), EncodeError> {
+        v.serialize(ValueSer {
+            out: self.out,
+            opts: self.opts,
+            name: key,
+            kind: Kind::Field,
+        })
+    }
+    fn end(self) -> Result<(), EncodeError> {
+        self.finish();
+        Ok(())
+    }
+}
+
+impl<'o, 'n> ser::SerializeMap for Children<'o, 'n> {
+    type Ok = ();
+    type Error = EncodeError;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), EncodeError> {
+        self.key.clear();
+        key.serialize(KeySer(&mut self.key))?;
+        let ok = self
+            .key
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && self
+                .key
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | ':'));
+        if !ok {
+            return Err(EncodeError::new(format!(
+                "map key {} is not an xml name",
+                crate::error::excerpt(&self.key)
+            )));
+        }
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), EncodeError> {
+        v.serialize(ValueSer {
+            out: self.out,
+            opts: self.opts,
+            name: &self.key,
+            kind: Kind::Field,
+        })
+    }
+    fn end(self) -> Result<(), EncodeError> {
+        self.finish();
+        Ok(())
+    }
+}
+
+/// Where a value sits: decides what `None`, a sequence and `xsi:type` look like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A struct field or map entry.
+    Field,
+    /// One element of a literal repeated sequence.
+    LiteralItem,
+    /// One item of an encoded array.
+    ArrayItem,
+}
+
+/// Writes one value as an element named `name`.
+pub(crate) struct ValueSer<'o, 'n> {
+    out: &'o mut Vec<u8>,
+    opts: &'o Opts,
+    name: &'n str,
+    kind: Kind,
+}
+
+impl<'o, 'n> ValueSer<'o, 'n> {
+    fn typed(&self) -> bool {
+        self.opts.typed && (self.kind != Kind::ArrayItem || self.opts.item_types)
+    }
+
+    /// `<name xsi:type="xsd:local">`
+    #[inline]
+    fn open_simple(&mut self, local: &str) {
+        let out = &mut *self.out;
+        out.push(b'<');
+        out.extend_from_slice(self.name.as_bytes());
+        if self.opts.typed && (self.kind != Kind::ArrayItem || self.opts.item_types) {
+            out.extend_from_slice(b" xsi:type=\"xsd:");
+            out.extend_from_slice(local.as_bytes());
+            out.extend_from_slice(b"\">");
+        } else {
+            out.push(b'>');
+        }
+    }
+
+    /// `<name>`
+    fn open_plain(&mut self) {
+        self.out.push(b'<');
+        self.out.extend_from_slice(self.name.as_bytes());
+        self.out.push(b'>');
+    }
+
+    /// `<name xsi:type="tns:Type">`
+    fn open_named(&mut self, type_name: &str) {
+        let typed = self.typed();
+        let out = &mut *self.out;
+        out.push(b'<');
+        out.extend_from_slice(self.name.as_bytes());
+        if typed {
+            out.extend_from_slice(b" xsi:type=\"");
+            if self.opts.tns {
+                out.extend_from_slice(b"tns:");
+            }
+            out.extend_from_slice(type_name.as_bytes());
+            out.push(b'"');
+        }
+        out.push(b'>');
+    }
+
+    #[inline]
+    fn close(&mut self) {
+        let out = &mut *self.out;
+        out.extend_from_slice(b"</");
+        out.extend_from_slice(self.name.as_bytes());
+        out.push(b'>');
+    }
+
+    #[inline]
+    fn simple(mut self, local: &str, body: impl FnOnce(&mut Vec<u8>)) -> Result<(), EncodeError> {
+        self.open_simple(local);
+        body(self.out);
+        self.close();
+        Ok(())
+    }
+
+    fn type_str(&self, p: &Probe) -> String {
+        match p {
+            Probe::Simple(x) => format!("xsd:{x}"),
+            Probe::Named(n) if self.opts.tns => format!("tns:{n}"),
+            Probe::Named(n) => (*n).to_string(),
+            Probe::Seq(..) => if self.opts.enc12 {
+                "enc:Array"
+            } else {
+                "soapenc:Array"
+            }
+            .to_string(),
+            Probe::Unknown => self.opts.any_type.to_string(),
+        }
+    }
+}
+
+macro_rules! int_methods {
+    ($($m:ident($t:ty) => $x:literal;)*) => {$(
+        #[inline]
+        fn $m(self, v: $t) -> Result<(), EncodeError> {
+            self.simple($x, |out| write::int(out, v))
+        }
+    )*};
+}
+
+impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
+    type Ok = ();
+    type Error = EncodeError;
+    type SerializeSeq = SeqSer<'o, 'n>;
+    type SerializeTuple = SeqSer<'o, 'n>;
+    type SerializeTupleStruct = SeqSer<'o, 'n>;
+    type SerializeTupleVariant = Impossible<(), EncodeError>;
+    type SerializeMap = Children<'o, 'n>;
+    type SerializeStruct = Children<'o, 'n>;
+    type SerializeStructVariant = Impossible<(), EncodeError>;
+
+    int_methods! {
+        serialize_i8(i8) => "byte";
+        serialize_i16(i16) => "short";
+        serialize_i32(i32) => "int";
+        serialize_i64(i64) => "long";
+        serialize_i128(i128) => "integer";
+        serialize_u8(u8) => "unsignedByte";
+        serialize_u16(u16) => "unsignedShort";
+        serialize_u32(u32) => "unsignedInt";
+        serialize_u64(u64) => "unsignedLong";
+        serialize_u128(u128) => "nonNegativeInteger";
+    }
+
+    fn serialize_bool(self, v: bool) -> Result<(), EncodeError> {
+        self.simple("boolean", |out| {
+            out.extend_from_slice(if v { b"true" } else { b"false" })
+        })
+    }
+    fn serialize_f32(self, v: f32) -> Result<(), EncodeError> {
+        self.simple("float", |out| write::f32(out, v))
+    }
+    fn serialize_f64(self, v: f64) -> Result<(), EncodeError> {
+        self.simple("double", |out| write::f64(out, v))
+    }
+    fn serialize_char(self, v: char) -> Result<(), EncodeError> {
+        let mut b = [0u8; 4];
+        self.serialize_str(v.encode_utf8(&mut b))
+    }
+    #[inline]
+    fn serialize_str(self, v: &str) -> Result<(), EncodeError> {
+        check_chars(v)?;
+        self.simple("string", |out| write::text(out, v))
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Result<(), EncodeError> {
+        use base64::Engine;
+        let s = base64::engine::general_purpose::STANDARD.encode(v);
+        self.simple("base64Binary", |out| out.extend_from_slice(s.as_bytes()))
+    }
+    fn serialize_none(self) -> Result<(), EncodeError> {
+        if !self.opts.encoded && self.kind == Kind::Field {
+            return Ok(());
+        }
+        self.out.push(b'<');
+        self.out.extend_from_slice(self.name.as_bytes());
+        self.out.extend_from_slice(b" xsi:nil=\"true\"");
+        if !self.opts.typed {
+            self.out.extend_from_slice(b" xmlns:xsi=\"");
+            self.out.extend_from_slice(XSI_NS_2001.as_bytes());
+            self.out.push(b'"');
+        }
+        self.out.extend_from_slice(b"/>");
+        Ok(())
+    }
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> Result<(), EncodeError> {
+        v.serialize(self)
+    }
+    fn serialize_unit(self) -> Result<(), EncodeError> {
+        self.out.push(b'<');
+        self.out.extend_from_slice(self.name.as_bytes());
+        self.out.extend_from_slice(b"/>");
+        Ok(())
+    }
+    fn serialize_unit_struct(self, _n: &'static str) -> Result<(), EncodeError> {
+        self.serialize_unit()
+    }
+    fn serialize_unit_variant(
+        mut self,
+        name: &'static str,
+        _i: u32,
+        variant: &'static str,
+    ) -> Result<(), EncodeError> {
+        self.open_named(name);
+        write::text(self.out, variant);
+        self.close();
+        Ok(())
+    }
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        mut self,
+        name: &'static str,
+        v: &T,
+    ) -> Result<(), EncodeError> {
+        let Some(xsd) = name.strip_prefix(crate::xsd::RESERVED) else {
+            return v.serialize(self);
+        };
+        let mut text = String::new();
+        v.serialize(KeySer(&mut text))?;
+        if xsd == "QName" {
+            // Clark notation `{ns}local` from xsd::QNameValue
+            let (ns, local) = match text.strip_prefix('{').and_then(|r| r.split_once('}')) {
+                Some((ns, local)) => (ns.to_string(), local.to_string()),
+                None => (String::new(), text.clone()),
+            };
+            let typed = self.typed();
+            let out = &mut *self.out;
+            out.push(b'<');
+            out.extend_from_slice(self.name.as_bytes());
+            if typed {
+                out.extend_from_slice(b" xsi:type=\"xsd:QName\"");
+            }
+            if !ns.is_empty() {
+                out.extend_from_slice(b" xmlns:q=\"");
+                write::attr(out, &ns);
+                out.extend_from_slice(b"\">q:");
+            } else {
+                out.push(b'>');
+            }
+            write::text(out, &local);
+            self.close();
+            return Ok(());
+        }
+        check_chars(&text)?;
+        self.open_simple(xsd_static(xsd));
+        write::text(self.out, &text);
+        self.close();
+        Ok(())
+    }
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        n: &'static str,
+        _i: u32,
+        v: &'static str,
+        _value: &T,
+    ) -> Result<(), EncodeError> {
+        Err(variant_error(n, v))
+    }
+    fn serialize_seq(mut self, len: Option<usize>) -> Result<SeqSer<'o, 'n>, EncodeError> {
+        if self.opts.encoded {
+            return Ok(SeqSer::Array(ArraySer::new(self, len)));
+        }
+        match self.kind {
+            Kind::Field => Ok(SeqSer::Repeat(self)),
+            _ => {
+                // a literal sequence inside a sequence: one element holding `item`s
+                self.open_plain();
+                Ok(SeqSer::Wrapped(self))
+            }
+        }
+    }
+    fn serialize_tuple(self, len: usize) -> Result<SeqSer<'o, 'n>, EncodeError> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_struct(
+        self,
+        _n: &'static str,
+        len: usize,
+    ) -> Result<SeqSer<'o, 'n>, EncodeError> {
+        self.serialize_seq(Some(len))
+    }
+    fn serialize_tuple_variant(
+        self,
+        n: &'static str,
+        _i: u32,
+        v: &'static str,
+        _l: usize,
+    ) -> Result<Self::SerializeTupleVariant, EncodeError> {
+        Err(variant_error(n, v))
+    }
+    fn serialize_map(mut self, _len: Option<usize>) -> Result<Children<'o, 'n>, EncodeError> {
+        self.open_plain();
+        Ok(Children {
+            out: self.out,
+            opts: self.opts,
+            key: String::new(),
+            close: Some(self.name),
+        })
+    }
+    fn serialize_struct(
+        mut self,
+        name: &'static str,
+        _l: usize,
+    ) -> Result<Children<'o, 'n>, EncodeError> {
+        self.open_named(name);
+        Ok(Children {
+            out: self.out,
+            opts: self.opts,
+            key: String::new(),
+            close: Some(self.name),
+        })
+    }
+    fn serialize_struct_variant(
+        self,
+        n: &'static str,
+        _i: u32,
+        v: &'static str,
+        _l: usize,
+    ) -> Result<Self::SerializeStructVariant, EncodeError> {
+        Err(variant_error(n, v))
+    }
+}

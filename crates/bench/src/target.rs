@@ -92,9 +92,11 @@ impl Target {
             .map_err(|e| TargetError(format!("invalid url `{uri}`: {e}")))?;
         match uri.scheme_str() {
             Some("http") => {}
-            Some("https") => return Err(TargetError(format!(
+            Some("https") => {
+                return Err(TargetError(format!(
                 "`https` is not supported by the load generator (url `{uri}`): measure plain http"
-            ))),
+            )))
+            }
             _ => {
                 return Err(TargetError(format!(
                     "expected an `http://` url, got `{uri}`"

@@ -117,6 +117,18 @@ fn classify(status: Status) -> ErrorKind {
     let from_transport = std::error::Error::source(&status).is_some();
     match status.code() {
         Code::Unavailable | Code::Unknown | Code::Cancelled if from_transport => ErrorKind::Io,
-        code => ErrorKind::GrpcStatus(format!("{code:?}").to_lowercase()),
+        code => ErrorKind::GrpcStatus(snake_case(&format!("{code:?}"))),
     }
+}
+
+/// `InvalidArgument` -> `invalid_argument` (the names of the gRPC status codes).
+fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
 }

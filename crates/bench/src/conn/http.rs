@@ -77,6 +77,21 @@ impl HttpConn {
         if !usable {
             self.connect(deadline).await?;
         }
+        // A keep-alive connection the server closed while idle (or right after its last
+        // answer, `Connection: close`) fails `ready` before anything is sent: that is no
+        // error of this request, so it gets a fresh connection.
+        let ready = match self.sender.as_mut() {
+            Some(sender) => tokio::time::timeout_at(deadline, sender.ready()).await,
+            None => return Err(ErrorKind::Io),
+        };
+        match ready {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => self.connect(deadline).await?,
+            Err(_) => {
+                self.reset();
+                return Err(ErrorKind::Timeout);
+            }
+        }
         let result = match tokio::time::timeout_at(deadline, self.exchange()).await {
             Ok(result) => result,
             Err(_) => Err(ErrorKind::Timeout),
@@ -91,7 +106,6 @@ impl HttpConn {
 
     async fn exchange(&mut self) -> Outcome {
         let sender = self.sender.as_mut().ok_or(ErrorKind::Io)?;
-        sender.ready().await.map_err(|_| ErrorKind::Io)?;
         let mut request = Request::new(Full::new(self.body.clone()));
         *request.method_mut() = Method::POST;
         *request.uri_mut() = self.path.clone();

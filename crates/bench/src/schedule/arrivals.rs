@@ -46,7 +46,7 @@ pub fn open_arrivals(
             k: 0,
         },
         Arrivals::Poisson => Kind::Poisson {
-            rng: StdRng::seed_from_u64(mix(seed, task as u64)),
+            rng: Box::new(StdRng::seed_from_u64(mix(seed, task as u64))),
             gap: Exp::new(rate / tasks)
                 .unwrap_or_else(|_| Exp::new(1.0).expect("1 is a valid rate")),
             t: start.as_secs_f64(),
@@ -67,8 +67,16 @@ pub struct OpenArrivals {
 
 #[derive(Debug)]
 enum Kind {
-    Uniform { first: f64, period: f64, k: u64 },
-    Poisson { rng: StdRng, gap: Exp<f64>, t: f64 },
+    Uniform {
+        first: f64,
+        period: f64,
+        k: u64,
+    },
+    Poisson {
+        rng: Box<StdRng>,
+        gap: Exp<f64>,
+        t: f64,
+    },
 }
 
 impl Iterator for OpenArrivals {
@@ -83,7 +91,7 @@ impl Iterator for OpenArrivals {
                 t
             }
             Kind::Poisson { rng, gap, t } => {
-                *t += gap.sample(rng);
+                *t += gap.sample(rng.as_mut());
                 *t
             }
         };

@@ -94,7 +94,6 @@ impl Writer<'_> {
     }
 
     fn definitions(&mut self, m: &ServiceModel, endpoint: &str) {
-        let encoded = m.style == BindingStyle::RpcEncoded;
         self.line(0, r#"<?xml version="1.0" encoding="UTF-8"?>"#);
         let mut root = format!(
             "<wsdl:definitions name=\"{name}\" targetNamespace=\"{ns}\" xmlns:tns=\"{ns}\" xmlns:wsdl=\"{WSDL_NS}\" \
@@ -102,7 +101,7 @@ impl Writer<'_> {
             name = esc(&m.name),
             ns = esc(&m.namespace),
         );
-        if encoded {
+        if m.schema.uses_soap_enc() {
             let _ = write!(root, " xmlns:soapenc=\"{SOAP_ENC_NS}\"");
         }
         root.push('>');
@@ -150,7 +149,10 @@ impl Writer<'_> {
                 esc(&m.namespace)
             ),
         );
-        if encoded {
+        // Imported only when referenced: zeep resolves the names of the soapenc schema it
+        // loads by fetching its canonical URL again (it does not count a schema's own
+        // namespace as imported), so a WSDL that never names soapenc stays fully offline.
+        if m.schema.uses_soap_enc() {
             self.line(
                 3,
                 &format!(

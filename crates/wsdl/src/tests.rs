@@ -320,3 +320,20 @@ fn names_are_escaped() {
     );
     assert!(text.contains("soapAction=\"urn:&quot;q&quot;\""));
 }
+
+#[test]
+fn encoded_without_arrays_imports_nothing() {
+    let mut m = ServiceModel::new("Charging", "urn:charging", BindingStyle::RpcEncoded);
+    let mut op = OperationModel::new("reserve", "");
+    op.input.push(Part::new("id", i32::describe(&mut m.schema)));
+    m.operations.push(op);
+    let text = wsdl(&m, "http://h/p");
+    let doc = Document::parse(&text).unwrap();
+    assert_eq!(
+        doc.descendants()
+            .filter(|n| n.tag_name().name() == "import")
+            .count(),
+        0
+    );
+    assert!(!text.contains("xmlns:soapenc"), "{text}");
+}

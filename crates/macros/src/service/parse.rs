@@ -282,7 +282,7 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
     let attr = soap_attr(cx, &f.attrs, false);
     let mut ok = true;
     if sig.asyncness.is_none() {
-        cx.error_spanned_by(&sig.fn_token, "service methods must be `async fn`");
+        cx.error_spanned_by(sig.fn_token, "service methods must be `async fn`");
         ok = false;
     }
     if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {

@@ -1,12 +1,15 @@
-//! Several services on one path, told apart by the namespace of the body element.
+//! Several services on one path, told apart by the body element: its namespace, and where two
+//! services share a namespace, its local name.
 //!
-//! A generated service answers for one namespace. The seeds put two on one endpoint: the echo
-//! endpoint speaks SOAPBuilders (`http://soapinterop.org/`, rpc/encoded) and Sam Ruby's echoFloat
-//! (`http://tempuri.org/`, .NET-style literal), and both have an `echoFloat`. [`ByNamespace`]
-//! reads the envelope up to the first body child (the codec's streaming parse, no DOM), picks
-//! the service whose namespace that element is in, and hands the untouched request over.
-//! Unqualified elements, and envelopes it cannot read, go to the first (primary) service, whose
-//! dispatcher gives the precise fault.
+//! A generated service answers for one namespace. The seeds put several on one endpoint: the
+//! echo endpoint speaks SOAPBuilders base and group B (both `http://soapinterop.org/`,
+//! rpc/encoded, two WSDLs in the original) and Sam Ruby's echoFloat (`http://tempuri.org/`,
+//! .NET-style literal), and two of them have an `echoFloat`. [`ByNamespace`] reads the envelope
+//! up to the first body child (the codec's streaming parse, no DOM), picks the service, and
+//! hands the untouched request over: among the routes of the element's namespace, the one that
+//! lists the element's local name, else the one that takes the whole namespace. Unqualified
+//! elements count as being in the first route's namespace; envelopes it cannot read go to the
+//! first (primary) service, whose dispatcher gives the precise fault.
 //!
 //! It is generic: any `SoapService`s, any namespaces. Must never: rewrite the request, or
 //! answer anything but a SOAP envelope.
@@ -19,6 +22,8 @@ use soapstone_service::{BoxFuture, SoapRequest, SoapResponse, SoapService};
 /// One service of a [`ByNamespace`].
 struct Route {
     namespace: String,
+    /// `None`: every element of the namespace.
+    elements: Option<Vec<String>>,
     key: String,
     service: Arc<dyn SoapService>,
 }
@@ -32,7 +37,11 @@ pub struct ByNamespace {
 
 impl std::fmt::Debug for ByNamespace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let routes: Vec<_> = self.routes.iter().map(|r| (&r.key, &r.namespace)).collect();
+        let routes: Vec<_> = self
+            .routes
+            .iter()
+            .map(|r| (&r.key, &r.namespace, &r.elements))
+            .collect();
         f.debug_struct("ByNamespace")
             .field("name", &self.name)
             .field("routes", &routes)
@@ -67,18 +76,28 @@ impl ByNamespace {
         let Some(element) = envelope.body_element() else {
             return Ok(primary);
         };
-        if element.namespace.is_empty() {
-            return Ok(primary);
-        }
-        self.routes
-            .iter()
-            .find(|r| r.namespace == element.namespace)
+        let namespace = match element.namespace.as_str() {
+            "" => primary.namespace.as_str(),
+            ns => ns,
+        };
+        let mut candidates = self.routes.iter().filter(|r| r.namespace == namespace);
+        let lists = |r: &&Route| {
+            r.elements
+                .as_ref()
+                .is_some_and(|e| e.contains(&element.local))
+        };
+        let listed = candidates.clone().find(lists);
+        let whole = candidates.clone().find(|r| r.elements.is_none());
+        listed
+            .or(whole)
+            .or_else(|| candidates.next())
             .ok_or_else(|| {
-                let served: Vec<_> = self
+                let mut served: Vec<_> = self
                     .routes
                     .iter()
                     .map(|r| format!("`{}`", r.namespace))
                     .collect();
+                served.dedup();
                 Fault::client(format!(
                     "no service for namespace `{}` at this endpoint (it serves {})",
                     element.namespace,
@@ -89,29 +108,64 @@ impl ByNamespace {
 }
 
 impl ByNamespaceBuilder {
-    /// Serves `service` for body elements in `namespace`. `key` names its WSDL: the first
-    /// service's is `?wsdl`, the others' `?wsdl=KEY`. The first route also takes unqualified
-    /// body elements.
+    /// Serves `service` for the body elements in `namespace`. `key` names its WSDL: the first
+    /// route's is `?wsdl`, every route's `?wsdl=KEY`. Unqualified body elements count as being
+    /// in the first route's namespace.
     ///
     /// # Panics
-    /// If `namespace` or `key` is already routed: a programming error, found at startup.
+    /// If `namespace` is already routed whole, or `key` is used: programming errors, found at
+    /// startup.
     pub fn route(
-        mut self,
+        self,
         namespace: impl Into<String>,
         key: impl Into<String>,
         service: Arc<dyn SoapService>,
     ) -> Self {
-        let (namespace, key) = (namespace.into(), key.into());
-        assert!(
-            !self
-                .inner
-                .routes
-                .iter()
-                .any(|r| r.namespace == namespace || r.key == key),
-            "namespace `{namespace}` or key `{key}` is already routed"
-        );
+        self.push(namespace.into(), None, key.into(), service)
+    }
+
+    /// Serves `service` for the body elements `elements` (local names) in `namespace`, ahead of
+    /// a route that takes the whole namespace.
+    ///
+    /// # Panics
+    /// If `key` or one of the elements is already routed.
+    pub fn route_elements(
+        self,
+        namespace: impl Into<String>,
+        elements: &[&str],
+        key: impl Into<String>,
+        service: Arc<dyn SoapService>,
+    ) -> Self {
+        let elements = elements.iter().map(|e| e.to_string()).collect();
+        self.push(namespace.into(), Some(elements), key.into(), service)
+    }
+
+    fn push(
+        mut self,
+        namespace: String,
+        elements: Option<Vec<String>>,
+        key: String,
+        service: Arc<dyn SoapService>,
+    ) -> Self {
+        for r in self
+            .inner
+            .routes
+            .iter()
+            .filter(|r| r.namespace == namespace)
+        {
+            match (&r.elements, &elements) {
+                (None, None) => panic!("namespace `{namespace}` is already routed"),
+                (Some(a), Some(b)) if a.iter().any(|e| b.contains(e)) => {
+                    panic!("an element of `{namespace}` is routed twice")
+                }
+                _ => {}
+            }
+        }
+        let used = self.inner.routes.iter().any(|r| r.key == key);
+        assert!(!used, "WSDL key `{key}` is already used");
         self.inner.routes.push(Route {
             namespace,
+            elements,
             key,
             service,
         });

@@ -60,15 +60,15 @@ pub struct SoapStruct {
     style = "rpc"
 )]
 pub trait Interop {
-    /// Echoes a string.
+    /// Echoes a string (nil stays nil).
     #[soap(result = "outputString")]
-    async fn echo_string(&self, input_string: String) -> Result<String, Fault>;
-    /// Echoes an array of strings.
+    async fn echo_string(&self, input_string: Option<String>) -> Result<Option<String>, Fault>;
+    /// Echoes an array of strings (nil stays nil).
     #[soap(result = "outputStringArray")]
     async fn echo_string_array(
         &self,
-        input_string_array: Vec<String>,
-    ) -> Result<Vec<String>, Fault>;
+        input_string_array: Option<Vec<String>>,
+    ) -> Result<Option<Vec<String>>, Fault>;
     /// Echoes an int.
     #[soap(result = "outputInteger")]
     async fn echo_integer(&self, input_integer: i32) -> Result<i32, Fault>;
@@ -114,10 +114,13 @@ pub trait Interop {
 pub struct Echo;
 
 impl Interop for Echo {
-    async fn echo_string(&self, v: String) -> Result<String, Fault> {
+    async fn echo_string(&self, v: Option<String>) -> Result<Option<String>, Fault> {
         Ok(v)
     }
-    async fn echo_string_array(&self, v: Vec<String>) -> Result<Vec<String>, Fault> {
+    async fn echo_string_array(
+        &self,
+        v: Option<Vec<String>>,
+    ) -> Result<Option<Vec<String>>, Fault> {
         Ok(v)
     }
     async fn echo_integer(&self, v: i32) -> Result<i32, Fault> {

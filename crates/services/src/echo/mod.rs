@@ -2,6 +2,7 @@
 //! rpc/encoded) and Sam Ruby's echoFloat (seed 002, `http://tempuri.org/`, literal) on one path,
 //! told apart by the body element's namespace ([`crate::route::ByNamespace`]).
 
+pub mod group_b;
 pub mod interop;
 pub mod tempuri;
 
@@ -9,12 +10,19 @@ use std::sync::Arc;
 
 use soapstone_service::SoapService;
 
+pub use group_b::{
+    group_b_model, GroupBClient, GroupBServer, SimpleTypes, SoapArrayStruct, SoapStructStruct,
+};
 pub use interop::{interop_model, Echo, Interop, InteropClient, InteropServer, SoapStruct};
 pub use tempuri::{sam_ruby_model, SamRuby, SamRubyClient, SamRubyServer};
 
 use crate::route::ByNamespace;
 
-/// The WSDL key of Sam Ruby's service: `GET /echo?wsdl=tempuri` (`/echo?wsdl` is SOAPBuilders').
+/// The WSDL key of SOAPBuilders base: `GET /echo?wsdl` or `/echo?wsdl=base`.
+pub const BASE_WSDL_KEY: &str = "base";
+/// The WSDL key of SOAPBuilders group B: `GET /echo?wsdl=groupB`.
+pub const GROUP_B_WSDL_KEY: &str = "groupB";
+/// The WSDL key of Sam Ruby's service: `GET /echo?wsdl=tempuri`.
 pub const TEMPURI_WSDL_KEY: &str = "tempuri";
 
 /// The `/echo` service.

@@ -2,6 +2,8 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod pg;
+pub mod server;
+pub mod xml;
 
 use soapstone_services::charging::{ChargingError, ChargingSystem, ResState, SeedConfig, TxKind};
 

@@ -124,6 +124,7 @@ pub(crate) fn prolog<'a>(
     }
     if let Some(enc) = encoding {
         let ok = enc.eq_ignore_ascii_case("utf-8")
+            || enc.eq_ignore_ascii_case("utf8")
             || enc.eq_ignore_ascii_case("us-ascii")
             || enc.eq_ignore_ascii_case("ascii");
         if !ok {

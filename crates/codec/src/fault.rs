@@ -158,14 +158,20 @@ impl<'a> Envelope<'a> {
 }
 
 /// Resolves a QName written as element text (`env:Sender`) against the namespaces in scope.
+/// A fault is read to be reported, so an undeclared prefix does not fail it: the code is then
+/// kept whole, in no namespace (`rpc:ProcedureNotPresent` in PHP's answer to W3C test T33).
 fn resolve_text_qname(cur: &Cursor<'_, '_>, text: &str) -> Result<(String, String), DecodeError> {
     let (prefix, local) = split_qname(text);
-    let uri = if prefix.is_empty() {
-        cur.ns.lookup("").unwrap_or("")
-    } else {
-        cur.resolve(prefix)?
-    };
-    Ok((uri.to_string(), local.to_string()))
+    if prefix.is_empty() {
+        return Ok((
+            cur.ns.lookup("").unwrap_or("").to_string(),
+            local.to_string(),
+        ));
+    }
+    Ok(match cur.ns.lookup(prefix) {
+        Some(uri) => (uri.to_string(), local.to_string()),
+        None => (String::new(), text.to_string()),
+    })
 }
 
 /// Reads `Reason` (start consumed): the English `Text`, else the first one.

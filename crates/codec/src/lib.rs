@@ -1,10 +1,22 @@
-//! The SOAP codec: bytes off the wire in, typed Rust values out, and back.
+//! The SOAP codec: bytes off the wire in, typed Rust values out, and back, without a DOM.
 //!
-//! INTERFACE STUB written before the implementation so that the server, client and
-//! service crates can be written against it in parallel. The names and signatures below
-//! are the contract; the implementation may add items but must not change these.
+//! * [`Envelope::parse`] reads a SOAP 1.1 or 1.2 envelope up to the first Body child, so a
+//!   server can dispatch on [`Envelope::body_element`]; [`Envelope::headers`] gives the
+//!   header blocks (mustUnderstand, actor/role; [`Envelope::header_relay`]); then
+//!   [`Envelope::body`] deserializes the wrapper into any `T: DeserializeOwned`, literal or
+//!   SOAP-encoded, and [`Envelope::fault`] reads a Fault.
+//! * [`encode`] writes an envelope around any `T: Serialize`; [`encode_fault`],
+//!   [`encode_must_understand_fault`] and [`encode_version_mismatch_fault`] write faults.
+//! * [`xsd`] has value types for XML Schema types Rust lacks, and [`xsd_type_name`] the
+//!   Rust-to-XSD type map.
 //!
-//! Must never: do I/O, build a DOM, expand entities, accept a DOCTYPE.
+//! Decoding runs over quick-xml's slice reader with our own namespace resolution and enforces
+//! every bound in [`Limits`]: no DOCTYPE (so no entity expansion and no external fetch), only
+//! UTF-8, bounded size, depth, attributes, names, text and array lengths.
+//!
+//! Must never: do I/O, build a DOM, expand entities, accept a DOCTYPE, panic on any input.
+//!
+#![doc = include_str!("docs/conventions.md")]
 
 mod de;
 mod envelope;

@@ -479,12 +479,12 @@ impl<'a, 's> Cursor<'a, 's> {
                     if key == "xmlns" {
                         self.ns.push(Binding {
                             prefix: "",
-                            uri: value,
+                            uri: trim_uri(value),
                         });
                     } else if prefix == "xmlns" {
                         self.ns.push(Binding {
                             prefix: local,
-                            uri: value,
+                            uri: trim_uri(value),
                         });
                     } else {
                         if self
@@ -655,6 +655,17 @@ pub(crate) fn split_qname(name: &str) -> (&str, &str) {
     match name.find(':') {
         Some(i) => (&name[..i], &name[i + 1..]),
         None => ("", name),
+    }
+}
+
+/// Namespace URIs cannot hold whitespace; printed messages sometimes break lines inside them.
+fn trim_uri(v: Cow<'_, str>) -> Cow<'_, str> {
+    match v {
+        Cow::Borrowed(s) => Cow::Borrowed(s.trim_matches(|c: char| c.is_ascii_whitespace())),
+        Cow::Owned(s) => Cow::Owned(
+            s.trim_matches(|c: char| c.is_ascii_whitespace())
+                .to_string(),
+        ),
     }
 }
 

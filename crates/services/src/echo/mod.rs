@@ -27,18 +27,19 @@ pub const TEMPURI_WSDL_KEY: &str = "tempuri";
 
 /// The `/echo` service.
 pub fn service() -> Arc<dyn SoapService> {
+    let base = Arc::new(InteropServer::new(Echo));
+    let group_b = Arc::new(GroupBServer::default());
+    let sam_ruby = Arc::new(SamRubyServer::new(Echo));
     Arc::new(
         ByNamespace::builder("Echo")
-            .route(
+            .route(interop::NAMESPACE, BASE_WSDL_KEY, base)
+            .route_elements(
                 interop::NAMESPACE,
-                "interop",
-                Arc::new(InteropServer::new(Echo)),
+                group_b::operations(),
+                GROUP_B_WSDL_KEY,
+                group_b,
             )
-            .route(
-                tempuri::NAMESPACE,
-                TEMPURI_WSDL_KEY,
-                Arc::new(SamRubyServer::new(Echo)),
-            )
+            .route(tempuri::NAMESPACE, TEMPURI_WSDL_KEY, sam_ruby)
             .build(),
     )
 }

@@ -106,7 +106,17 @@ macro_rules! lexical_type {
         impl FromStr for $ty {
             type Err = LexicalError;
             fn from_str(s: &str) -> Result<Self, LexicalError> {
-                $ty::parse(s.trim()).ok_or_else(|| lex_err($xsd, s))
+                let t = s.trim();
+                // the date/time/binary forms are ASCII; checking first keeps slicing safe
+                if !t.is_ascii()
+                    && matches!(
+                        $xsd,
+                        "date" | "time" | "dateTime" | "hexBinary" | "base64Binary" | "decimal"
+                    )
+                {
+                    return Err(lex_err($xsd, s));
+                }
+                $ty::parse(t).ok_or_else(|| lex_err($xsd, s))
             }
         }
         impl fmt::Display for $ty {

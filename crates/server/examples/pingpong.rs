@@ -1,0 +1,410 @@
+//! Sequential echoFloat round trips over one keep-alive connection on loopback, side by side
+//! with a plain TCP ping-pong of the same request and response sizes (the floor), in one run.
+//!
+//! ```text
+//! cargo run --release -p soapstone-server --example pingpong            # 20000 calls per row
+//! cargo run --release -p soapstone-server --example pingpong -- 50000   # more
+//! ```
+//!
+//! The request is Sam Ruby's (seeds/002, 2001), answered in the shape of his printed response.
+//! Server and client run in separate processes (this example re-executes itself), each pinned
+//! with `taskset`: both on CPU 0, then on CPUs 0 and 1. A cross-CPU wakeup on a small VM costs
+//! tens of microseconds each way, so the same-CPU ratio is the one that shows our overhead.
+//! Rows: `tcp floor` (blocking TCP client and server, the same bytes); `soap, raw client` (the
+//! soapstone server; a blocking client writing the captured HTTP request and reading by
+//! Content-Length: the server's own cost); `soap, soapstone Client` (adds the client's cost).
+
+use std::future::IntoFuture;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use soapstone_codec::{EncodeOptions, Envelope, Fault, Limits, QName, SchemaNs, Style, Version};
+use soapstone_server::{Runtime, Server, ServerConfig};
+use soapstone_service::{BoxFuture, SoapRequest, SoapResponse, SoapService};
+
+/// Sam Ruby's request, the mail archive's line wrap inside `xmlns:xsi` undone.
+const REQUEST: &str = r#"<?xml version="1.0"?>
+<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/" xmlns:soapenc="http://schemas.xmlsoap.org/soap/encoding/" xmlns:xsi="http://www.w3.org/1999/XMLSchema-instance" xmlns:xsd="http://www.w3.org/1999/XMLSchema">
+<soap:Body>
+<echoFloat xmlns="http://tempuri.org/">
+<input xsi:type="xsd:float">3.14159</input>
+</echoFloat>
+</soap:Body>
+</soap:Envelope>"#;
+
+const ACTION: &str = "http://tempuri.org/echoFloat";
+
+fn main() -> io::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("serve-soap") => serve_soap(args.get(2).map_or("current", String::as_str)),
+        Some("serve-tcp") => serve_tcp(arg(&args, 2), arg(&args, 3)),
+        Some("client") => client(
+            &args[2],
+            &args[3],
+            arg(&args, 4),
+            arg(&args, 5),
+            arg(&args, 6),
+        ),
+        n => orchestrate(n.and_then(|n| n.parse().ok()).unwrap_or(20_000)),
+    }
+}
+
+fn arg(args: &[String], i: usize) -> usize {
+    args[i].parse().expect("a number")
+}
+
+// ---- the service ------------------------------------------------------------------------
+
+#[derive(Deserialize)]
+struct EchoFloat {
+    input: f32,
+}
+
+#[derive(Serialize)]
+struct EchoFloatResult {
+    result: f32,
+}
+
+struct Echo {
+    wrapper: QName,
+    options: EncodeOptions,
+    limits: Limits,
+}
+
+impl Echo {
+    fn new() -> Self {
+        let mut options = EncodeOptions::default();
+        options.schema_ns = SchemaNs::Xsd1999;
+        options.qualified = true;
+        Echo {
+            wrapper: QName::new("http://tempuri.org/", "echoFloatResult"),
+            options,
+            limits: Limits::default(),
+        }
+    }
+
+    fn answer(&self, req: &SoapRequest) -> Result<Vec<u8>, Box<Fault>> {
+        let env =
+            Envelope::parse(&req.body, &self.limits).map_err(|e| Box::new(Fault::from(&e)))?;
+        let input: EchoFloat = env
+            .body(Style::Encoded)
+            .map_err(|e| Box::new(Fault::from(&e)))?;
+        let mut out = Vec::with_capacity(512);
+        let value = EchoFloatResult {
+            result: input.input,
+        };
+        soapstone_codec::encode(&mut out, &self.options, &[], &self.wrapper, &value)
+            .map_err(|e| Box::new(Fault::server(e.to_string())))?;
+        Ok(out)
+    }
+}
+
+impl SoapService for Echo {
+    fn name(&self) -> &str {
+        "Echo"
+    }
+    fn document(&self, _: &str, _: &str) -> Option<String> {
+        None
+    }
+    fn call(&self, req: SoapRequest) -> BoxFuture<SoapResponse> {
+        let resp = match self.answer(&req) {
+            Ok(body) => SoapResponse::new(req.version, false, Some("echoFloat"), Bytes::from(body)),
+            Err(fault) => {
+                let mut out = Vec::new();
+                soapstone_codec::encode_fault(&mut out, req.version, &fault);
+                SoapResponse::new(req.version, true, None, Bytes::from(out))
+            }
+        };
+        Box::pin(std::future::ready(resp))
+    }
+}
+
+// ---- server modes -----------------------------------------------------------------------
+
+fn serve_soap(runtime: &str) -> io::Result<()> {
+    let mut config = ServerConfig::default();
+    config.runtime = match runtime {
+        "ambient" => Runtime::Ambient,
+        "percore" => Runtime::PerCore(0),
+        _ => Runtime::CurrentThread,
+    };
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    println!("{}", listener.local_addr()?);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let serving = Server::builder()
+        .mount("/echo", Arc::new(Echo::new()))
+        .config(config)
+        .serve_with_shutdown(listener, async {
+            // Ends when the parent closes our stdin.
+            let _ = tokio::task::spawn_blocking(|| io::stdin().read_to_end(&mut Vec::new())).await;
+        })?;
+    rt.block_on(serving.into_future())
+}
+
+/// The floor: read exactly `req_len` bytes, write `resp_len` bytes, in one write each.
+fn serve_tcp(req_len: usize, resp_len: usize) -> io::Result<()> {
+    let listener = TcpListener::bind("127.0.0.1:0")?;
+    println!("{}", listener.local_addr()?);
+    let (mut s, _) = listener.accept()?;
+    s.set_nodelay(true)?;
+    let mut req = vec![0u8; req_len];
+    let resp = vec![b'x'; resp_len];
+    while s.read_exact(&mut req).is_ok() {
+        s.write_all(&resp)?;
+    }
+    Ok(())
+}
+
+// ---- client mode ------------------------------------------------------------------------
+
+/// `client KIND ADDR N REQ_LEN RESP_LEN`: prints `mean_us p50_us p99_us`.
+fn client(kind: &str, addr: &str, n: usize, req_len: usize, resp_len: usize) -> io::Result<()> {
+    let warmup = (n / 10).max(500);
+    let mut samples = Vec::with_capacity(n);
+    let total = match kind {
+        "tcp" => {
+            let mut s = TcpStream::connect(addr)?;
+            s.set_nodelay(true)?;
+            let req = vec![b'r'; req_len];
+            let mut resp = vec![0u8; resp_len];
+            let mut one = || -> io::Result<()> {
+                s.write_all(&req)?;
+                s.read_exact(&mut resp)
+            };
+            timed(warmup, n, &mut samples, &mut one)?
+        }
+        "raw" => {
+            let mut s = TcpStream::connect(addr)?;
+            s.set_nodelay(true)?;
+            let req = http_request(addr);
+            let mut buf = Vec::with_capacity(4096);
+            let mut one = || -> io::Result<()> {
+                s.write_all(&req)?;
+                read_http(&mut s, &mut buf)?;
+                Ok(())
+            };
+            timed(warmup, n, &mut samples, &mut one)?
+        }
+        "client" => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            let client = soapstone_client::Client::new(&format!("http://{addr}/echo"))
+                .map_err(io::Error::other)?;
+            let body = Bytes::from_static(REQUEST.as_bytes());
+            rt.block_on(async {
+                let call = async || -> io::Result<()> {
+                    let r = client
+                        .call_raw(Version::Soap11, Some(ACTION), body.clone())
+                        .await
+                        .map_err(io::Error::other)?;
+                    assert_eq!(r.status, 200);
+                    Ok(())
+                };
+                for _ in 0..warmup {
+                    call().await?;
+                }
+                let start = Instant::now();
+                for _ in 0..n {
+                    let t = Instant::now();
+                    call().await?;
+                    samples.push(t.elapsed());
+                }
+                Ok::<_, io::Error>(start.elapsed())
+            })?
+        }
+        other => panic!("unknown client kind `{other}`"),
+    };
+    samples.sort_unstable();
+    let us = |d: Duration| d.as_secs_f64() * 1e6;
+    println!(
+        "{:.2} {:.2} {:.2}",
+        us(total) / n as f64,
+        us(samples[samples.len() / 2]),
+        us(samples[samples.len() * 99 / 100])
+    );
+    Ok(())
+}
+
+fn timed(
+    warmup: usize,
+    n: usize,
+    samples: &mut Vec<Duration>,
+    one: &mut dyn FnMut() -> io::Result<()>,
+) -> io::Result<Duration> {
+    for _ in 0..warmup {
+        one()?;
+    }
+    let start = Instant::now();
+    for _ in 0..n {
+        let t = Instant::now();
+        one()?;
+        samples.push(t.elapsed());
+    }
+    Ok(start.elapsed())
+}
+
+/// The HTTP request the soapstone Client sends, byte for byte in its essentials.
+fn http_request(addr: &str) -> Vec<u8> {
+    format!(
+        "POST /echo HTTP/1.1\r\nhost: {addr}\r\ncontent-type: text/xml; charset=utf-8\r\nsoapaction: \"{ACTION}\"\r\ncontent-length: {}\r\n\r\n{REQUEST}",
+        REQUEST.len()
+    )
+    .into_bytes()
+}
+
+/// Reads one response by its Content-Length; returns its total size.
+fn read_http(s: &mut TcpStream, buf: &mut Vec<u8>) -> io::Result<usize> {
+    buf.clear();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = s.read(&mut chunk)?;
+        if n == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = std::str::from_utf8(&buf[..end]).map_err(io::Error::other)?;
+            let len: usize = head
+                .split("\r\n")
+                .find_map(|l| {
+                    let (k, v) = l.split_once(':')?;
+                    k.eq_ignore_ascii_case("content-length")
+                        .then(|| v.trim().parse().ok())?
+                })
+                .ok_or_else(|| io::Error::other("no content-length"))?;
+            let total = end + 4 + len;
+            while buf.len() < total {
+                let n = s.read(&mut chunk)?;
+                if n == 0 {
+                    return Err(io::ErrorKind::UnexpectedEof.into());
+                }
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            return Ok(total);
+        }
+    }
+}
+
+// ---- orchestration ----------------------------------------------------------------------
+
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        drop(self.0.stdin.take());
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn pinned(cpu: &str, args: &[&str]) -> io::Result<Command> {
+    let exe = std::env::current_exe()?;
+    let mut c = Command::new("taskset");
+    c.arg("-c").arg(cpu).arg(exe).args(args);
+    Ok(c)
+}
+
+/// Starts a pinned server process; returns it and the address it printed.
+fn start_server(cpu: &str, args: &[&str]) -> io::Result<(Proc, String)> {
+    let mut child = pinned(cpu, args)?
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| io::Error::other(format!("cannot run `taskset` ({e}); install util-linux")))?;
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line)?;
+    Ok((Proc(child), line.trim().to_owned()))
+}
+
+fn run_client(
+    cpu: &str,
+    kind: &str,
+    addr: &str,
+    n: usize,
+    req_len: usize,
+    resp_len: usize,
+) -> io::Result<[f64; 3]> {
+    let (n, rq, rs) = (n.to_string(), req_len.to_string(), resp_len.to_string());
+    let out = pinned(cpu, &["client", kind, addr, &n, &rq, &rs])?.output()?;
+    if !out.status.success() {
+        return Err(io::Error::other(format!(
+            "client `{kind}` failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: Vec<f64> = text
+        .split_whitespace()
+        .map(|x| x.parse().expect("number"))
+        .collect();
+    Ok([v[0], v[1], v[2]])
+}
+
+fn orchestrate(n: usize) -> io::Result<()> {
+    let runtime = std::env::var("PINGPONG_RUNTIME").unwrap_or_else(|_| "current".into());
+    // One request to learn the exact sizes on the wire.
+    let (server, addr) = start_server("0", &["serve-soap", &runtime])?;
+    let mut s = TcpStream::connect(&addr)?;
+    let req = http_request(&addr);
+    s.write_all(&req)?;
+    let mut buf = Vec::new();
+    let resp_len = read_http(&mut s, &mut buf)?;
+    let head_end = buf.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or(0) + 4;
+    println!(
+        "request: {} bytes (body {}), response: {} bytes (body {})",
+        req.len(),
+        REQUEST.len(),
+        resp_len,
+        resp_len - head_end
+    );
+    println!(
+        "response body:\n{}\n",
+        String::from_utf8_lossy(&buf[head_end..])
+    );
+    drop(s);
+    drop(server);
+
+    println!("{n} sequential calls per row, one keep-alive connection, server runtime `{runtime}`");
+    println!(
+        "{:<28} {:>10} {:>10} {:>10} {:>8}",
+        "placement / row", "mean us", "p50 us", "p99 us", "x floor"
+    );
+    for (label, server_cpu, client_cpu) in [
+        ("same CPU (0,0)", "0", "0"),
+        ("cross CPU (srv 0, cli 1)", "0", "1"),
+    ] {
+        let (_tcp, tcp_addr) = start_server(
+            server_cpu,
+            &["serve-tcp", &req.len().to_string(), &resp_len.to_string()],
+        )?;
+        let floor = run_client(client_cpu, "tcp", &tcp_addr, n, req.len(), resp_len)?;
+        let (_soap, soap_addr) = start_server(server_cpu, &["serve-soap", &runtime])?;
+        let raw = run_client(client_cpu, "raw", &soap_addr, n, 0, 0)?;
+        let ours = run_client(client_cpu, "client", &soap_addr, n, 0, 0)?;
+        println!("{label}");
+        for (name, r) in [
+            ("  tcp floor", floor),
+            ("  soap, raw client", raw),
+            ("  soap, soapstone Client", ours),
+        ] {
+            println!(
+                "{:<28} {:>10.2} {:>10.2} {:>10.2} {:>8.2}",
+                name,
+                r[0],
+                r[1],
+                r[2],
+                r[0] / floor[0]
+            );
+        }
+    }
+    Ok(())
+}

@@ -113,6 +113,12 @@ pub struct BenchArgs {
     /// Seed of the Poisson arrivals and bursts
     #[arg(long, value_name = "S")]
     pub seed: Option<u64>,
+    /// Generator threads (connections are spread over them)
+    #[arg(long, short = 't', value_name = "N", default_value_t = 1)]
+    pub threads: usize,
+    /// Charge the generator's own timer lateness to the corrected latency (as wrk2 does)
+    #[arg(long)]
+    pub charge_generator_lateness: bool,
 }
 
 impl BenchArgs {
@@ -134,10 +140,15 @@ impl BenchArgs {
         if connections == 0 {
             bail!("`--connections` must be at least 1");
         }
+        if self.threads == 0 {
+            bail!("`--threads` must be at least 1");
+        }
         let mut config = BenchConfig::new(target, schedule)
             .connections(connections)
             .warmup(self.warmup)
-            .timeout(self.timeout);
+            .timeout(self.timeout)
+            .threads(self.threads)
+            .charge_generator_lateness(self.charge_generator_lateness);
         if let Some(seed) = self.seed {
             config = config.seed(seed);
         }

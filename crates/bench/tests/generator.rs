@@ -81,7 +81,7 @@ async fn test1_scaled_down_keeps_its_phases() {
     // 5 phases of 0.24 s at 100, 240, 100, 240, 100 requests/s.
     let schedule = Schedule::test1().scale_time(0.004).unwrap();
     let phases: Vec<Phase> = schedule.phases().to_vec();
-    let run = run(BenchConfig::new(target, schedule).connections(4))
+    let run = run(BenchConfig::new(target, schedule).connections(4).threads(2))
         .await
         .unwrap();
     let r = &run.report;

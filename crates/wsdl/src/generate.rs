@@ -21,6 +21,8 @@ use crate::xsd::{Field, TypeDef, TypeRef, SOAP_ENC_NS, XSD_NS};
 const WSDL_NS: &str = "http://schemas.xmlsoap.org/wsdl/";
 const WSDL_SOAP11_NS: &str = "http://schemas.xmlsoap.org/wsdl/soap/";
 const WSDL_SOAP12_NS: &str = "http://schemas.xmlsoap.org/wsdl/soap12/";
+/// The SOAP 1.2 encoding namespace.
+const SOAP12_ENC_NS: &str = "http://www.w3.org/2003/05/soap-encoding";
 const HTTP_TRANSPORT: &str = "http://schemas.xmlsoap.org/soap/http";
 
 /// The query (after `?`) that asks for the WSDL.
@@ -338,9 +340,11 @@ impl Writer<'_> {
         };
         let body = match m.style {
             BindingStyle::DocumentLiteral => format!("<{p}:body use=\"literal\"/>"),
+            // The codec writes SOAP 1.2 encoding (enc:itemType, enc:arraySize) in 1.2 envelopes.
             BindingStyle::RpcEncoded => format!(
-                "<{p}:body use=\"encoded\" namespace=\"{}\" encodingStyle=\"{SOAP_ENC_NS}\"/>",
-                esc(&m.namespace)
+                "<{p}:body use=\"encoded\" namespace=\"{}\" encodingStyle=\"{}\"/>",
+                esc(&m.namespace),
+                if soap12 { SOAP12_ENC_NS } else { SOAP_ENC_NS }
             ),
         };
         self.line(

@@ -256,7 +256,14 @@ fn rpc_encoded_wsdl() {
         0
     );
 
-    for (ns, binding) in [(SOAP11, "BookSoap11Binding"), (SOAP12, "BookSoap12Binding")] {
+    for (ns, binding, enc) in [
+        (SOAP11, "BookSoap11Binding", SOAP_ENC_NS),
+        (
+            SOAP12,
+            "BookSoap12Binding",
+            "http://www.w3.org/2003/05/soap-encoding",
+        ),
+    ] {
         let b = named(root, WSDL, "binding", binding);
         assert_eq!(child(b, ns, "binding").attribute("style"), Some("rpc"));
         let body = child(
@@ -266,7 +273,7 @@ fn rpc_encoded_wsdl() {
         );
         assert_eq!(body.attribute("use"), Some("encoded"));
         assert_eq!(body.attribute("namespace"), Some("urn:book"));
-        assert_eq!(body.attribute("encodingStyle"), Some(SOAP_ENC_NS));
+        assert_eq!(body.attribute("encodingStyle"), Some(enc));
     }
 }
 

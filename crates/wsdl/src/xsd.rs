@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use soapstone_codec::{QName, Style};
+use soapstone_codec::{xsd, xsd_type_name, QName, Style};
 
 /// The XML Schema namespace.
 pub const XSD_NS: &str = "http://www.w3.org/2001/XMLSchema";
@@ -249,29 +249,30 @@ pub trait XsdType {
     fn describe(schema: &mut Schema) -> TypeRef;
 }
 
+/// Built-in types, named by the codec's own map ([`soapstone_codec::xsd_type_name`]) so
+/// that the schema says what `xsi:type` says.
 macro_rules! builtin {
-    ($($t:ty => $name:literal,)*) => {$(
+    ($($t:ty),* $(,)?) => {$(
         impl XsdType for $t {
             fn describe(_: &mut Schema) -> TypeRef {
-                TypeRef::xsd($name)
+                TypeRef::xsd(builtin_name(stringify!($t)))
             }
         }
     )*};
 }
 
+fn builtin_name(rust: &str) -> &'static str {
+    match xsd_type_name(rust) {
+        Some(name) => name,
+        // The list below is the codec's table; a mismatch is a bug caught by the unit test.
+        None => "anyType",
+    }
+}
+
 builtin! {
-    i8 => "byte",
-    i16 => "short",
-    i32 => "int",
-    i64 => "long",
-    u8 => "unsignedByte",
-    u16 => "unsignedShort",
-    u32 => "unsignedInt",
-    u64 => "unsignedLong",
-    f32 => "float",
-    f64 => "double",
-    bool => "boolean",
-    String => "string",
+    i8, i16, i32, i64, i128, u8, u16, u32, u64, u128, f32, f64, bool, char, String,
+    xsd::DateTime, xsd::Date, xsd::Time, xsd::Decimal, xsd::Base64Binary, xsd::HexBinary,
+    xsd::AnyUri, xsd::QNameValue,
 }
 
 impl<T: XsdType> XsdType for Option<T> {
@@ -302,6 +303,45 @@ impl<T: XsdType> XsdType for Box<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn builtins_follow_the_codec() {
+        let mut s = Schema::new("urn:t", Style::Literal);
+        let names = [
+            i8::describe(&mut s),
+            u64::describe(&mut s),
+            f32::describe(&mut s),
+            String::describe(&mut s),
+            char::describe(&mut s),
+            xsd::DateTime::describe(&mut s),
+            xsd::Base64Binary::describe(&mut s),
+            xsd::QNameValue::describe(&mut s),
+            xsd::AnyUri::describe(&mut s),
+            xsd::Decimal::describe(&mut s),
+            xsd::HexBinary::describe(&mut s),
+            xsd::Date::describe(&mut s),
+            xsd::Time::describe(&mut s),
+            i128::describe(&mut s),
+        ]
+        .map(|t| t.name.local);
+        let expected = [
+            "byte",
+            "unsignedLong",
+            "float",
+            "string",
+            "string",
+            "dateTime",
+            "base64Binary",
+            "QName",
+            "anyURI",
+            "decimal",
+            "hexBinary",
+            "date",
+            "time",
+            "integer",
+        ];
+        assert_eq!(names, expected);
+    }
 
     #[test]
     fn literal_vec_repeats() {

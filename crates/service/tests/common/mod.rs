@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+use soapstone_service::codec::xsd;
 use soapstone_service::{service, Fault, SoapService, XsdType};
 
 /// SOAPBuilders' SOAPStruct.
@@ -47,6 +48,21 @@ pub struct Everything {
     #[serde(default)]
     pub structs: Vec<SoapStruct>,
     pub child: Option<Box<Everything>>,
+    pub values: Option<Values>,
+}
+
+/// The codec's XSD value types.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, XsdType)]
+#[serde(rename_all = "camelCase")]
+pub struct Values {
+    pub date_time: xsd::DateTime,
+    pub date: xsd::Date,
+    pub time: xsd::Time,
+    pub decimal: xsd::Decimal,
+    pub base64: xsd::Base64Binary,
+    pub hex: xsd::HexBinary,
+    pub uri: xsd::AnyUri,
+    pub qname: xsd::QNameValue,
 }
 
 macro_rules! echo_service {
@@ -84,6 +100,13 @@ macro_rules! echo_service {
             async fn echo_optional(&self, input: Option<String>) -> Result<Option<String>, Fault>;
             async fn echo_color(&self, input: Color) -> Result<Color, Fault>;
             async fn echo_everything(&self, input: Everything) -> Result<Everything, Fault>;
+            async fn echo_values(&self, input: Values) -> Result<Values, Fault>;
+            async fn echo_date_time(&self, input: xsd::DateTime) -> Result<xsd::DateTime, Fault>;
+            async fn echo_base64(
+                &self,
+                input: xsd::Base64Binary,
+            ) -> Result<xsd::Base64Binary, Fault>;
+            async fn echo_decimal(&self, input: xsd::Decimal) -> Result<xsd::Decimal, Fault>;
             async fn echo_void(&self) -> Result<(), Fault>;
             /// Sam Ruby's 2001 shape: `echoFloatResult` holding `result`.
             #[soap(
@@ -156,6 +179,18 @@ macro_rules! echo_service {
             async fn echo_everything(&self, v: Everything) -> Result<Everything, Fault> {
                 Ok(v)
             }
+            async fn echo_values(&self, v: Values) -> Result<Values, Fault> {
+                Ok(v)
+            }
+            async fn echo_date_time(&self, v: xsd::DateTime) -> Result<xsd::DateTime, Fault> {
+                Ok(v)
+            }
+            async fn echo_base64(&self, v: xsd::Base64Binary) -> Result<xsd::Base64Binary, Fault> {
+                Ok(v)
+            }
+            async fn echo_decimal(&self, v: xsd::Decimal) -> Result<xsd::Decimal, Fault> {
+                Ok(v)
+            }
             async fn echo_void(&self) -> Result<(), Fault> {
                 Ok(())
             }
@@ -172,10 +207,37 @@ macro_rules! echo_service {
 /// The implementation of both styles.
 pub struct Echo;
 
+/// The thesis's charging service (rpc/encoded, ints only: its WSDL names no SOAP-ENC type).
+#[service(name = "Charging", namespace = "urn:charging", style = "rpc")]
+pub trait Charging {
+    async fn reserve(&self, id: i32, am: i32) -> Result<i32, Fault>;
+    #[soap(name = "releaseRes")]
+    async fn release(&self, res: i32) -> Result<bool, Fault>;
+    async fn credit_control(&self, id: i32) -> Result<i64, Fault>;
+}
+
+pub struct Bank;
+
+impl Charging for Bank {
+    async fn reserve(&self, id: i32, am: i32) -> Result<i32, Fault> {
+        Ok(id * 10_000 + am)
+    }
+    async fn release(&self, res: i32) -> Result<bool, Fault> {
+        Ok(res % 2 == 0)
+    }
+    async fn credit_control(&self, id: i32) -> Result<i64, Fault> {
+        if id < 0 {
+            return Err(Fault::client(format!("no account `{id}`")));
+        }
+        Ok(i64::from(id) * 100)
+    }
+}
+
 echo_service!(EchoLiteral, "EchoLiteral", "document");
 echo_service!(EchoEncoded, "EchoEncoded", "rpc");
 
-/// A running soapstone server with both Echo services mounted at `/literal` and `/encoded`.
+/// A running soapstone server with both Echo services mounted at `/literal` and `/encoded`,
+/// and Charging at `/charging`.
 pub struct Running {
     pub addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
@@ -204,10 +266,12 @@ pub fn start() -> Running {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let literal: Arc<dyn SoapService> = Arc::new(EchoLiteralServer::new(Echo));
     let encoded: Arc<dyn SoapService> = Arc::new(EchoEncodedServer::new(Echo));
+    let charging: Arc<dyn SoapService> = Arc::new(ChargingServer::new(Bank));
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let serving = soapstone_server::Server::builder()
         .mount("/literal", literal)
         .mount("/encoded", encoded)
+        .mount("/charging", charging)
         .serve_with_shutdown(listener, async move {
             let _ = stopped.await;
         })
@@ -226,5 +290,19 @@ pub fn start() -> Running {
         addr,
         stop: Some(stop),
         thread: Some(thread),
+    }
+}
+
+/// A sample of every value type.
+pub fn values() -> Values {
+    Values {
+        date_time: "2001-04-18T02:14:58Z".parse().unwrap(),
+        date: "2008-02-29".parse().unwrap(),
+        time: "23:59:59.5".parse().unwrap(),
+        decimal: "-1234567890.000000001".parse().unwrap(),
+        base64: xsd::Base64Binary(vec![0, 1, 2, 254, 255]),
+        hex: xsd::HexBinary(vec![0xde, 0xad, 0xbe, 0xef]),
+        uri: xsd::AnyUri("http://example.org/a?b=c&d".into()),
+        qname: xsd::QNameValue(soapstone_service::QName::new("urn:q", "local")),
     }
 }

@@ -204,34 +204,21 @@ async fn soapbuilders_typed_clients() {
     );
     c.echo_void().await.unwrap();
     assert!(c.echo_boolean(true).await.unwrap());
+    use soapstone_codec::xsd::{Base64Binary, DateTime, Decimal, HexBinary};
     let b64 = c
-        .echo_base64(soapstone_services::echo::interop::Base64Binary(
-            soapstone_codec::xsd::Base64Binary(b"Nebraska".to_vec()),
-        ))
+        .echo_base64(Base64Binary(b"Nebraska".to_vec()))
         .await
         .unwrap();
-    assert_eq!(b64.0 .0, b"Nebraska");
+    assert_eq!(b64.0, b"Nebraska");
     let hex = c
-        .echo_hex_binary(soapstone_services::echo::interop::HexBinary(
-            soapstone_codec::xsd::HexBinary(vec![0, 255, 16]),
-        ))
+        .echo_hex_binary(HexBinary(vec![0, 255, 16]))
         .await
         .unwrap();
-    assert_eq!(hex.0 .0, vec![0, 255, 16]);
-    let dec: soapstone_codec::xsd::Decimal = "12345.67890".parse().unwrap();
-    let back = c
-        .echo_decimal(soapstone_services::echo::interop::Decimal(dec.clone()))
-        .await
-        .unwrap();
-    assert_eq!(back.0, dec);
-    let dt: soapstone_codec::xsd::DateTime = "2001-05-24T17:31:41Z".parse().unwrap();
-    assert_eq!(
-        c.echo_date(soapstone_services::echo::interop::DateTime(dt))
-            .await
-            .unwrap()
-            .0,
-        dt
-    );
+    assert_eq!(hex.0, vec![0, 255, 16]);
+    let dec: Decimal = "12345.67890".parse().unwrap();
+    assert_eq!(c.echo_decimal(dec.clone()).await.unwrap(), dec);
+    let dt: DateTime = "2001-05-24T17:31:41Z".parse().unwrap();
+    assert_eq!(c.echo_date(dt).await.unwrap(), dt);
 
     let b = GroupBClient::new(&s.url("/echo")).unwrap();
     let simple = b.echo_struct_as_simple_types(st.clone()).await.unwrap();

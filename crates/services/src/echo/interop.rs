@@ -7,36 +7,7 @@
 use serde::{Deserialize, Serialize};
 use soapstone_codec::Fault;
 
-pub use values::{Base64Binary, DateTime, Decimal, HexBinary};
-
-/// The codec's XSD value types, described to the WSDL schema.
-///
-/// WORKAROUND until `soapstone-wsdl` implements `XsdType` for `soapstone_codec::xsd::*`:
-/// transparent newtypes, so the codec still sees its reserved types and writes their `xsi:type`.
-mod values {
-    use serde::{Deserialize, Serialize};
-    use soapstone_service::wsdl::{Schema, TypeRef, XsdType};
-
-    macro_rules! value {
-        ($name:ident, $xsd:literal) => {
-            #[doc = concat!("`xsd:", $xsd, "`.")]
-            #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-            #[serde(transparent)]
-            pub struct $name(pub soapstone_codec::xsd::$name);
-
-            impl XsdType for $name {
-                fn describe(_: &mut Schema) -> TypeRef {
-                    TypeRef::xsd($xsd)
-                }
-            }
-        };
-    }
-
-    value!(Base64Binary, "base64Binary");
-    value!(DateTime, "dateTime");
-    value!(Decimal, "decimal");
-    value!(HexBinary, "hexBinary");
-}
+pub use soapstone_codec::xsd::{Base64Binary, DateTime, Decimal, HexBinary};
 
 /// The SOAPBuilders namespace.
 pub const NAMESPACE: &str = "http://soapinterop.org/";

@@ -1,0 +1,6 @@
+use soapstone_service::service;
+
+#[service(namespace = "urn:x")]
+pub struct NotATrait;
+
+fn main() {}

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use soapstone_service::SoapService;
 
+use crate::charging::sqlite::SqliteSync;
 use crate::charging::{
     postgres::PostgresStore, sqlite::SqliteStore, ChargingServer, ChargingSystem, SeedConfig, Store,
 };
@@ -124,6 +125,8 @@ pub struct ServicesConfig {
     pub seed: SeedConfig,
     /// Most PostgreSQL connections of the charging store. Default: `16`.
     pub pg_connections: usize,
+    /// How a SQLite store makes commits durable. Default: [`SqliteSync::Full`].
+    pub sqlite_sync: SqliteSync,
 }
 
 impl Default for ServicesConfig {
@@ -133,6 +136,7 @@ impl Default for ServicesConfig {
             db: Db::default(),
             seed: SeedConfig::default(),
             pg_connections: 16,
+            sqlite_sync: SqliteSync::Full,
         }
     }
 }
@@ -184,21 +188,20 @@ impl Services {
     }
 }
 
-/// Opens the charging store named by `db`, seeding it when empty.
-pub async fn open_store(
-    db: &Db,
-    seed: &SeedConfig,
-    pg_connections: usize,
-) -> anyhow::Result<Arc<dyn Store>> {
-    Ok(match db {
+/// Opens the charging store of `config` (`db`, `seed`, `pg_connections`, `sqlite_sync`),
+/// seeding it when empty; a SQLite file's directory is created if missing.
+pub async fn open_store(config: &ServicesConfig) -> anyhow::Result<Arc<dyn Store>> {
+    Ok(match &config.db {
         Db::Sqlite(path) => {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir)
                     .with_context(|| format!("cannot create `{}`", dir.display()))?;
             }
-            Arc::new(SqliteStore::open_async(path, seed).await?)
+            Arc::new(SqliteStore::open_async_with(path, &config.seed, config.sqlite_sync).await?)
         }
-        Db::Postgres(url) => Arc::new(PostgresStore::connect(url, seed, pg_connections).await?),
+        Db::Postgres(url) => {
+            Arc::new(PostgresStore::connect(url, &config.seed, config.pg_connections).await?)
+        }
     })
 }
 
@@ -218,7 +221,7 @@ pub async fn build_services(config: &ServicesConfig) -> anyhow::Result<Services>
         };
         match kind {
             ServiceKind::Charging => {
-                let store = open_store(&config.db, &config.seed, config.pg_connections)
+                let store = open_store(config)
                     .await
                     .with_context(|| format!("charging store `{}`", config.db))?;
                 let system = ChargingSystem::new(store);

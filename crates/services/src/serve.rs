@@ -14,6 +14,7 @@ use anyhow::Context as _;
 use soapstone_server::{Runtime, Server, ServerConfig};
 
 use crate::build::{build_services, Db, ServiceKind, ServicesConfig};
+use crate::charging::sqlite::SqliteSync;
 use crate::charging::SeedConfig;
 
 /// Where the server's connection tasks run (`--runtime`).
@@ -47,6 +48,10 @@ pub struct ServeArgs {
     /// Most PostgreSQL connections of the charging store.
     #[arg(long, default_value_t = 16)]
     pub pg_connections: usize,
+    /// SQLite durability: `full` fsyncs every commit (survives power loss); `normal` survives a
+    /// process crash only (no fsync per write).
+    #[arg(long, value_enum, default_value_t = SqliteSync::Full)]
+    pub sqlite_sync: SqliteSync,
     /// Where connection tasks run.
     #[arg(long, value_enum, default_value_t = RuntimeArg::Ambient)]
     pub runtime: RuntimeArg,
@@ -66,6 +71,7 @@ impl Default for ServeArgs {
             db: "soapstone-data/charging.db".into(),
             accounts: 10_000,
             pg_connections: 16,
+            sqlite_sync: SqliteSync::Full,
             runtime: RuntimeArg::Ambient,
             max_in_flight: 512,
             drain_seconds: 10,
@@ -93,6 +99,7 @@ impl ServeArgs {
         services.db = db;
         services.seed = SeedConfig::with_accounts(self.accounts);
         services.pg_connections = self.pg_connections.max(1);
+        services.sqlite_sync = self.sqlite_sync;
         let mut server = ServerConfig::default();
         server.max_in_flight = self.max_in_flight;
         server.drain_timeout = Duration::from_secs(self.drain_seconds);

@@ -22,8 +22,9 @@ const ACCOUNTS: u32 = 20;
 const CLIENTS: usize = 16;
 
 /// Starts `soapstone-serve` on `db` and waits for its `listening on` line.
-async fn start(db: &Path) -> (Child, String) {
+async fn start(db: &Path, sync: &str) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_soapstone-serve"))
+        .args(["--sqlite-sync", sync])
         .args([
             "--services",
             "charging",
@@ -57,10 +58,20 @@ async fn start(db: &Path) -> (Child, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigkill_mid_load_loses_no_acknowledged_operation() {
+    crash_and_check("full").await;
+}
+
+/// `--sqlite-sync normal` promises to survive a process crash (not a power loss): check it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_with_sync_normal_loses_nothing_either() {
+    crash_and_check("normal").await;
+}
+
+async fn crash_and_check(sync: &str) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("charging.db");
     let seed = SeedConfig::with_accounts(ACCOUNTS);
-    let (mut child, base) = start(&db).await;
+    let (mut child, base) = start(&db, sync).await;
     let url = format!("{base}/charging");
     let accounts: Vec<i32> = (1..=ACCOUNTS as i32).collect();
 
@@ -97,7 +108,7 @@ async fn sigkill_mid_load_loses_no_acknowledged_operation() {
     );
 
     // Restart on the same file: acknowledged operations are all there, in-flight ones whole or not.
-    let (mut child, base) = start(&db).await;
+    let (mut child, base) = start(&db, sync).await;
     let c = ChargingClient::new(&format!("{base}/charging")).unwrap();
     let mut uncertain: HashMap<i32, Vec<i64>> = HashMap::new();
     for (account, delta) in &seen.uncertain {

@@ -48,6 +48,8 @@ pub(crate) struct Opts {
     enc12: bool,
     item_types: bool,
     tns: bool,
+    /// A default namespace is declared on the wrapper (qualified children).
+    default_ns: bool,
     any_type: &'static str,
 }
 
@@ -76,6 +78,7 @@ pub fn encode<T: Serialize + ?Sized>(
         enc12,
         item_types: options.array_item_types,
         tns: !wrapper.namespace.is_empty(),
+        default_ns: options.qualified && !wrapper.namespace.is_empty(),
         any_type: match options.schema_ns {
             SchemaNs::Xsd2001 => "xsd:anyType",
             SchemaNs::Xsd1999 => "xsd:ur-type",
@@ -566,8 +569,14 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
                 None => (String::new(), text.clone()),
             };
             let typed = self.typed();
+            // a QName in no namespace must be unprefixed with no default namespace in scope:
+            // under a qualified wrapper the element names itself with `tns:` and undeclares it
+            let undeclare = ns.is_empty() && self.opts.default_ns;
             let out = &mut *self.out;
             out.push(b'<');
+            if undeclare {
+                out.extend_from_slice(b"tns:");
+            }
             out.extend_from_slice(self.name.as_bytes());
             if typed {
                 out.extend_from_slice(b" xsi:type=\"xsd:QName\"");
@@ -576,11 +585,18 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
                 out.extend_from_slice(b" xmlns:q=\"");
                 write::attr(out, &ns);
                 out.extend_from_slice(b"\">q:");
+            } else if undeclare {
+                out.extend_from_slice(b" xmlns=\"\">");
             } else {
                 out.push(b'>');
             }
             write::text(out, &local);
-            self.close();
+            out.extend_from_slice(b"</");
+            if undeclare {
+                out.extend_from_slice(b"tns:");
+            }
+            out.extend_from_slice(self.name.as_bytes());
+            out.push(b'>');
             return Ok(());
         }
         check_chars(&text)?;

@@ -429,27 +429,27 @@ fn apply(tx: &Connection, op: Op) -> Result<Receipt, ChargingError> {
     let kind = op.kind();
     let receipt = match op {
         Op::Credit { id, am } => {
-            let balance = balance_of(&tx, id)?;
+            let balance = balance_of(tx, id)?;
             let new = balance + i64::from(am);
             if new > MAX_BALANCE {
                 return Err(ChargingError::BalanceOverflow { account: id, am });
             }
-            set_balance(&tx, id, new)?;
+            set_balance(tx, id, new)?;
             Receipt {
-                cn: ledger(&tx, kind, id, am.into(), am.into(), None)?,
+                cn: ledger(tx, kind, id, am.into(), am.into(), None)?,
                 balance: new,
             }
         }
         Op::DirectDebit { id, am } => {
-            let new = withdraw(&tx, id, am)?;
+            let new = withdraw(tx, id, am)?;
             Receipt {
-                cn: ledger(&tx, kind, id, am.into(), -i64::from(am), None)?,
+                cn: ledger(tx, kind, id, am.into(), -i64::from(am), None)?,
                 balance: new,
             }
         }
         Op::Reserve { id, am } => {
-            let new = withdraw(&tx, id, am)?;
-            let cn = ledger(&tx, kind, id, am.into(), -i64::from(am), None)?;
+            let new = withdraw(tx, id, am)?;
+            let cn = ledger(tx, kind, id, am.into(), -i64::from(am), None)?;
             tx.prepare_cached(
                 "INSERT INTO reservations (res, account, amount, state) VALUES (?1, ?2, ?3, 0)",
             )?
@@ -457,7 +457,7 @@ fn apply(tx: &Connection, op: Op) -> Result<Receipt, ChargingError> {
             Receipt { cn, balance: new }
         }
         Op::DebitReservation { id, am, res } => {
-            let (owner, reserved, state) = reservation(&tx, res)?;
+            let (owner, reserved, state) = reservation(tx, res)?;
             check_open(res, state)?;
             if owner != id {
                 return Err(ChargingError::WrongAccount {
@@ -470,22 +470,22 @@ fn apply(tx: &Connection, op: Op) -> Result<Receipt, ChargingError> {
                 return Err(ChargingError::ExceedsReservation { res, reserved, am });
             }
             let refund = reserved - i64::from(am);
-            let new = balance_of(&tx, owner)? + refund;
-            set_balance(&tx, owner, new)?;
-            close_reservation(&tx, res, ResState::Debited)?;
+            let new = balance_of(tx, owner)? + refund;
+            set_balance(tx, owner, new)?;
+            close_reservation(tx, res, ResState::Debited)?;
             Receipt {
-                cn: ledger(&tx, kind, owner, am.into(), refund, Some(res))?,
+                cn: ledger(tx, kind, owner, am.into(), refund, Some(res))?,
                 balance: new,
             }
         }
         Op::Release { res } => {
-            let (owner, reserved, state) = reservation(&tx, res)?;
+            let (owner, reserved, state) = reservation(tx, res)?;
             check_open(res, state)?;
-            let new = balance_of(&tx, owner)? + reserved;
-            set_balance(&tx, owner, new)?;
-            close_reservation(&tx, res, ResState::Released)?;
+            let new = balance_of(tx, owner)? + reserved;
+            set_balance(tx, owner, new)?;
+            close_reservation(tx, res, ResState::Released)?;
             Receipt {
-                cn: ledger(&tx, kind, owner, reserved, reserved, Some(res))?,
+                cn: ledger(tx, kind, owner, reserved, reserved, Some(res))?,
                 balance: new,
             }
         }

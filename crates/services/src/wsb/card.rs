@@ -60,7 +60,7 @@ pub fn luhn(number: &str) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// The card's limit: 500 to 5,400 in steps of 100, derived from the number.

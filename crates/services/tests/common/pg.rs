@@ -15,7 +15,8 @@ pub struct PgServer {
 
 fn find_bin_dir() -> Option<PathBuf> {
     if let Ok(dir) = std::env::var("SOAPSTONE_PG_BIN") {
-        return Some(PathBuf::from(dir));
+        let dir = PathBuf::from(dir);
+        return dir.join("initdb").exists().then_some(dir);
     }
     let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/lib/postgresql")
         .ok()?

@@ -18,7 +18,11 @@ pub use crate::{BoxFuture, SoapRequest, SoapResponse, SoapService};
 
 pub use std::any::type_name;
 pub use std::boxed::Box;
+pub use std::clone::Clone;
+pub use std::convert::Into;
+pub use std::fmt::Debug;
 pub use std::future::Future;
+pub use std::marker::{Send, Sync};
 pub use std::option::Option;
 pub use std::result::Result;
 pub use std::string::String;

@@ -66,11 +66,28 @@ pub struct Contact {
 pub trait Book {
     async fn add_contact(&self, contact: Contact) -> Result<i64, Fault>;
     async fn list(&self, prefix: String) -> Result<Vec<Contact>, Fault>;
+    /// Parameters named like the generated code's locals.
+    async fn hygiene(
+        &self,
+        reply: String,
+        inner: i32,
+        request: bool,
+        dispatcher: u8,
+    ) -> Result<String, Fault>;
 }
 
 struct Contacts;
 
 impl Book for Contacts {
+    async fn hygiene(
+        &self,
+        reply: String,
+        inner: i32,
+        request: bool,
+        dispatcher: u8,
+    ) -> Result<String, Fault> {
+        Ok(format!("{reply}{inner}{request}{dispatcher}"))
+    }
     async fn add_contact(&self, contact: Contact) -> Result<i64, Fault> {
         Ok(contact.phones.len() as i64 * 100 + contact.first_name.len() as i64)
     }
@@ -323,6 +340,25 @@ fn document_literal_both_versions() {
             answer.text
         );
     });
+}
+
+#[test]
+fn parameters_may_shadow_generated_locals() {
+    let server = BookServer::new(Contacts);
+    let body = r#"<b:hygiene xmlns:b="urn:book"><b:reply>r</b:reply><b:inner>1</b:inner><b:request>true</b:request><b:dispatcher>2</b:dispatcher></b:hygiene>"#;
+    let answer = Answer::new(
+        call(
+            &server,
+            Version::Soap11,
+            None,
+            &envelope(Version::Soap11, "", body),
+        ),
+        Version::Soap11,
+    );
+    assert_eq!(
+        answer.wrapper().2,
+        [("return".to_string(), "r1true2".to_string())]
+    );
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! Emits the trait (async fns made `Send`), private request/response wrapper structs, the
 //! `<Trait>Server<T>` (a `SoapService`), the `<Trait>Client` stub and the `<trait>_model()`
 //! function. Generated code is thin: protocol logic lives in `soapstone_service::codegen`.
-//! Must never emit a path outside `::soapstone_service::codegen` (and `::core`).
+//! Must never emit a path outside `::soapstone_service::codegen`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -42,7 +42,7 @@ fn rewrite_trait(item: &mut ItemTrait) {
             syn::ReturnType::Type(_, ty) => quote!(#ty),
         };
         f.sig.output = syn::parse_quote!(
-            -> impl ::soapstone_service::codegen::Future<Output = #output> + ::core::marker::Send
+            -> impl ::soapstone_service::codegen::Future<Output = #output> + ::soapstone_service::codegen::Send
         );
         if let Some(body) = f.default.take() {
             f.default = Some(syn::parse_quote!({ async move #body }));
@@ -151,16 +151,18 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         });
         arms.push(quote! {
             #index => {
+                #[allow(unused_variables)]
                 let (request, reply) = match incoming.decode::<#req_ty>() {
                     #cg::Result::Ok(decoded) => decoded,
                     #cg::Result::Err(response) => return response,
                 };
                 #cache_check
-                let #req_ty { #(#param_ids),* } = request;
-                let result = <T as #trait_ident>::#ident(&*inner, #(#param_ids),*).await;
+                // Fields are moved out by path, not bound to names: a parameter called
+                // `reply` or `inner` must not shadow the locals of this function.
+                let result = <T as #trait_ident>::#ident(&*inner, #(request.#param_ids),*).await;
                 dispatcher.reply::<#resp_ty>(
                     reply,
-                    result.map(#make_response).map_err(::core::convert::Into::<#cg::codec::Fault>::into),
+                    result.map(#make_response).map_err(#cg::Into::<#cg::codec::Fault>::into),
                 )
             }
         });
@@ -212,7 +214,7 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             dispatcher: #cg::Arc<#cg::Dispatcher>,
         }
 
-        impl<T: #trait_ident> ::core::clone::Clone for #server<T> {
+        impl<T: #trait_ident> #cg::Clone for #server<T> {
             fn clone(&self) -> Self {
                 #server { inner: #cg::Arc::clone(&self.inner), dispatcher: #cg::Arc::clone(&self.dispatcher) }
             }
@@ -280,7 +282,7 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         }
 
         #[doc = #client_doc]
-        #[derive(::core::fmt::Debug, ::core::clone::Clone)]
+        #[derive(#cg::Debug, #cg::Clone)]
         #vis struct #client {
             stub: #cg::Stub,
         }

@@ -450,11 +450,11 @@ pub(crate) fn add_supertraits(item: &mut ItemTrait) {
     for (name, bound) in [
         (
             "Send",
-            syn::parse_quote_spanned!(span=> ::core::marker::Send),
+            syn::parse_quote_spanned!(span=> ::soapstone_service::codegen::Send),
         ),
         (
             "Sync",
-            syn::parse_quote_spanned!(span=> ::core::marker::Sync),
+            syn::parse_quote_spanned!(span=> ::soapstone_service::codegen::Sync),
         ),
         ("static", syn::parse_quote_spanned!(span=> 'static)),
     ] {

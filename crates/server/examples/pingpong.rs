@@ -165,9 +165,10 @@ fn serve_tcp(req_len: usize, resp_len: usize) -> io::Result<()> {
 
 // ---- client mode ------------------------------------------------------------------------
 
-/// `client KIND ADDR N REQ_LEN RESP_LEN`: prints `mean_us p50_us p99_us`.
+/// `client KIND ADDR N REQ_LEN RESP_LEN`: prints `mean_us p50_us p99_us cpu_us_per_call`.
 fn client(kind: &str, addr: &str, n: usize, req_len: usize, resp_len: usize) -> io::Result<()> {
-    let warmup = (n / 10).max(500);
+    let warmup = warmup(n);
+    let cpu_start = cpu_ns("self");
     let mut samples = Vec::with_capacity(n);
     let total = match kind {
         "tcp" => {
@@ -223,15 +224,33 @@ fn client(kind: &str, addr: &str, n: usize, req_len: usize, resp_len: usize) -> 
         }
         other => panic!("unknown client kind `{other}`"),
     };
+    let cpu = (cpu_ns("self") - cpu_start) as f64 / 1e3 / (n + warmup) as f64;
     samples.sort_unstable();
     let us = |d: Duration| d.as_secs_f64() * 1e6;
     println!(
-        "{:.2} {:.2} {:.2}",
+        "{:.2} {:.2} {:.2} {:.2}",
         us(total) / n as f64,
         us(samples[samples.len() / 2]),
-        us(samples[samples.len() * 99 / 100])
+        us(samples[samples.len() * 99 / 100]),
+        cpu
     );
     Ok(())
+}
+
+fn warmup(n: usize) -> usize {
+    (n / 10).max(500)
+}
+
+/// On-CPU time of all threads of a process (`self` or a pid), from the scheduler's
+/// statistics: nanoseconds, unaffected by time spent waiting for a CPU.
+fn cpu_ns(pid: &str) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
 }
 
 fn timed(
@@ -325,28 +344,31 @@ fn start_server(cpu: &str, args: &[&str]) -> io::Result<(Proc, String)> {
     Ok((Proc(child), line.trim().to_owned()))
 }
 
+/// Runs a pinned client: `[mean, p50, p99, client cpu, server cpu]`, microseconds (per call).
 fn run_client(
     cpu: &str,
     kind: &str,
+    server: &Proc,
     addr: &str,
     n: usize,
-    req_len: usize,
-    resp_len: usize,
-) -> io::Result<[f64; 3]> {
-    let (n, rq, rs) = (n.to_string(), req_len.to_string(), resp_len.to_string());
+    sizes: (usize, usize),
+) -> io::Result<[f64; 5]> {
+    let server_pid = server.0.id().to_string();
+    let server_start = cpu_ns(&server_pid);
+    let calls = n + warmup(n);
+    let (n, rq, rs) = (n.to_string(), sizes.0.to_string(), sizes.1.to_string());
     let out = pinned(cpu, &["client", kind, addr, &n, &rq, &rs])?.output()?;
+    let server_cpu = (cpu_ns(&server_pid) - server_start) as f64 / 1e3 / calls as f64;
     if !out.status.success() {
-        return Err(io::Error::other(format!(
-            "client `{kind}` failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        )));
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(io::Error::other(format!("client `{kind}` failed: {err}")));
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let v: Vec<f64> = text
         .split_whitespace()
         .map(|x| x.parse().expect("number"))
         .collect();
-    Ok([v[0], v[1], v[2]])
+    Ok([v[0], v[1], v[2], v[3], server_cpu])
 }
 
 fn orchestrate(n: usize) -> io::Result<()> {
@@ -374,35 +396,47 @@ fn orchestrate(n: usize) -> io::Result<()> {
     drop(server);
 
     println!("{n} sequential calls per row, one keep-alive connection, server runtime `{runtime}`");
+    println!("cpu: on-CPU microseconds per call of the server and of the client process");
     println!(
-        "{:<28} {:>10} {:>10} {:>10} {:>8}",
-        "placement / row", "mean us", "p50 us", "p99 us", "x floor"
+        "{:<26} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "placement / row",
+        "mean us",
+        "p50 us",
+        "p99 us",
+        "srv cpu",
+        "cli cpu",
+        "x floor",
+        "x fl p50"
     );
-    for (label, server_cpu, client_cpu) in [
+    let sizes = (req.len(), resp_len);
+    let places = [
         ("same CPU (0,0)", "0", "0"),
         ("cross CPU (srv 0, cli 1)", "0", "1"),
-    ] {
-        let (_tcp, tcp_addr) = start_server(
-            server_cpu,
-            &["serve-tcp", &req.len().to_string(), &resp_len.to_string()],
-        )?;
-        let floor = run_client(client_cpu, "tcp", &tcp_addr, n, req.len(), resp_len)?;
-        let (_soap, soap_addr) = start_server(server_cpu, &["serve-soap", &runtime])?;
-        let raw = run_client(client_cpu, "raw", &soap_addr, n, 0, 0)?;
-        let ours = run_client(client_cpu, "client", &soap_addr, n, 0, 0)?;
+    ];
+    for (label, server_cpu, client_cpu) in places {
+        let tcp_args = ["serve-tcp", &sizes.0.to_string(), &sizes.1.to_string()];
+        let (tcp, tcp_addr) = start_server(server_cpu, &tcp_args.each_ref().map(|s| s.as_ref()))?;
+        let floor = run_client(client_cpu, "tcp", &tcp, &tcp_addr, n, sizes)?;
+        let (soap, soap_addr) = start_server(server_cpu, &["serve-soap", &runtime])?;
+        let raw = run_client(client_cpu, "raw", &soap, &soap_addr, n, sizes)?;
+        let ours = run_client(client_cpu, "client", &soap, &soap_addr, n, sizes)?;
         println!("{label}");
-        for (name, r) in [
+        let rows = [
             ("  tcp floor", floor),
             ("  soap, raw client", raw),
             ("  soap, soapstone Client", ours),
-        ] {
+        ];
+        for (name, r) in rows {
             println!(
-                "{:<28} {:>10.2} {:>10.2} {:>10.2} {:>8.2}",
+                "{:<26} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2} {:>8.2}",
                 name,
                 r[0],
                 r[1],
                 r[2],
-                r[0] / floor[0]
+                r[4],
+                r[3],
+                r[0] / floor[0],
+                r[1] / floor[1]
             );
         }
     }

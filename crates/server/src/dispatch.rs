@@ -11,7 +11,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use bytes::{Buf, Bytes};
+use bytes::Bytes;
 use futures_util::FutureExt as _;
 use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
@@ -249,8 +249,13 @@ where
     B: Body,
     B::Error: Into<BoxError>,
 {
-    let collect = Limited::new(body, config.max_body_bytes).collect();
-    match tokio::time::timeout(config.body_read_timeout, collect).await {
+    let mut collect = std::pin::pin!(Limited::new(body, config.max_body_bytes).collect());
+    // A body that came with the head needs no timer.
+    let res = match futures_util::poll!(collect.as_mut()) {
+        std::task::Poll::Ready(res) => Ok(res),
+        std::task::Poll::Pending => tokio::time::timeout(config.body_read_timeout, collect).await,
+    };
+    match res {
         Err(_) => Err(text(
             StatusCode::REQUEST_TIMEOUT,
             format!(
@@ -265,10 +270,7 @@ where
             StatusCode::BAD_REQUEST,
             format!("invalid request body: {e}"),
         )),
-        Ok(Ok(collected)) => {
-            let mut buf = collected.aggregate();
-            Ok(buf.copy_to_bytes(buf.remaining()))
-        }
+        Ok(Ok(collected)) => Ok(collected.to_bytes()),
     }
 }
 

@@ -5,7 +5,6 @@
 //! short uncontended lock per request is all the hot path pays. It must never block a request
 //! on a scrape for longer than copying the counters.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -29,10 +28,14 @@ struct OpStats {
     count: u64,
 }
 
+/// One mount's operations (few: a linear scan beats hashing).
+type Slot = Mutex<Vec<(Option<&'static str>, OpStats)>>;
+
 /// The server's counters.
 pub(crate) struct Metrics {
     paths: Vec<String>,
-    ops: Mutex<HashMap<(usize, Option<&'static str>), OpStats>>,
+    /// One slot per mount, then one for unmatched paths.
+    slots: Vec<Slot>,
     pub(crate) in_flight: AtomicUsize,
     pub(crate) shed: AtomicU64,
     pub(crate) connections_open: AtomicUsize,
@@ -43,8 +46,8 @@ pub(crate) struct Metrics {
 impl Metrics {
     pub(crate) fn new(paths: Vec<String>) -> Self {
         Metrics {
+            slots: (0..=paths.len()).map(|_| Mutex::new(Vec::new())).collect(),
             paths,
-            ops: Mutex::new(HashMap::new()),
             in_flight: AtomicUsize::new(0),
             shed: AtomicU64::new(0),
             connections_open: AtomicUsize::new(0),
@@ -67,10 +70,16 @@ impl Metrics {
             .iter()
             .position(|&b| secs <= b)
             .unwrap_or(BUCKETS.len());
-        let mut ops = self.ops.lock().unwrap_or_else(|e| e.into_inner());
-        let s = ops
-            .entry((mount.unwrap_or(usize::MAX), operation))
-            .or_default();
+        let slot = &self.slots[mount.unwrap_or(self.paths.len()).min(self.paths.len())];
+        let mut ops = slot.lock().unwrap_or_else(|e| e.into_inner());
+        let i = match ops.iter().position(|(op, _)| *op == operation) {
+            Some(i) => i,
+            None => {
+                ops.push((operation, OpStats::default()));
+                ops.len() - 1
+            }
+        };
+        let s = &mut ops[i].1;
         match s.by_status.iter_mut().find(|(st, _)| *st == status) {
             Some((_, n)) => *n += 1,
             None => s.by_status.push((status, 1)),
@@ -85,22 +94,21 @@ impl Metrics {
 
     /// The text exposition.
     pub(crate) fn render(&self) -> String {
-        let mut rows: Vec<((String, &'static str), OpStats)> = {
-            let ops = self.ops.lock().unwrap_or_else(|e| e.into_inner());
-            ops.iter()
-                .map(|(&(m, op), s)| {
-                    let path = self.paths.get(m).map_or(UNMATCHED, String::as_str);
-                    let copy = OpStats {
-                        by_status: s.by_status.clone(),
-                        faults: s.faults,
-                        buckets: s.buckets,
-                        sum_seconds: s.sum_seconds,
-                        count: s.count,
-                    };
-                    ((escape(path), op.unwrap_or("")), copy)
-                })
-                .collect()
-        };
+        let mut rows: Vec<((String, &'static str), OpStats)> = Vec::new();
+        for (m, slot) in self.slots.iter().enumerate() {
+            let path = self.paths.get(m).map_or(UNMATCHED, String::as_str);
+            let ops = slot.lock().unwrap_or_else(|e| e.into_inner());
+            rows.extend(ops.iter().map(|&(op, ref s)| {
+                let copy = OpStats {
+                    by_status: s.by_status.clone(),
+                    faults: s.faults,
+                    buckets: s.buckets,
+                    sum_seconds: s.sum_seconds,
+                    count: s.count,
+                };
+                ((escape(path), op.unwrap_or("")), copy)
+            }));
+        }
         rows.sort_by(|a, b| a.0.cmp(&b.0));
         let mut out = String::with_capacity(2048);
         let w = &mut out;

@@ -60,9 +60,9 @@ impl Clock {
     }
 
     /// hyper starts waiting for a request head.
-    fn arm(&self) {
+    fn arm(&self, start: Instant) {
         let mut s = self.lock();
-        s.start = Instant::now();
+        s.start = start;
         s.first_byte = None;
         s.heads += 1;
         s.waker = None;
@@ -111,14 +111,15 @@ impl Timer for ConnTimer {
         Box::pin(PlainSleep(Box::pin(tokio::time::sleep(duration))))
     }
 
-    fn sleep_until(&self, _deadline: Instant) -> Pin<Box<dyn Sleep>> {
-        // hyper only sleeps on a connection to time a request head (see the module doc).
-        self.0.arm();
-        let now = tokio::time::Instant::now();
+    fn sleep_until(&self, deadline: Instant) -> Pin<Box<dyn Sleep>> {
+        // hyper only sleeps on a connection to time a request head (see the module doc); it
+        // asks for `now + header_read_timeout`, which gives us `now` without reading the clock.
+        let start = deadline.checked_sub(self.0.header).unwrap_or(deadline);
+        self.0.arm(start);
         Box::pin(HeadSleep {
             clock: self.0.clone(),
             armed_at: None,
-            inner: Box::pin(tokio::time::sleep_until(now)),
+            inner: None,
         })
     }
 }
@@ -134,11 +135,12 @@ impl Future for PlainSleep {
 
 impl Sleep for PlainSleep {}
 
-/// Ends when the awaited head is late.
+/// Ends when the awaited head is late. The tokio timer is made on the first poll: a head
+/// already in the buffer never needs one.
 struct HeadSleep {
     clock: Arc<Clock>,
     armed_at: Option<Instant>,
-    inner: Pin<Box<tokio::time::Sleep>>,
+    inner: Option<Pin<Box<tokio::time::Sleep>>>,
 }
 
 impl Future for HeadSleep {
@@ -146,15 +148,20 @@ impl Future for HeadSleep {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         loop {
             let deadline = self.clock.deadline(cx.waker());
-            if Instant::now() >= deadline {
-                return Poll::Ready(());
-            }
             if self.armed_at != Some(deadline) {
                 self.armed_at = Some(deadline);
-                self.inner.as_mut().reset(deadline.into());
+                match &mut self.inner {
+                    Some(sleep) => sleep.as_mut().reset(deadline.into()),
+                    None => self.inner = Some(Box::pin(tokio::time::sleep_until(deadline.into()))),
+                }
             }
-            if self.inner.as_mut().poll(cx).is_pending() {
+            let sleep = self.inner.as_mut().expect("armed above");
+            if sleep.as_mut().poll(cx).is_pending() {
                 return Poll::Pending;
+            }
+            // The timer fired: done, unless a first byte moved the deadline meanwhile.
+            if self.clock.deadline(cx.waker()) == deadline {
+                return Poll::Ready(());
             }
         }
     }

@@ -623,3 +623,15 @@ fn gunzip(data: &[u8]) -> Vec<u8> {
         .unwrap();
     out
 }
+
+#[test]
+fn a_body_that_never_completes_gets_408() {
+    let mut cfg = ServerConfig::default();
+    cfg.body_read_timeout = Duration::from_millis(200);
+    let srv = TestServer::start(cfg);
+    let mut s = srv.connect();
+    send(&mut s, b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nContent-Length: 100\r\n\r\n<soap:Env");
+    let r = read_response(&mut s).unwrap();
+    assert_eq!(r.status, 408);
+    assert_eq!(r.text(), "request body not received within `200ms`\n");
+}

@@ -1,0 +1,62 @@
+//! `Server::serve` stops on SIGTERM after draining. Its own test binary: the signal goes to
+//! this whole process, so nothing else may run here.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use soapstone_server::Server;
+
+#[test]
+fn sigterm_drains_the_request_in_flight_and_returns() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let gate = Arc::new(Gate::default());
+    let server = Server::builder().mount("/echo", Arc::new(TestService { gate: gate.clone() }));
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let _ = done_tx.send(rt.block_on(server.serve(("127.0.0.1", port))));
+    });
+    // Once a request is answered, serve() has installed its signal handlers.
+    let mut s = loop {
+        match std::net::TcpStream::connect(("127.0.0.1", port)) {
+            Ok(s) => break s,
+            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+        }
+    };
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    send(&mut s, &post(ECHO_FLOAT, ""));
+    assert_eq!(read_response(&mut s).unwrap().status, 200);
+    send(&mut s, &post(&envelope("block"), ""));
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async { gate.entered.acquire().await.unwrap().forget() });
+
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &std::process::id().to_string()])
+        .status()
+        .expect("the `kill` command (procps/coreutils) is needed by this test");
+    assert!(kill.success());
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        done_rx.try_recv().is_err(),
+        "serve() returned with a request in flight"
+    );
+    gate.release.add_permits(1);
+    assert_eq!(read_response(&mut s).unwrap().status, 200);
+    done_rx
+        .recv_timeout(Duration::from_secs(5))
+        .expect("serve() returns after the drain")
+        .unwrap();
+}

@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --release -p soapstone-server --example pingpong            # 20000 calls per row
 //! cargo run --release -p soapstone-server --example pingpong -- 50000   # more
+//! PINGPONG_RUNTIME=multi PINGPONG_REPEAT=5 cargo run ...   # server runtime flavour, repeats
 //! ```
 //!
 //! The request is Sam Ruby's (seeds/002, 2001), answered in the shape of his printed response.
@@ -155,16 +156,23 @@ fn serve_soap(runtime: &str) -> io::Result<()> {
             .map_err(|f| io::Error::other(f.reason))?,
     ));
     let mut config = ServerConfig::default();
+    // `current` (default): the server's own current_thread runtime; `percore`: one per CPU;
+    // `multi`: tasks on a multi-thread runtime (tokio's default flavour).
     config.runtime = match runtime {
-        "ambient" => Runtime::Ambient,
+        "multi" => Runtime::Ambient,
         "percore" => Runtime::PerCore(0),
         _ => Runtime::CurrentThread,
     };
     let listener = TcpListener::bind("127.0.0.1:0")?;
     println!("{}", listener.local_addr()?);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
+    let rt = match runtime {
+        "multi" => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?,
+        _ => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?,
+    };
     let serving = Server::builder()
         .mount("/echo", Arc::new(Echo::new()))
         .mount("/canned", Arc::new(canned))

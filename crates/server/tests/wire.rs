@@ -453,16 +453,12 @@ fn over_the_concurrency_limit_requests_are_shed_with_503() {
             tokio::time::timeout(Duration::from_secs(5), srv.gate.entered.acquire_many(2)).await;
         p.expect("two blocked calls entered").unwrap().forget();
     });
+    // Were it queued behind the blocked calls, this read would hit its timeout instead.
     let mut s = srv.connect();
-    let t = Instant::now();
     send(&mut s, &post(ECHO_FLOAT, ""));
     let r = read_response(&mut s).unwrap();
     assert_eq!(r.status, 503);
     assert_eq!(r.header("retry-after"), Some("2"));
-    assert!(
-        t.elapsed() < Duration::from_secs(4),
-        "shed at once, not queued"
-    );
     // the same connection goes on working once there is room
     srv.gate.release.add_permits(2);
     for mut h in held {
@@ -479,22 +475,32 @@ fn over_the_concurrency_limit_requests_are_shed_with_503() {
 fn slowloris_heads_are_cut_off_but_idle_keep_alive_lasts_longer() {
     let mut cfg = ServerConfig::default();
     cfg.header_read_timeout = Duration::from_millis(300);
-    cfg.idle_timeout = Duration::from_millis(1500);
+    cfg.idle_timeout = Duration::from_secs(3);
     let srv = TestServer::start(cfg);
 
     // a head trickling in a byte at a time never completes
     let mut s = srv.connect();
     let t = Instant::now();
     let mut cut = false;
-    for b in b"POST /echo HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {
-        if s.write_all(&[*b]).is_err() {
+    for b in format!(
+        "POST /echo HTTP/1.1\r\nHost: x\r\nX-Slow: {}",
+        "a".repeat(80)
+    )
+    .bytes()
+    {
+        if s.write_all(&[b]).is_err() {
             cut = true;
             break;
         }
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(cut || closed_by_server(&mut s), "slow head not cut off");
-    assert!(t.elapsed() < Duration::from_secs(3));
+    // cut by the header timeout (300 ms), long before the idle timeout (3 s) or the trickle's end
+    assert!(
+        t.elapsed() < Duration::from_millis(2500),
+        "{:?}",
+        t.elapsed()
+    );
 
     // connecting and sending nothing: closed after the header timeout too
     let mut s = srv.connect();
@@ -502,7 +508,7 @@ fn slowloris_heads_are_cut_off_but_idle_keep_alive_lasts_longer() {
     assert!(closed_by_server(&mut s));
     let waited = t.elapsed();
     assert!(
-        waited >= Duration::from_millis(250) && waited < Duration::from_millis(1400),
+        waited >= Duration::from_millis(250) && waited < Duration::from_millis(2500),
         "{waited:?}"
     );
 
@@ -510,14 +516,14 @@ fn slowloris_heads_are_cut_off_but_idle_keep_alive_lasts_longer() {
     let mut s = srv.connect();
     send(&mut s, &post(ECHO_FLOAT, ""));
     assert_eq!(read_response(&mut s).unwrap().status, 200);
-    std::thread::sleep(Duration::from_millis(700));
+    std::thread::sleep(Duration::from_millis(900));
     send(&mut s, &post(ECHO_FLOAT, ""));
     assert_eq!(read_response(&mut s).unwrap().status, 200);
     // ...and is closed after the idle timeout
     let t = Instant::now();
     assert!(closed_by_server(&mut s));
     let waited = t.elapsed();
-    assert!(waited >= Duration::from_millis(1200), "{waited:?}");
+    assert!(waited >= Duration::from_millis(1800), "{waited:?}");
 }
 
 #[test]
@@ -562,10 +568,9 @@ fn drain_deadline_bounds_the_shutdown() {
         .build()
         .unwrap();
     rt.block_on(async { srv.gate.entered.acquire().await.unwrap().forget() });
-    let t = Instant::now();
+    // The blocked call never ends: only the drain deadline lets the server stop.
     srv.begin_shutdown();
     srv.wait(Duration::from_secs(5)).unwrap();
-    assert!(t.elapsed() < Duration::from_secs(2));
     assert!(
         closed_by_server(&mut busy),
         "connection dropped at the deadline"

@@ -107,9 +107,55 @@ struct Inner {
     host: String,
     port: u16,
     host_header: HeaderValue,
-    path: String,
+    /// The request target (path and query).
+    path: http::Uri,
     config: ClientConfig,
     pool: Pool,
+    /// Recently used action headers: building one is a format and a validation per call.
+    actions: std::sync::Mutex<Vec<(Version, Option<String>, HeaderValue)>>,
+}
+
+/// Action headers kept per client.
+const ACTION_CACHE: usize = 32;
+
+impl Inner {
+    /// The header that carries the action: `SOAPAction` (1.1) or the content type (1.2).
+    fn action_header(
+        &self,
+        version: Version,
+        action: Option<&str>,
+    ) -> Result<(header::HeaderName, HeaderValue), Error> {
+        let name = match version {
+            Version::Soap11 => header::HeaderName::from_static("soapaction"),
+            Version::Soap12 => header::CONTENT_TYPE,
+        };
+        let mut cache = self.actions.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, _, v)) = cache
+            .iter()
+            .find(|(ver, a, _)| *ver == version && a.as_deref() == action)
+        {
+            return Ok((name, v.clone()));
+        }
+        let quoted = |a: &str| format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\""));
+        let text = match (version, action) {
+            (Version::Soap11, a) => quoted(a.unwrap_or("")),
+            (Version::Soap12, Some(a)) => {
+                format!("application/soap+xml; charset=utf-8; action={}", quoted(a))
+            }
+            (Version::Soap12, None) => "application/soap+xml; charset=utf-8".to_owned(),
+        };
+        let value = HeaderValue::from_str(&text).map_err(|e| {
+            Error::url(
+                &self.url,
+                format!("invalid action `{}`: {e}", action.unwrap_or_default()),
+            )
+        })?;
+        if cache.len() >= ACTION_CACHE {
+            cache.remove(0);
+        }
+        cache.push((version, action.map(str::to_owned), value.clone()));
+        Ok((name, value))
+    }
 }
 
 impl std::fmt::Debug for Inner {
@@ -156,7 +202,11 @@ impl Client {
         let port = authority.port_u16().unwrap_or(80);
         let host_header =
             HeaderValue::from_str(authority.as_str()).map_err(|e| Error::url(url, e))?;
-        let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
+        let path: http::Uri = uri
+            .path_and_query()
+            .map_or("/", |p| p.as_str())
+            .parse()
+            .map_err(|e| Error::url(url, e))?;
         let pool = Pool::new(config.max_idle);
         Ok(Client {
             inner: Arc::new(Inner {
@@ -167,6 +217,7 @@ impl Client {
                 path,
                 config,
                 pool,
+                actions: std::sync::Mutex::new(Vec::new()),
             }),
         })
     }
@@ -245,45 +296,33 @@ impl Client {
         envelope: Bytes,
     ) -> Result<Request<Full<Bytes>>, Error> {
         let inner = &*self.inner;
-        let quoted = |a: &str| format!("\"{}\"", a.replace('\\', "\\\\").replace('"', "\\\""));
-        let bad_action = |e| {
-            Error::url(
-                &inner.url,
-                format!("invalid action `{}`: {e}", action.unwrap_or_default()),
-            )
+        let (name, value) = inner.action_header(version, action)?;
+        let (body, compressed) = match inner.config.compress_requests_over {
+            Some(min) if envelope.len() >= min => (Bytes::from(compress::gzip(&envelope)), true),
+            _ => (envelope, false),
         };
-        let mut builder =
-            Request::post(inner.path.as_str()).header(header::HOST, inner.host_header.clone());
-        builder = match version {
-            Version::Soap11 => {
-                let soap_action =
-                    HeaderValue::from_str(&quoted(action.unwrap_or(""))).map_err(bad_action)?;
-                builder
-                    .header(header::CONTENT_TYPE, "text/xml; charset=utf-8")
-                    .header("soapaction", soap_action)
-            }
-            Version::Soap12 => match action {
-                Some(a) => {
-                    let ct = format!("application/soap+xml; charset=utf-8; action={}", quoted(a));
-                    builder.header(
-                        header::CONTENT_TYPE,
-                        HeaderValue::from_str(&ct).map_err(bad_action)?,
-                    )
-                }
-                None => builder.header(header::CONTENT_TYPE, "application/soap+xml; charset=utf-8"),
-            },
-        };
-        if inner.config.accept_compressed {
-            builder = builder.header(header::ACCEPT_ENCODING, "gzip, deflate");
+        let mut req = Request::new(Full::new(body));
+        *req.method_mut() = http::Method::POST;
+        *req.uri_mut() = inner.path.clone();
+        let h = req.headers_mut();
+        h.insert(header::HOST, inner.host_header.clone());
+        h.insert(name, value);
+        if version == Version::Soap11 {
+            h.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/xml; charset=utf-8"),
+            );
         }
-        let body = match inner.config.compress_requests_over {
-            Some(min) if envelope.len() >= min => {
-                builder = builder.header(header::CONTENT_ENCODING, "gzip");
-                Bytes::from(compress::gzip(&envelope))
-            }
-            _ => envelope,
-        };
-        builder.body(Full::new(body)).map_err(Error::http)
+        if inner.config.accept_compressed {
+            h.insert(
+                header::ACCEPT_ENCODING,
+                HeaderValue::from_static("gzip, deflate"),
+            );
+        }
+        if compressed {
+            h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        }
+        Ok(req)
     }
 
     /// Sends on a pooled connection (or a new one) and returns the whole response.

@@ -406,12 +406,13 @@ impl BenchReport {
         if self.phases.len() > 1 {
             let _ = writeln!(
                 w,
-                "phases       start    load                 ok/s     p99 ms  errors unsent"
+                "phases {:>9} {:<22} {:>9} {:>9} {:>7} {:>7}",
+                "start s", "load", "ok/s", "p99 ms", "errors", "unsent"
             );
             for ph in &self.phases {
                 let _ = writeln!(
                     w,
-                    "  {:>15.1}s   {:<18} {:>8.1} {:>10.3} {:>7} {:>6}",
+                    "       {:>9.1} {:<22} {:>9.1} {:>9.3} {:>7} {:>7}",
                     ph.start_secs,
                     describe(&ph.load),
                     ph.ok as f64 / ph.duration_secs,
@@ -422,11 +423,15 @@ impl BenchReport {
             }
         }
         if self.timeline.len() <= 60 {
-            let _ = writeln!(w, "timeline     second requests   ok errors    p99 ms");
+            let _ = writeln!(
+                w,
+                "second {:>9} {:>9} {:>9} {:>9}",
+                "requests", "ok", "errors", "p99 ms"
+            );
             for s in &self.timeline {
                 let _ = writeln!(
                     w,
-                    "  {:>17} {:>8} {:>4} {:>6} {:>9.3}",
+                    "{:>6} {:>9} {:>9} {:>9} {:>9.3}",
                     s.second,
                     s.requests,
                     s.ok,

@@ -93,8 +93,8 @@ async fn tcp_connect_accepts_and_closes() {
         .await
         .unwrap();
     let mut s = TcpStream::connect(server.local_addr()).await.unwrap();
+    // The server closes at once: reading ends with EOF and nothing in it.
     let mut buf = Vec::new();
-    // The server closes: reading ends with EOF.
     s.read_to_end(&mut buf).await.unwrap();
     assert!(buf.is_empty());
     let r = drive(Target::tcp_connect(server.local_addr().to_string())).await;

@@ -15,8 +15,9 @@ pub(super) async fn serve_connect(listener: TcpListener, stop: impl Future<Outpu
         tokio::select! {
             _ = &mut stop => return,
             accepted = listener.accept() => {
-                // Dropping the stream closes it; an accept error (e.g. too many open
-                // files) only loses that one connection.
+                // Dropping the stream closes it (a FIN: a reset could reach the client
+                // before its connect() has seen the handshake complete, failing it). An
+                // accept error (e.g. too many open files) only loses that connection.
                 drop(accepted);
             }
         }

@@ -3,7 +3,8 @@
 //! Ping-pong writes the request in one `write_all` and reads exactly `response_size`
 //! bytes: framing by fixed sizes, as agreed with the `tcp-pingpong` baseline server.
 //! Connect-only opens a connection and closes it, which is Davis & Parashar's "TCP setup
-//! time" row (seed `001_*.txt`, section V-A).
+//! time" row (seed `001_*.txt`, section V-A). It closes with a reset rather than a FIN
+//! (see `ConnectOnly::call`): the handshake measured is the same.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -95,7 +96,10 @@ impl ConnectOnly {
             Err(_) => Err(ErrorKind::Timeout),
             Ok(Err(_)) => Err(ErrorKind::Connect),
             Ok(Ok(stream)) => {
-                let _ = stream.set_nodelay(true);
+                // Close with a reset (SO_LINGER 0): no TIME_WAIT is left behind. Thousands
+                // of connect+close per second over loopback otherwise reuse ports whose
+                // 4-tuple is still in TIME_WAIT and wait out 1 s SYN retransmits.
+                let _ = stream.set_zero_linger();
                 drop(stream);
                 Ok(())
             }

@@ -37,6 +37,36 @@
 //! [`Schedule::scale_rate`] scales the offered rates (a small machine cannot offer 1000/s
 //! of a heavy service).
 //!
+//! # Schedule files
+//!
+//! `soapstone bench --schedule FILE` and [`Schedule::parse`] read either format:
+//!
+//! **Text**: one phase per line, `DURATION LOAD`; `#` starts a comment, blank lines are
+//! ignored. `DURATION` is a number with a unit (`500ms`, `30s`, `1.5m`, `1h`; a bare
+//! number is seconds). `LOAD` is one of
+//!
+//! ```text
+//! idle                          # no request
+//! rate R [uniform|poisson]      # open loop, R requests/s over all connections (default uniform)
+//! closed N                      # N connections sending back to back
+//! bursts N [burst D] [gap D]    # peak: N connections during bursts (default 1s, mean gap 2s)
+//! ```
+//!
+//! so García et al.'s test1 is five lines: `60s rate 100`, `60s rate 240`, `60s rate 100`,
+//! `60s rate 240`, `60s rate 100`.
+//!
+//! **JSON** (first non-blank character `{` or `[`): a list of phases or
+//! `{"phases": [...]}`, each phase the serde form of [`Phase`]:
+//!
+//! ```json
+//! {"phases": [
+//!   {"duration_secs": 10, "load": "idle"},
+//!   {"duration_secs": 60, "load": {"open": {"rate": 100, "arrivals": "poisson"}}},
+//!   {"duration_secs": 30, "load": {"closed": {"workers": 5}}},
+//!   {"duration_secs": 30, "load": {"bursts": {"workers": 5, "burst": 1, "mean_gap": 2}}}
+//! ]}
+//! ```
+//!
 //! This module must never do I/O or read the clock: arrivals are a pure function of the
 //! schedule and a seed, so tests check them exactly.
 
@@ -294,7 +324,7 @@ impl Schedule {
         }
     }
 
-    /// Parses a schedule file: the text format or JSON (see [`parse`](self::parse)).
+    /// Parses a schedule file: the text format or JSON (see [Schedule files](crate::schedule#schedule-files)).
     pub fn parse(text: &str) -> Result<Self, ScheduleError> {
         parse::parse(text)
     }

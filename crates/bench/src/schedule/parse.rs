@@ -1,26 +1,6 @@
-//! The schedule file formats (`soapstone bench --schedule FILE`).
+//! The schedule file formats (`soapstone bench --schedule FILE`): text and JSON.
 //!
-//! **Text**: one phase per line, `DURATION LOAD`; `#` starts a comment, blank lines are
-//! ignored. `DURATION` is a number with a unit (`500ms`, `30s`, `1.5m`, `1h`; a bare
-//! number is seconds). `LOAD` is one of:
-//!
-//! ```text
-//! idle                               # no request
-//! rate R [uniform|poisson]           # open loop, R requests/s (default uniform)
-//! closed N                           # N connections back to back
-//! bursts N [burst D] [gap D]         # peak: N connections during bursts (default 1s, 2s)
-//! ```
-//!
-//! so García et al.'s test1 is `60s rate 100`, `60s rate 240`, `60s rate 100`,
-//! `60s rate 240`, `60s rate 100` on five lines.
-//!
-//! **JSON** (a file whose first non-blank character is `{` or `[`): either a list of
-//! phases or `{"phases": [...]}`, a phase being
-//! `{"duration_secs": 60, "load": {"open": {"rate": 100, "arrivals": "poisson"}}}`,
-//! `{"duration_secs": 10, "load": "idle"}`,
-//! `{"duration_secs": 30, "load": {"closed": {"workers": 5}}}` or
-//! `{"duration_secs": 30, "load": {"bursts": {"workers": 5, "burst": 1, "mean_gap": 2}}}`
-//! (the serde form of [`Phase`]).
+//! The grammar is documented in the `schedule` module doc.
 //!
 //! Hand-written rather than a parser library: the grammar is one line of four words.
 

@@ -279,3 +279,21 @@ fn open_rate(load: Load) -> f64 {
         other => panic!("not open: {other:?}"),
     }
 }
+
+#[test]
+fn the_documented_json_example_parses() {
+    let s = Schedule::parse(
+        r#"{"phases": [
+  {"duration_secs": 10, "load": "idle"},
+  {"duration_secs": 60, "load": {"open": {"rate": 100, "arrivals": "poisson"}}},
+  {"duration_secs": 30, "load": {"closed": {"workers": 5}}},
+  {"duration_secs": 30, "load": {"bursts": {"workers": 5, "burst": 1, "mean_gap": 2}}}
+]}"#,
+    )
+    .unwrap();
+    assert_eq!(s.duration(), secs(130.0));
+    assert_eq!(
+        s.phases()[3].load,
+        Schedule::peak(secs(1.0), 5).unwrap().phases()[0].load
+    );
+}

@@ -11,7 +11,7 @@
 //! idempotent), or return a connection to the pool before its response was read to the end.
 
 use std::future::{poll_fn, Future};
-use std::pin::pin;
+use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
@@ -33,7 +33,13 @@ pub(crate) struct Conn {
     sender: SendRequest<Full<Bytes>>,
     conn: Connection<Io, Full<Bytes>>,
     waker: Arc<LoopWaker>,
+    /// The request deadline, one per connection: moving a registered tokio timer later is
+    /// free, registering a new one per call is not.
+    timer: Pin<Box<tokio::time::Sleep>>,
 }
+
+/// Where the timer rests between requests.
+const PARKED: Duration = Duration::from_secs(24 * 3600);
 
 /// What an exchange on a connection gave.
 // Built once per call and matched at once; boxing the connection would cost more than the move.
@@ -81,6 +87,7 @@ impl Conn {
             sender,
             conn,
             waker: Arc::new(LoopWaker::default()),
+            timer: Box::pin(tokio::time::sleep(PARKED)),
         })
     }
 
@@ -91,6 +98,7 @@ impl Conn {
             sender,
             conn,
             waker,
+            ..
         } = self;
         poll_looping(waker, |cx| {
             if let Poll::Ready(res) = std::pin::Pin::new(&mut *conn).poll(cx) {
@@ -105,13 +113,23 @@ impl Conn {
         .await
     }
 
-    /// Sends `req` and reads its whole response, decoding nothing.
-    pub(crate) async fn exchange(mut self, req: Request<Full<Bytes>>) -> Result<Exchange, Error> {
+    /// Sends `req` and reads its whole response within `timeout`, decoding nothing.
+    pub(crate) async fn exchange(
+        mut self,
+        req: Request<Full<Bytes>>,
+        timeout: Duration,
+    ) -> Result<Exchange, Error> {
+        let now = tokio::time::Instant::now();
+        self.timer.as_mut().reset(now + timeout);
+        let deadline = Deadline {
+            timer: &mut self.timer,
+            after: timeout,
+        };
         // Queuing the request wakes the connection's last waker: ours, and we poll the
         // connection next anyway.
         self.waker.state.store(POLLING, Ordering::SeqCst);
         let sent = self.sender.try_send_request(req);
-        let resp = match drive(&mut self.conn, &self.waker, sent).await {
+        let resp = match drive(&mut self.conn, &self.waker, deadline, sent).await {
             Ok(Ok(resp)) => resp,
             Ok(Err(mut e)) => {
                 return match e.take_message() {
@@ -128,20 +146,32 @@ impl Conn {
             .and_then(|v| v.to_str().ok())
             .is_none_or(|v| !v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")))
             && parts.version == http::Version::HTTP_11;
-        let body = match drive(&mut self.conn, &self.waker, body.collect()).await {
+        let deadline = Deadline {
+            timer: &mut self.timer,
+            after: timeout,
+        };
+        let body = match drive(&mut self.conn, &self.waker, deadline, body.collect()).await {
             Ok(Ok(collected)) => collected.to_bytes(),
             Ok(Err(e)) => return Err(Error::http(e)),
             Err(e) => return Err(e),
         };
+        self.timer.as_mut().reset(now + PARKED);
         let reuse = keep.then_some(self);
         Ok(Exchange::Done(Response::from_parts(parts, body), reuse))
     }
 }
 
-/// Polls `fut` while driving the connection that serves it.
+/// The request's deadline while it is driven.
+struct Deadline<'a> {
+    timer: &'a mut Pin<Box<tokio::time::Sleep>>,
+    after: Duration,
+}
+
+/// Polls `fut` while driving the connection that serves it, until `deadline`.
 async fn drive<F: Future>(
     conn: &mut Connection<Io, Full<Bytes>>,
     waker: &Arc<LoopWaker>,
+    deadline: Deadline<'_>,
     fut: F,
 ) -> Result<F::Output, Error> {
     let mut fut = pin!(fut);
@@ -149,6 +179,9 @@ async fn drive<F: Future>(
     poll_looping(waker, |cx| {
         if let Poll::Ready(out) = fut.as_mut().poll(cx) {
             return Poll::Ready(Ok(out));
+        }
+        if deadline.timer.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(Err(Error::timeout(deadline.after)));
         }
         if closed.is_none() {
             if let Poll::Ready(res) = std::pin::Pin::new(&mut *conn).poll(cx) {

@@ -245,10 +245,7 @@ impl Client {
         envelope: Bytes,
     ) -> Result<RawResponse, Error> {
         let req = self.request(version, action, envelope)?;
-        let timeout = self.inner.config.request_timeout;
-        let resp = tokio::time::timeout(timeout, self.send(req))
-            .await
-            .map_err(|_| Error::timeout(timeout))??;
+        let resp = self.send(req).await?;
         let (parts, body) = resp.into_parts();
         let content_type = parts
             .headers
@@ -338,7 +335,7 @@ impl Client {
                     Conn::connect(&inner.host, inner.port, inner.config.connect_timeout).await?
                 }
             };
-            match conn.exchange(req).await? {
+            match conn.exchange(req, inner.config.request_timeout).await? {
                 Exchange::Done(resp, reuse) => {
                     if let Some(conn) = reuse {
                         inner.pool.put(conn);

@@ -270,7 +270,15 @@ async fn request_timeout_then_the_client_recovers() {
     config.request_timeout = Duration::from_millis(100);
     let client = Client::with_config(&format!("http://{addr}/echo"), config).unwrap();
     let slow = QName::new(NS, "slow");
+    let echo = QName::new(NS, "echoFloat");
     let options = encoded(Version::Soap11);
+    // first on a pooled connection that served a call before (its timer is reused)
+    let r: EchoFloatResult = client
+        .call(&op(&echo, &options), &EchoFloat { input: 1.5 })
+        .await
+        .unwrap();
+    assert_eq!(r.result, 1.5);
+    tokio::time::sleep(Duration::from_millis(150)).await;
     let err = client
         .call::<_, EchoFloatResult>(&op(&slow, &options), &Empty {})
         .await

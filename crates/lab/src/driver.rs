@@ -11,7 +11,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use anyhow::{bail, Context as _};
-use serde_json::Value;
+use soapstone_bench::{BenchReport, Load as BenchLoad};
 
 use crate::procs::{log_tail, Launcher};
 use crate::results::{Placement, Run, Second, Settings};
@@ -24,14 +24,18 @@ pub(crate) enum Load {
         duration: Duration,
         warmup: Duration,
     },
-    /// A named schedule of the bench (`test1`, `test2`, `stress`, `peak`, `traffic`), its time
-    /// scaled by `scale_time` (1 = as published), or run for `duration` if given.
+    /// One of the thesis's load patterns (`stress`, `peak`, `traffic`) for `duration`.
+    Pattern {
+        pattern: &'static str,
+        duration: Duration,
+        connections: Option<u32>,
+        rate: Option<f64>,
+    },
+    /// A named schedule of the bench (`test1`, `test2`), its time scaled by `scale`.
     Schedule {
         name: String,
-        scale_time: Option<f64>,
-        duration: Option<Duration>,
-        rate: Option<f64>,
-        workers: Option<u32>,
+        scale: f64,
+        connections: Option<u32>,
     },
 }
 
@@ -85,7 +89,7 @@ impl BenchSpec {
             a.push(b.display().to_string());
         }
         if let Some(act) = &self.action {
-            a.push("--action".into());
+            a.push("--soap-action".into());
             a.push(act.clone());
         }
         a.extend(self.extra.iter().cloned());
@@ -94,36 +98,45 @@ impl BenchSpec {
                 a.extend([
                     "--connections".into(),
                     "1".into(),
+                    "--closed".into(),
                     "--duration".into(),
                     secs(*duration),
                     "--warmup".into(),
                     secs(*warmup),
                 ]);
             }
-            Load::Schedule {
-                name,
-                scale_time,
+            Load::Pattern {
+                pattern,
                 duration,
+                connections,
                 rate,
-                workers,
             } => {
-                a.push("--schedule".into());
-                a.push(name.clone());
-                if let Some(s) = scale_time {
-                    a.push("--scale-time".into());
-                    a.push(format!("{s}"));
-                }
-                if let Some(d) = duration {
-                    a.push("--duration".into());
-                    a.push(secs(*d));
+                a.extend([
+                    "--pattern".into(),
+                    (*pattern).to_owned(),
+                    "--duration".into(),
+                    secs(*duration),
+                ]);
+                if let Some(c) = connections {
+                    a.extend(["--connections".into(), c.to_string()]);
                 }
                 if let Some(r) = rate {
-                    a.push("--rate".into());
-                    a.push(format!("{r}"));
+                    a.extend(["--rate".into(), format!("{r}")]);
                 }
-                if let Some(w) = workers {
-                    a.push("--connections".into());
-                    a.push(w.to_string());
+            }
+            Load::Schedule {
+                name,
+                scale,
+                connections,
+            } => {
+                a.extend([
+                    "--schedule".into(),
+                    name.clone(),
+                    "--scale".into(),
+                    format!("{scale}"),
+                ]);
+                if let Some(c) = connections {
+                    a.extend(["--connections".into(), c.to_string()]);
                 }
             }
         }
@@ -140,18 +153,14 @@ impl BenchSpec {
     fn deadline(&self) -> Duration {
         let base = match &self.load {
             Load::Sequential { duration, warmup } => *duration + *warmup,
-            Load::Schedule {
-                name,
-                scale_time,
-                duration,
-                ..
-            } => duration.unwrap_or_else(|| {
+            Load::Pattern { duration, .. } => *duration,
+            Load::Schedule { name, scale, .. } => {
                 let full = match name.as_str() {
                     "test1" | "test2" => 300.0,
-                    _ => 60.0,
+                    _ => 600.0,
                 };
-                Duration::from_secs_f64(full * scale_time.unwrap_or(1.0))
-            }),
+                Duration::from_secs_f64(full * scale)
+            }
         };
         base + self.timeout.unwrap_or(Duration::from_secs(20)) + Duration::from_secs(30)
     }
@@ -172,10 +181,12 @@ pub(crate) struct Outcome {
     pub(crate) ok: u64,
     pub(crate) errors: u64,
     pub(crate) timeouts: u64,
+    pub(crate) unsent: u64,
     pub(crate) bytes_sent: Option<u64>,
     pub(crate) bytes_received: Option<u64>,
     pub(crate) percentiles: Vec<(f64, f64)>,
     pub(crate) timeline: Vec<Second>,
+    pub(crate) peak_ok_per_second: Option<u64>,
     pub(crate) duration_s: f64,
     pub(crate) warmup_s: f64,
     pub(crate) connections: u32,
@@ -205,10 +216,12 @@ impl Outcome {
             ok: self.ok,
             errors: self.errors,
             timeouts: self.timeouts,
+            unsent: self.unsent,
             bytes_sent: self.bytes_sent,
             bytes_received: self.bytes_received,
             percentiles: self.percentiles,
             timeline: self.timeline,
+            peak_ok_per_second: self.peak_ok_per_second,
             settings: Settings {
                 placement,
                 duration_s: self.duration_s,
@@ -264,10 +277,10 @@ impl Running {
                 self.json.display()
             )
         })?;
-        let value: Value = serde_json::from_str(&text)
+        let report: BenchReport = serde_json::from_str(&text)
             .with_context(|| format!("the bench JSON `{}` does not parse", self.json.display()))?;
-        let mut outcome = parse_report(&value)
-            .with_context(|| format!("unexpected bench JSON in `{}`", self.json.display()))?;
+        let mut outcome =
+            from_report(&report).with_context(|| format!("`{}` measured nothing", self.command))?;
         outcome.command = self.command;
         Ok(outcome)
     }
@@ -309,85 +322,66 @@ pub(crate) async fn bench(
     start(launcher, cpu, spec)?.finish().await
 }
 
-/// Reads the bench's JSON report.
-pub(crate) fn parse_report(v: &Value) -> anyhow::Result<Outcome> {
-    let num = |paths: &[&str]| {
-        paths
-            .iter()
-            .find_map(|p| pointer(v, p).and_then(Value::as_f64))
-    };
-    let int = |paths: &[&str]| {
-        paths
-            .iter()
-            .find_map(|p| pointer(v, p).and_then(Value::as_u64))
-    };
-    let p50_us = num(&["/latency_us/p50", "/latency/p50_us", "/p50_us"])
-        .context("no median latency (`latency_us.p50`)")?;
-    let p99_us = num(&["/latency_us/p99", "/latency/p99_us", "/p99_us"])
-        .context("no p99 latency (`latency_us.p99`)")?;
-    let mean_us = num(&["/latency_us/mean", "/latency/mean_us", "/mean_us"]).unwrap_or(p50_us);
-    let stdev_us = num(&["/latency_us/stdev", "/latency/stdev_us", "/stdev_us"]);
-    let ok = int(&["/requests/ok", "/ok"]).context("no count of successful requests")?;
-    let errors = int(&["/requests/errors", "/errors/total", "/errors"]).unwrap_or(0);
-    let timeouts = int(&["/requests/timeouts", "/errors/timeout", "/timeouts"]).unwrap_or(0);
-    let duration_s = num(&["/duration_secs", "/duration_s", "/measured_secs"]).unwrap_or(0.0);
-    let throughput_rps = num(&["/throughput_rps", "/rate/achieved", "/achieved_rps"])
-        .unwrap_or_else(|| {
-            if duration_s > 0.0 {
-                ok as f64 / duration_s
-            } else {
-                0.0
-            }
-        });
-    let percentiles = pointer(v, "/latency_us/percentiles")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|p| {
-                    let q = p.get(0).or_else(|| p.get("percentile"))?.as_f64()?;
-                    let us = p.get(1).or_else(|| p.get("us"))?.as_f64()?;
-                    Some((q, us))
-                })
-                .collect()
+/// Reduces the bench's JSON report to the lab's fields.
+pub(crate) fn from_report(r: &BenchReport) -> anyhow::Result<Outcome> {
+    let lat = &r.latency.corrected;
+    if lat.count == 0 {
+        bail!(
+            "the bench measured no latency ({} sent, {} ok, {} errors)",
+            r.requests.sent,
+            r.requests.ok,
+            r.errors.total
+        );
+    }
+    let percentiles = vec![
+        (0.0, lat.min_us as f64),
+        (50.0, lat.p50_us as f64),
+        (90.0, lat.p90_us as f64),
+        (99.0, lat.p99_us as f64),
+        (99.9, lat.p999_us as f64),
+    ];
+    let timeline = r
+        .timeline
+        .iter()
+        .map(|s| Second {
+            t: s.second as f64,
+            requests: s.requests,
+            ok: s.ok,
+            errors: s.errors,
         })
-        .unwrap_or_default();
-    let timeline = pointer(v, "/timeline")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| {
-                    Some(Second {
-                        t: s.get("t").or_else(|| s.get("second"))?.as_f64()?,
-                        ok: s.get("ok")?.as_u64()?,
-                        errors: s.get("errors").and_then(Value::as_u64).unwrap_or(0),
-                        timeouts: s.get("timeouts").and_then(Value::as_u64).unwrap_or(0),
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+        .collect();
+    let mut schedule = Vec::new();
+    for p in &r.phases {
+        let rate = match p.load {
+            BenchLoad::Open { rate, .. } => rate,
+            _ => 0.0,
+        };
+        schedule.push((p.start_secs, rate));
+        schedule.push((p.start_secs + p.duration_secs, rate));
+    }
+    if !r.phases.iter().any(|p| p.load.is_open()) {
+        schedule.clear();
+    }
     Ok(Outcome {
-        p50_us,
-        p99_us,
-        mean_us,
-        stdev_us,
-        throughput_rps,
-        ok,
-        errors,
-        timeouts,
-        bytes_sent: int(&["/bytes_sent"]),
-        bytes_received: int(&["/bytes_received"]),
+        p50_us: lat.p50_us as f64,
+        p99_us: lat.p99_us as f64,
+        mean_us: lat.mean_us,
+        stdev_us: Some(lat.stdev_us),
+        throughput_rps: r.ok_rate,
+        ok: r.requests.ok,
+        errors: r.errors.total - r.errors.timeout,
+        timeouts: r.errors.timeout,
+        unsent: r.requests.unsent,
+        bytes_sent: Some(r.bytes_sent),
+        bytes_received: Some(r.bytes_received),
         percentiles,
         timeline,
-        duration_s,
-        warmup_s: num(&["/warmup_secs", "/warmup_s"]).unwrap_or(0.0),
-        connections: int(&["/connections"]).unwrap_or(1) as u32,
-        rate: num(&["/rate/requested", "/requested_rps"]),
-        schedule: Vec::new(),
+        peak_ok_per_second: Some(r.peak_ok_per_second),
+        duration_s: r.elapsed_secs,
+        warmup_s: r.warmup_secs,
+        connections: r.connections as u32,
+        rate: r.requested_rate,
+        schedule,
         command: String::new(),
     })
-}
-
-fn pointer<'a>(v: &'a Value, p: &str) -> Option<&'a Value> {
-    v.pointer(p).filter(|x| !x.is_null())
 }

@@ -78,6 +78,10 @@ pub struct LabArgs {
     #[arg(long, value_name = "DIR")]
     pub criterion_dir: Option<PathBuf>,
 
+    /// Measure nothing: redraw index.html and report.md in --out from this results.json.
+    #[arg(long, value_name = "RESULTS_JSON")]
+    pub from: Option<PathBuf>,
+
     /// The soapstone executable to spawn (default: this one).
     #[arg(long, value_name = "PATH", hide = true)]
     pub exe: Option<PathBuf>,
@@ -85,6 +89,14 @@ pub struct LabArgs {
 
 /// Entry point of `soapstone lab`: validates the arguments, runs, prints where the report is.
 pub async fn run_cli(args: LabArgs) -> anyhow::Result<()> {
+    if let Some(from) = &args.from {
+        render_from(from, &args.out)?;
+        eprintln!(
+            "lab: report redrawn: {}",
+            args.out.join("index.html").display()
+        );
+        return Ok(());
+    }
     let cfg = LabConfig::from_args(&args)?;
     let started = Instant::now();
     let results = run(&cfg).await?;
@@ -133,14 +145,20 @@ pub fn write_outputs(cfg: &LabConfig, results: &Results) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Reads a `results.json` written by the lab.
+pub fn read_results(path: &std::path::Path) -> anyhow::Result<Results> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read `{}`", path.display()))?;
+    serde_json::from_str(&text)
+        .with_context(|| format!("`{}` is not a lab results file", path.display()))
+}
+
 /// Re-renders `index.html` and `report.md` from an existing `results.json` (no measurement).
 pub fn render_from(results_json: &std::path::Path, out: &std::path::Path) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(results_json)
-        .with_context(|| format!("cannot read `{}`", results_json.display()))?;
-    let results: Results = serde_json::from_str(&text)
-        .with_context(|| format!("`{}` is not a lab results file", results_json.display()))?;
+    let results = read_results(results_json)?;
     let mut cfg = LabConfig::new(PathBuf::new());
     cfg.out = out.to_owned();
-    std::fs::create_dir_all(out)?;
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("cannot create the output directory `{}`", out.display()))?;
     write_outputs(&cfg, &results)
 }

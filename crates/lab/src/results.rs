@@ -67,17 +67,17 @@ pub struct Settings {
     pub command: Option<String>,
 }
 
-/// Requests completed, errors and timeouts in one second of a run.
+/// One second of a run: requests due or sent, successes and errors.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Second {
-    /// Seconds since the start of the run (start of the interval).
+    /// Seconds since the start of the measurement (start of the interval).
     pub t: f64,
-    /// Successful responses in this interval (HTTP 200 for HTTP systems).
+    /// Requests due (open loop) or sent (closed loop) in this second.
+    pub requests: u64,
+    /// Successful answers that arrived in this second (HTTP 200 for HTTP systems).
     pub ok: u64,
-    /// Failed responses or transport errors in this interval, timeouts excluded.
+    /// Errors of any kind in this second, timeouts included.
     pub errors: u64,
-    /// Requests that timed out in this interval.
-    pub timeouts: u64,
 }
 
 /// One measurement of one operation on one system.
@@ -107,6 +107,9 @@ pub struct Run {
     pub errors: u64,
     /// Timed-out operations in the measured window.
     pub timeouts: u64,
+    /// Requests that were due but never sent: the load generator could not keep up.
+    #[serde(default)]
+    pub unsent: u64,
     /// Bytes the client sent (requests), if measured.
     pub bytes_sent: Option<u64>,
     /// Bytes the client received (responses), if measured.
@@ -117,6 +120,10 @@ pub struct Run {
     /// Per-second timeline (load tests).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<Second>,
+    /// The most successful answers in one second, if measured (García et al.'s "http-200
+    /// (Highest Rate)").
+    #[serde(default)]
+    pub peak_ok_per_second: Option<u64>,
     /// The settings used.
     pub settings: Settings,
 }
@@ -158,6 +165,10 @@ pub struct Host {
     pub cpu_model: Option<String>,
     /// Kernel release from `/proc/sys/kernel/osrelease`, if readable.
     pub kernel: Option<String>,
+    /// 1-minute load average when the lab started (other work on the machine skews every
+    /// figure; a value near the CPU count means the numbers are not clean).
+    #[serde(default)]
+    pub load_at_start: Option<f64>,
 }
 
 impl Host {
@@ -175,10 +186,14 @@ impl Host {
         let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
             .ok()
             .map(|s| s.trim().to_owned());
+        let load_at_start = std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse().ok());
         Host {
             cpus,
             cpu_model,
             kernel,
+            load_at_start,
         }
     }
 }

@@ -39,12 +39,11 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
     for n in NS_LIST {
         let body = lab.body(
             &format!("contacts-getContacts-{n}.xml"),
-            &request("getContacts", Some(("count", n))),
+            &request("getContacts", Some(("n", n))),
         )?;
         for pin in &pins {
             let spec = BenchSpec::sequential(url.clone(), t.latency_window, t.warmup)
-                .with_body(body.clone())
-                .with_action(&format!("{NS}#getContacts"));
+                .with_body(body.clone());
             lab.measure(
                 ("soapstone", EXP, &format!("getContacts/{n}")),
                 pin.placement(None),
@@ -58,9 +57,8 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
         &request("getContact", Some(("index", 1))),
     )?;
     for pin in &pins {
-        let spec = BenchSpec::sequential(url.clone(), t.latency_window, t.warmup)
-            .with_body(body.clone())
-            .with_action(&format!("{NS}#getContact"));
+        let spec =
+            BenchSpec::sequential(url.clone(), t.latency_window, t.warmup).with_body(body.clone());
         lab.measure(("soapstone", EXP, "getContact"), pin.placement(None), &spec)
             .await;
     }

@@ -19,22 +19,24 @@ const SIZES: [u32; 3] = [200, 400, 800];
 /// The service's namespace (Fig. 1 of the paper: `urn:test:soap`).
 const NS: &str = "urn:test:soap";
 
-/// The operations measured, as `(operation id, SOAP operation, size)`.
+/// The operations measured, as `(operation id, SOAP operation, size)`. The sized calls use the
+/// service's stateless `getStringOfSize(n)` / `getIntegersOfSize(n)`: the same answers as the
+/// paper's `setSize(n)` followed by `getString()` / `getIntegers()`, in one call.
 fn operations() -> Vec<(String, &'static str, Option<u32>)> {
     let mut ops = vec![("doNothing".to_owned(), "doNothing", None)];
     for n in SIZES {
-        ops.push((format!("getString/{n}"), "getString", Some(n)));
+        ops.push((format!("getString/{n}"), "getStringOfSize", Some(n)));
     }
     for n in SIZES {
-        ops.push((format!("getIntegers/{n}"), "getIntegers", Some(n)));
+        ops.push((format!("getIntegers/{n}"), "getIntegersOfSize", Some(n)));
     }
     ops
 }
 
-/// An rpc/encoded request like the paper's Fig. 1, with the size as a parameter.
+/// An rpc/encoded request like the paper's Fig. 1, with the size as the parameter `n`.
 pub(crate) fn request(op: &str, size: Option<u32>) -> String {
     let param = size
-        .map(|n| format!("<size xsi:type=\"xsd:int\">{n}</size>"))
+        .map(|n| format!("<n xsi:type=\"xsd:int\">{n}</n>"))
         .unwrap_or_default();
     format!(
         "<?xml version='1.0' encoding='UTF-8'?>\n\
@@ -47,12 +49,18 @@ pub(crate) fn request(op: &str, size: Option<u32>) -> String {
     )
 }
 
-fn grpc_call(op: &str, size: Option<u32>) -> String {
-    match (op, size) {
-        ("getString", Some(n)) => format!("get-string:{n}"),
-        ("getIntegers", Some(n)) => format!("get-integers:{n}"),
-        _ => "do-nothing".to_owned(),
+/// The bench flags of the gRPC call matching `op`.
+fn grpc_call(op: &str, size: Option<u32>) -> Vec<String> {
+    let (call, items) = match op {
+        "getStringOfSize" => ("get-string", size),
+        "getIntegersOfSize" => ("get-integers", size),
+        _ => ("do-nothing", None),
+    };
+    let mut v = vec!["--grpc-call".to_owned(), call.to_owned()];
+    if let Some(n) = items {
+        v.extend(["--items".to_owned(), n.to_string()]);
     }
+    v
 }
 
 pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
@@ -70,8 +78,7 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
         )?;
         for pin in &pins {
             let spec = BenchSpec::sequential(url.clone(), t.latency_window, t.warmup)
-                .with_body(body.clone())
-                .with_action(&format!("{NS}#{op}"));
+                .with_body(body.clone());
             if let Some(k) = lab
                 .measure(("soapstone", EXP, id), pin.placement(None), &spec)
                 .await
@@ -88,10 +95,12 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
 
     let server = lab.baseline("tcp-connect").await?;
     for pin in &pins {
+        // No warm-up: the bench's tcp-connect client sends nothing after a warm-up (reported to
+        // soapstone-bench); a connect + close has no connection state to warm anyway.
         let spec = BenchSpec::sequential(
             format!("tcp-connect://{}", server.addr),
             t.latency_window,
-            t.warmup,
+            std::time::Duration::ZERO,
         );
         lab.measure(
             ("tcp-connect", EXP, "doNothing"),
@@ -102,7 +111,6 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
     }
     server.stop().await?;
 
-    let server = lab.baseline("tcp-pingpong").await?;
     for (i, (id, _, _)) in ops.iter().enumerate() {
         let Some((req, resp)) = wire[i] else {
             lab.problem(format!(
@@ -114,6 +122,7 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
             &format!("dp-{}-pingpong.bin", id.replace('/', "-")),
             &"x".repeat(req as usize),
         )?;
+        let server = lab.pingpong(req, resp).await?;
         for pin in &pins {
             let mut spec =
                 BenchSpec::sequential(format!("tcp://{}", server.addr), t.latency_window, t.warmup)
@@ -122,8 +131,8 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
             lab.measure(("tcp-pingpong", EXP, id), pin.placement(None), &spec)
                 .await;
         }
+        server.stop().await?;
     }
-    server.stop().await?;
 
     let server = lab.baseline("http-noop").await?;
     let body = lab.body("dp-doNothing.xml", &request("doNothing", None))?;
@@ -147,7 +156,7 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
                 t.latency_window,
                 t.warmup,
             );
-            spec.extra = vec!["--call".into(), grpc_call(op, *size)];
+            spec.extra = grpc_call(op, *size);
             lab.measure(("grpc", EXP, id), pin.placement(None), &spec)
                 .await;
         }

@@ -48,9 +48,8 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
     let url = format!("{}/echo", server.base_url());
     let mut wire: Option<(u64, u64)> = None;
     for pin in &pins {
-        let spec = BenchSpec::sequential(url.clone(), t.echo_window, t.warmup)
-            .with_body(body.clone())
-            .with_action("http://tempuri.org/echoFloat");
+        let spec =
+            BenchSpec::sequential(url.clone(), t.echo_window, t.warmup).with_body(body.clone());
         if let Some(i) = lab
             .measure(("soapstone", EXP, OP), pin.placement(None), &spec)
             .await
@@ -79,7 +78,7 @@ async fn baselines(
     // tcp-pingpong: the same bytes each way as soapstone put on the wire.
     match wire {
         Some((req, resp)) => {
-            let server = lab.baseline("tcp-pingpong").await?;
+            let server = lab.pingpong(req, resp).await?;
             let payload = lab.body("echoFloat-pingpong.bin", &"x".repeat(req as usize))?;
             for pin in pins {
                 let mut spec =
@@ -99,7 +98,7 @@ async fn baselines(
     let server = lab.baseline("grpc").await?;
     for pin in pins {
         let mut spec = BenchSpec::sequential(format!("grpc://{}", server.addr), window, warmup);
-        spec.extra = vec!["--call".into(), "echo-float".into()];
+        spec.extra = vec!["--grpc-call".into(), "echo-float".into()];
         lab.measure(("grpc", EXP, OP), pin.placement(None), &spec)
             .await;
     }
@@ -113,13 +112,6 @@ async fn baselines(
     }
     server.stop().await?;
     Ok(())
-}
-
-impl BenchSpec {
-    pub(crate) fn with_action(mut self, action: &str) -> BenchSpec {
-        self.action = Some(action.to_owned());
-        self
-    }
 }
 
 const SYSTEMS: &[(&str, &str)] = &[

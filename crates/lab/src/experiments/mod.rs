@@ -121,12 +121,28 @@ impl Lab {
 
     /// Starts `soapstone baseline KIND`, pinned to the server CPU.
     pub(crate) async fn baseline(&self, kind: &str) -> anyhow::Result<Server> {
-        let args: Vec<String> = vec![
+        self.baseline_with(kind, &[]).await
+    }
+
+    /// Starts the tcp-pingpong baseline answering `request` bytes with `response` bytes.
+    pub(crate) async fn pingpong(&self, request: u64, response: u64) -> anyhow::Result<Server> {
+        let sizes = [
+            "--request-size".to_owned(),
+            request.to_string(),
+            "--response-size".to_owned(),
+            response.to_string(),
+        ];
+        self.baseline_with("tcp-pingpong", &sizes).await
+    }
+
+    async fn baseline_with(&self, kind: &str, extra: &[String]) -> anyhow::Result<Server> {
+        let mut args: Vec<String> = vec![
             "baseline".into(),
             kind.into(),
             "--addr".into(),
             "127.0.0.1:0".into(),
         ];
+        args.extend(extra.iter().cloned());
         Server::start(
             &self.launcher,
             &format!("baseline-{kind}"),
@@ -164,7 +180,6 @@ impl Lab {
     }
 
     pub(crate) fn problem(&mut self, p: String) {
-        tracing::warn!("{p}");
         eprintln!("lab: {p}");
         self.problems.push(p);
     }

@@ -60,16 +60,25 @@ pub(crate) const CREDIT: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 
 /// The background load of one pattern, lasting `d`.
 fn background(name: &str, d: Duration) -> Load {
-    let (workers, rate) = match name {
-        "stress" | "peak" => (Some(5), None),
-        _ => (None, Some(200.0)),
-    };
-    Load::Schedule {
-        name: name.to_owned(),
-        scale_time: None,
-        duration: Some(d),
-        rate,
-        workers,
+    match name {
+        "stress" => Load::Pattern {
+            pattern: "stress",
+            duration: d,
+            connections: Some(5),
+            rate: None,
+        },
+        "peak" => Load::Pattern {
+            pattern: "peak",
+            duration: d,
+            connections: Some(5),
+            rate: None,
+        },
+        _ => Load::Pattern {
+            pattern: "traffic",
+            duration: d,
+            connections: Some(5),
+            rate: Some(200.0),
+        },
     }
 }
 

@@ -93,7 +93,7 @@ impl Headline {
             ratio_rows.push(Row::published(vec![
                 format!(
                     "soapstone ÷ Apache Axis in 2001 ({} msg/s, Ruby 2001)",
-                    fmt::count(axis)
+                    fmt::ms(axis)
                 ),
                 soap[0]
                     .map(|s| fmt::ratio(s / axis))

@@ -121,11 +121,26 @@ impl Report {
         if let Some(k) = &host.kernel {
             facts.push(("kernel".to_owned(), k.clone()));
         }
+        let mut problems = results.problems.clone();
+        if let Some(l) = host.load_at_start {
+            facts.push(("load average at start".to_owned(), format!("{l:.2}")));
+            if l > 0.5 * host.cpus as f64 {
+                problems.insert(
+                    0,
+                    format!(
+                        "the machine was busy when the lab started (load average {l:.2} on {} \
+                         CPUs): other work shares the pinned CPUs, so every figure is slower and \
+                         noisier than on an idle machine",
+                        host.cpus
+                    ),
+                );
+            }
+        }
         Report {
             headline: headline::Headline::from_results(results),
             sections,
             facts,
-            problems: results.problems.clone(),
+            problems,
         }
     }
 }

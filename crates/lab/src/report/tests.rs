@@ -19,6 +19,8 @@ fn run(system: &str, exp: &str, op: &str, kind: PlacementKind, p50: f64) -> Run 
         ok: 1000,
         errors: 0,
         timeouts: 0,
+        unsent: 0,
+        peak_ok_per_second: Some(160),
         bytes_sent: Some(400_000),
         bytes_received: Some(500_000),
         percentiles: vec![
@@ -30,9 +32,9 @@ fn run(system: &str, exp: &str, op: &str, kind: PlacementKind, p50: f64) -> Run 
         timeline: (0..6)
             .map(|t| Second {
                 t: f64::from(t),
+                requests: 100 + u64::from(t as u8) * 10,
                 ok: 100 + u64::from(t as u8) * 10,
                 errors: 0,
-                timeouts: 0,
             })
             .collect(),
         settings: Settings {
@@ -134,6 +136,7 @@ pub(crate) fn sample() -> Results {
             cpus: 2,
             cpu_model: Some("test <cpu> & co".into()),
             kernel: None,
+            load_at_start: Some(0.1),
         },
         experiments: ["echo", "dp", "thesis", "contacts", "wsb", "parse"]
             .map(String::from)

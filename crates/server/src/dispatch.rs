@@ -297,8 +297,18 @@ fn document<B>(inner: &Inner, m: usize, req: &Request<B>) -> Response<ResponseBo
             }
         },
     };
-    match inner.services[m].document(query, &endpoint) {
-        Some(doc) => {
+    let service = &inner.services[m];
+    let doc = std::panic::catch_unwind(AssertUnwindSafe(|| service.document(query, &endpoint)));
+    match doc {
+        Err(_) => {
+            inner.metrics.panics.fetch_add(1, Ordering::Relaxed);
+            tracing::error!(query, "service panicked writing a document");
+            text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("internal error: no document `{query}`"),
+            )
+        }
+        Ok(Some(doc)) => {
             let accept = negotiate::accepted_coding(
                 req.headers()
                     .get("accept-encoding")
@@ -307,7 +317,7 @@ fn document<B>(inner: &Inner, m: usize, req: &Request<B>) -> Response<ResponseBo
             let ct = HeaderValue::from_static("text/xml; charset=utf-8");
             with_body(StatusCode::OK, ct, Bytes::from(doc), accept, &inner.config)
         }
-        None => text(
+        Ok(None) => text(
             StatusCode::NOT_FOUND,
             format!("no document `{query}` at `{path}`"),
         ),

@@ -429,6 +429,15 @@ fn a_panicking_service_is_a_server_fault_and_the_server_goes_on() {
         .server
         .metrics_text()
         .contains("soapstone_handler_panics_total 1\n"));
+    // a panic while writing a document
+    send(&mut s2, b"GET /echo?xsd=panic HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert_eq!(read_response(&mut s2).unwrap().status, 500);
+    send(&mut s2, &post(ECHO_FLOAT, ""));
+    assert_eq!(read_response(&mut s2).unwrap().status, 200);
+    assert!(srv
+        .server
+        .metrics_text()
+        .contains("soapstone_handler_panics_total 2\n"));
 }
 
 #[test]

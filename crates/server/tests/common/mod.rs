@@ -67,6 +67,7 @@ impl SoapService for TestService {
             "xsd=types" => {
                 Some(r#"<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema"/>"#.to_owned())
             }
+            "xsd=panic" => panic!("the test service panics on purpose"),
             _ => None,
         }
     }

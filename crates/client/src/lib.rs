@@ -380,3 +380,22 @@ fn decode_answer<R: DeserializeOwned>(
         .body::<R>(style)
         .map_err(|e| Error::decode(e, status))
 }
+
+/// The client and its futures can move between threads (`tokio::spawn`).
+#[allow(dead_code)]
+fn _assert_send() {
+    fn send<T: Send + Sync>(_: &T) {}
+    fn send_fut<T: Send>(_: &T) {}
+    let client = Client::new("http://127.0.0.1:1/").expect("valid url");
+    send(&client);
+    send_fut(&client.call_raw(Version::Soap11, None, Bytes::new()));
+    let name = QName::default();
+    let options = EncodeOptions::default();
+    let op = Operation {
+        action: "",
+        request: &name,
+        options: &options,
+        response_style: Style::Literal,
+    };
+    send_fut(&client.call::<(), ()>(&op, &()));
+}

@@ -66,7 +66,7 @@ impl Headline {
         let mut ratio_rows = vec![Row::group(
             "soapstone's rate ÷ the other's (1.00 = as fast; above 1 = soapstone faster)",
         )];
-        let mut sentence_parts = Vec::new();
+        let mut parts: [Vec<String>; 2] = [Vec::new(), Vec::new()];
         for (system, what) in BASELINES {
             let other = PLACEMENTS.map(|p| rate(results, system, p));
             rows.push(Row::today(vec![
@@ -84,8 +84,10 @@ impl Headline {
                 r[0].map(ratio2).unwrap_or_else(|| "–".to_owned()),
                 r[1].map(ratio2).unwrap_or_else(|| "–".to_owned()),
             ]));
-            if let Some(x) = r[0].or(r[1]) {
-                sentence_parts.push(format!("{} {system}'s", ratio2(x)));
+            for i in 0..2 {
+                if let Some(x) = r[i] {
+                    parts[i].push(format!("{} {}", ratio2(x), phrase(system)));
+                }
             }
         }
         let axis = seeds::RUBY_ECHO.value("Apache xml-axis", 0);
@@ -104,9 +106,9 @@ impl Headline {
             ]));
         }
         rows.extend(ratio_rows);
-        let (where_, value) = match soap {
-            [Some(s), _] => ("with client and server on one CPU", s),
-            [None, Some(s)] => ("with client and server on different CPUs", s),
+        let (where_, value, i) = match soap {
+            [Some(s), _] => ("with client and server on one CPU", s, 0),
+            [None, Some(s)] => ("with client and server on different CPUs", s, 1),
             [None, None] => unreachable!("checked above"),
         };
         let mut summary = format!(
@@ -114,16 +116,19 @@ impl Headline {
              soapstone completes {} messages per second {where_}",
             fmt::count(value)
         );
-        if !sentence_parts.is_empty() {
-            summary.push_str(&format!(": {} rate", join_and(&sentence_parts)));
+        if parts[i].is_empty() {
+            summary.push('.');
+        } else {
+            summary.push_str(&format!(": {}.", join_and(&parts[i])));
         }
-        summary.push('.');
-        if let (Some(_), Some(c)) = (soap[0], soap[1]) {
-            summary.push_str(&format!(
-                " Across two CPUs it does {} msg/s: every round trip then pays two cross-CPU \
-                 wakeups, which hit every system alike.",
-                fmt::count(c)
-            ));
+        if let (0, Some(c)) = (i, soap[1]) {
+            summary.push_str(&format!(" Across two CPUs: {} msg/s", fmt::count(c)));
+            if !parts[1].is_empty() {
+                summary.push_str(&format!(", {}", join_and(&parts[1])));
+            }
+            summary.push_str(
+                " (each round trip then pays two cross-CPU wakeups, whatever the protocol).",
+            );
         }
         Headline {
             summary,
@@ -142,6 +147,16 @@ impl Headline {
             }),
             chart: Some(chart.render()),
         }
+    }
+}
+
+/// How the summary names a baseline's rate.
+fn phrase(system: &str) -> &'static str {
+    match system {
+        "tcp-pingpong" => "the rate of raw TCP moving the same bytes (the floor)",
+        "grpc" => "gRPC's rate",
+        "http-noop" => "the rate of an HTTP/1.1 server sending an empty reply",
+        _ => "the baseline's rate",
     }
 }
 

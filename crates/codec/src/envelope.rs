@@ -42,7 +42,7 @@ pub struct Envelope<'a> {
     pub(crate) outer: [&'a str; 2],
     pub(crate) header_name: &'a str,
     /// Bindings in scope inside `Body`.
-    pub(crate) body_ns: Vec<Binding<'a>>,
+    pub(crate) body_ns: std::sync::Arc<[Binding<'a>]>,
     pub(crate) body: Option<BodyStart>,
     /// Offset just after `<Body ...>`: where the body's content starts.
     pub(crate) body_content: usize,
@@ -153,7 +153,7 @@ impl<'a> Envelope<'a> {
     pub fn parse(input: &'a [u8], limits: &Limits) -> Result<Self, DecodeError> {
         let (text, start) = prolog(input, limits)?;
         let src = Source::new(text, limits.clone());
-        let mut cur = Cursor::new(&src, start, &[], NsStack::default());
+        let mut cur = Cursor::new(&src, start, &[], NsStack::from_bindings(Vec::new()));
         // the root element
         let root = loop {
             match cur.next()? {
@@ -206,7 +206,7 @@ impl<'a> Envelope<'a> {
             header_ns: Vec::new(),
             outer: [root, ""],
             header_name: "",
-            body_ns: Vec::new(),
+            body_ns: std::sync::Arc::from(Vec::new()),
             body: None,
             body_content: 0,
         };
@@ -268,23 +268,24 @@ impl<'a> Envelope<'a> {
                         match (a.local, self.version) {
                             ("mustUnderstand", v) => {
                                 block.must_understand =
-                                    parse_bool(&a.value, v).ok_or_else(|| {
+                                    parse_bool(&a.value()?, v).ok_or_else(|| {
                                         cur.malformed(format!(
                                             "mustUnderstand value `{}` is not a boolean",
-                                            a.value
+                                            a.raw
                                         ))
                                     })?;
                             }
                             ("actor", Version::Soap11) | ("role", Version::Soap12) => {
-                                block.role = Some(a.value.to_string());
+                                block.role = Some(a.value()?.into_owned());
                             }
                             ("relay", Version::Soap12) => {
-                                relay = parse_bool(&a.value, Version::Soap12).ok_or_else(|| {
-                                    cur.malformed(format!(
-                                        "relay value `{}` is not a boolean",
-                                        a.value
-                                    ))
-                                })?;
+                                relay =
+                                    parse_bool(&a.value()?, Version::Soap12).ok_or_else(|| {
+                                        cur.malformed(format!(
+                                            "relay value `{}` is not a boolean",
+                                            a.raw
+                                        ))
+                                    })?;
                             }
                             _ => {}
                         }
@@ -307,7 +308,7 @@ impl<'a> Envelope<'a> {
                 }
             }
         }
-        self.body_ns = cur.ns.bindings().to_vec();
+        self.body_ns = std::sync::Arc::from(cur.ns.bindings());
         self.body_content = cur.position();
         loop {
             match cur.next()? {
@@ -326,7 +327,7 @@ impl<'a> Envelope<'a> {
                     if self.version == Version::Soap12 {
                         for a in &cur.attrs {
                             if a.local == "encodingStyle" && cur.attr_ns(a)? == env_ns {
-                                check_encoding_style(&a.value)?;
+                                check_encoding_style(&a.value()?)?;
                             }
                         }
                     }

@@ -28,7 +28,11 @@ pub(crate) enum Kind {
 /// Why a document could not be decoded. Messages are lower-case and quote the offending token
 /// in backticks, with a path into the document: `/Envelope/Body/reserve/am: expected xsd:int, found \`abc\``.
 #[derive(Debug, Clone, PartialEq)]
-pub struct DecodeError {
+pub struct DecodeError(Box<Inner>);
+
+/// Boxed so that `Result<T, DecodeError>` stays small on the decoder's hot paths.
+#[derive(Debug, Clone, PartialEq)]
+struct Inner {
     message: String,
     kind: Kind,
     has_path: bool,
@@ -36,7 +40,7 @@ pub struct DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&self.0.message)
     }
 }
 
@@ -44,11 +48,11 @@ impl std::error::Error for DecodeError {}
 
 impl DecodeError {
     pub(crate) fn new(kind: Kind, message: impl Into<String>) -> Self {
-        DecodeError {
+        DecodeError(Box::new(Inner {
             message: message.into(),
             kind,
             has_path: false,
-        }
+        }))
     }
 
     pub(crate) fn malformed(message: impl Into<String>) -> Self {
@@ -65,39 +69,39 @@ impl DecodeError {
 
     /// Prefixes the message with a document path unless it already has one.
     pub(crate) fn at(mut self, path: impl FnOnce() -> String) -> Self {
-        if !self.has_path {
+        if !self.0.has_path {
             let p = path();
             if !p.is_empty() {
-                self.message = format!("{p}: {}", self.message);
+                self.0.message = format!("{p}: {}", self.0.message);
             }
-            self.has_path = true;
+            self.0.has_path = true;
         }
         self
     }
 
     pub(crate) fn kind(&self) -> Kind {
-        self.kind
+        self.0.kind
     }
 
     /// The envelope namespace was not SOAP 1.1 or 1.2 (answer with a VersionMismatch fault).
     pub fn is_version_mismatch(&self) -> bool {
-        self.kind == Kind::VersionMismatch
+        self.0.kind == Kind::VersionMismatch
     }
 
     /// A SOAP 1.2 `encodingStyle` was not one this codec knows (answer with a
     /// DataEncodingUnknown fault).
     pub fn is_data_encoding_unknown(&self) -> bool {
-        self.kind == Kind::DataEncodingUnknown
+        self.0.kind == Kind::DataEncodingUnknown
     }
 
     /// A [`crate::Limits`] bound was exceeded (the document is too big, too deep, ...).
     pub fn is_limit(&self) -> bool {
-        self.kind == Kind::Limit
+        self.0.kind == Kind::Limit
     }
 
     /// The message, as [`Display`](fmt::Display) prints it.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 }
 

@@ -61,7 +61,7 @@ impl<'a> Envelope<'a> {
             &src,
             body.offset,
             &self.outer,
-            NsStack::from_bindings(self.body_ns.clone()),
+            NsStack::from_bindings(self.body_ns.to_vec()),
         );
         match cur.next()? {
             Ev::Start(_) => {}
@@ -192,7 +192,7 @@ fn read_reason(cur: &mut Cursor<'_, '_>) -> Result<String, DecodeError> {
                 let en = cur
                     .attrs
                     .iter()
-                    .any(|a| a.local == "lang" && a.value.starts_with("en"));
+                    .any(|a| a.local == "lang" && a.raw.starts_with("en"));
                 let text = cur.read_text()?.into_owned();
                 if en && english.is_none() {
                     english = Some(text);

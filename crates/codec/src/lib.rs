@@ -22,6 +22,7 @@ mod de;
 mod envelope;
 mod error;
 mod fault;
+mod scan;
 mod ser;
 mod write;
 mod xml;

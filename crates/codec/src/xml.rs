@@ -1,9 +1,8 @@
 //! The streaming XML layer under the envelope and body decoders.
 //!
-//! quick-xml's `Reader` over `&[u8]` tokenizes; this module adds what SOAP needs and quick-xml
-//! leaves out, cheaply: namespace resolution (a flat binding stack, indexed by a map only once
-//! an adversary declares many prefixes), our own attribute scanner that hands out `&'a str`
-//! slices of the input, end-tag matching, a one-event lookahead, a path for error messages and
+//! The scanner (`scan`) tokenizes; this module adds what SOAP needs on top, cheaply:
+//! namespace resolution (a flat binding stack, indexed by a map only once an adversary
+//! declares many prefixes), an attribute scanner that hands out `&'a str` slices of the input, end-tag matching, a one-event lookahead, a path for error messages and
 //! every [`Limits`] bound. The input is validated as UTF-8 once up front, so every slice is
 //! taken from the `&'a str` by offset and nothing is copied unless it holds an entity.
 //!
@@ -14,10 +13,8 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap;
 
-use quick_xml::events::Event;
-use quick_xml::Reader;
-
 use crate::error::{excerpt, DecodeError};
+use crate::scan::{Scanner, Token};
 use crate::Limits;
 
 /// Well-known namespace URIs.
@@ -100,7 +97,11 @@ impl<'a> NsStack<'a> {
         }
     }
 
+    #[inline]
     pub(crate) fn truncate(&mut self, len: usize) {
+        if len >= self.bindings.len() {
+            return;
+        }
         if let Some(index) = &mut self.index {
             for b in self.bindings.get(len..).unwrap_or(&[]) {
                 if let Some(v) = index.get_mut(b.prefix) {
@@ -129,12 +130,32 @@ impl<'a> NsStack<'a> {
     }
 }
 
-/// An attribute of the current start tag (namespace declarations excluded).
-#[derive(Debug, Clone)]
+/// An attribute of the current start tag (namespace declarations excluded). The value is
+/// kept raw (escaped) and unescaped only by those who read it.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Attr<'a> {
     pub(crate) prefix: &'a str,
     pub(crate) local: &'a str,
-    pub(crate) value: Cow<'a, str>,
+    pub(crate) raw: &'a str,
+}
+
+impl<'a> Attr<'a> {
+    /// The unescaped value.
+    pub(crate) fn value(&self) -> Result<Cow<'a, str>, DecodeError> {
+        attr_value(self.raw, self.local)
+    }
+
+    /// The value where references would be absurd (`xsi:type`, `href`): borrowed, or an
+    /// error if it holds any.
+    pub(crate) fn plain(&self) -> Result<&'a str, DecodeError> {
+        if memchr::memchr3(b'&', b'\r', b'<', self.raw.as_bytes()).is_some() {
+            return Err(DecodeError::malformed(format!(
+                "character or entity references in attribute `{}` are not supported",
+                self.local
+            )));
+        }
+        Ok(self.raw)
+    }
 }
 
 /// A significant event. `Start` has already been opened (namespaces pushed, attributes in
@@ -176,7 +197,11 @@ struct Open<'a> {
 /// A pull reader positioned somewhere in the document.
 pub(crate) struct Cursor<'a, 's> {
     pub(crate) src: &'s Source<'a>,
-    reader: Reader<&'a [u8]>,
+    scan: Scanner<'a>,
+    /// An empty-element tag was just opened: the next event is its end.
+    empty_end: bool,
+    /// The last text read needs no unescaping.
+    text_plain: bool,
     stack: Vec<Open<'a>>,
     /// Entries of `stack` that this cursor did not open (the path above where it started).
     base: usize,
@@ -199,27 +224,21 @@ impl<'a, 's> Cursor<'a, 's> {
         above: &[&'a str],
         ns: NsStack<'a>,
     ) -> Self {
-        let bytes = src.input.as_bytes().get(offset..).unwrap_or(&[]);
-        let mut reader = Reader::from_reader(bytes);
-        let cfg = reader.config_mut();
-        cfg.check_end_names = false;
-        cfg.allow_unmatched_ends = true;
-        cfg.expand_empty_elements = true;
-        cfg.trim_text(false);
-        let stack: Vec<Open<'a>> = above
-            .iter()
-            .map(|n| Open {
-                name: n,
-                ns_mark: 0,
-            })
-            .collect();
+        let scan = Scanner::new(src.input, offset);
+        let mut stack: Vec<Open<'a>> = Vec::with_capacity(above.len() + 14);
+        stack.extend(above.iter().map(|n| Open {
+            name: n,
+            ns_mark: 0,
+        }));
         Cursor {
             src,
-            reader,
+            scan,
+            empty_end: false,
+            text_plain: false,
             base: stack.len(),
             stack,
             ns,
-            attrs: Vec::new(),
+            attrs: Vec::with_capacity(8),
             pending: None,
             pending_end: None,
             last_end_at: None,
@@ -264,26 +283,14 @@ impl<'a, 's> Cursor<'a, 's> {
         self.err(DecodeError::malformed(msg))
     }
 
-    /// Byte offset of a slice handed out by the reader.
-    fn offset_of(&self, s: &[u8]) -> usize {
-        (s.as_ptr() as usize).wrapping_sub(self.src.input.as_ptr() as usize)
-    }
-
-    fn str_of(&self, s: &[u8]) -> Result<&'a str, DecodeError> {
-        let off = self.offset_of(s);
-        let input: &'a str = self.src.input;
-        off.checked_add(s.len())
-            .and_then(|end| input.get(off..end))
-            .ok_or_else(|| DecodeError::malformed("invalid utf-8 in markup"))
-    }
-
     /// Byte offset in the input of what the reader has not consumed yet. Right after a start
     /// tag was read (and nothing peeked) this is just past its `>`.
     pub(crate) fn position(&self) -> usize {
-        self.offset_of(self.reader.get_ref())
+        self.scan.pos()
     }
 
     /// Reads the next significant event (comments and processing instructions are skipped).
+    #[inline]
     pub(crate) fn next(&mut self) -> Result<Ev<'a>, DecodeError> {
         if let Some(ev) = self.pending.take() {
             if ev == Ev::End {
@@ -322,90 +329,80 @@ impl<'a, 's> Cursor<'a, 's> {
         Ok(())
     }
 
-    /// Reads one event from quick-xml; opens starts; leaves ends to be closed by the consumer.
+    /// Reads one event; opens starts; leaves ends to be closed by the consumer.
+    #[inline]
     fn read_raw(&mut self) -> Result<Ev<'a>, DecodeError> {
+        if self.empty_end {
+            self.empty_end = false;
+            self.spend()?;
+            let Some(open) = self.stack.last() else {
+                return Err(self.malformed("unexpected end tag"));
+            };
+            self.last_end_at = None;
+            self.pending_end = Some(open.name);
+            return Ok(Ev::End);
+        }
         loop {
-            let ev = match self.reader.read_event() {
-                Ok(ev) => ev,
-                Err(e) => {
-                    let msg = format!("malformed xml: {}", lower_first(&e.to_string()));
-                    return Err(self.malformed(msg));
-                }
+            let at = self.scan.pos();
+            let token = match self.scan.next() {
+                Ok(t) => t,
+                Err(msg) => return Err(self.malformed(format!("malformed xml: {msg}"))),
             };
             self.spend()?;
-            match ev {
-                Event::Start(s) | Event::Empty(s) => {
-                    let raw: &[u8] = &s;
-                    let name_len = s.name().as_ref().len();
-                    let tag = self.str_of(raw)?;
-                    let (name, rest) = tag.split_at(name_len.min(tag.len()));
-                    self.last_start_at = self.offset_of(raw).saturating_sub(1);
-                    self.open(name, rest)?;
+            match token {
+                Token::Start { name, attrs, empty } => {
+                    self.last_start_at = at;
+                    self.open(name, attrs)?;
+                    self.empty_end = empty;
                     return Ok(Ev::Start(name));
                 }
-                Event::End(e) => {
-                    let name_bytes = e.name();
-                    let off = self.offset_of(name_bytes.as_ref());
-                    let input = self.src.input.as_bytes();
-                    self.last_end_at = match off.checked_sub(2).and_then(|s| input.get(s..off)) {
-                        Some(b"</") => Some(off - 2),
-                        _ => None,
-                    };
-                    let name = match (self.last_end_at, self.stack.last()) {
-                        (Some(_), _) => self.str_of(name_bytes.as_ref())?,
-                        // the end of an empty-element tag, made up by quick-xml
-                        (None, Some(open)) => open.name,
-                        (None, None) => return Err(self.malformed("unexpected end tag")),
-                    };
+                Token::End(name) => {
                     if self.stack.is_empty() {
                         return Err(self.malformed(format!("unexpected end tag `</{name}>`")));
                     }
+                    self.last_end_at = Some(at);
                     self.pending_end = Some(name);
                     return Ok(Ev::End);
                 }
-                Event::Text(t) => {
-                    let raw: &[u8] = &t;
-                    if raw.len() > self.src.limits.max_text_len {
-                        return Err(self.err(DecodeError::limit(format!(
-                            "text of {} bytes exceeds the limit of {} bytes",
-                            raw.len(),
-                            self.src.limits.max_text_len
-                        ))));
-                    }
-                    let s = self.str_of(raw)?;
-                    return Ok(Ev::Text(s));
+                Token::Text { text, plain } => {
+                    self.check_text(text.len())?;
+                    self.text_plain = plain;
+                    return Ok(Ev::Text(text));
                 }
-                Event::CData(t) => {
-                    let raw: &[u8] = &t;
-                    if raw.len() > self.src.limits.max_text_len {
-                        return Err(self.err(DecodeError::limit(format!(
-                            "text of {} bytes exceeds the limit of {} bytes",
-                            raw.len(),
-                            self.src.limits.max_text_len
-                        ))));
-                    }
-                    return Ok(Ev::CData(self.str_of(raw)?));
+                Token::CData(t) => {
+                    self.check_text(t.len())?;
+                    return Ok(Ev::CData(t));
                 }
-                Event::Comment(_) | Event::PI(_) => continue,
-                Event::Decl(_) => {
+                Token::Skip => continue,
+                Token::Decl => {
                     return Err(self.malformed("xml declaration is only allowed at the start"))
                 }
-                Event::DocType(_) => {
+                Token::DocType => {
                     return Err(
                         self.malformed("a document type declaration (`<!DOCTYPE`) is not allowed")
                     )
                 }
-                Event::Eof => {
-                    return Ok(Ev::Eof);
-                }
+                Token::Eof => return Ok(Ev::Eof),
             }
         }
     }
 
+    #[inline]
+    fn check_text(&self, len: usize) -> Result<(), DecodeError> {
+        if len > self.src.limits.max_text_len {
+            return Err(self.err(DecodeError::limit(format!(
+                "text of {len} bytes exceeds the limit of {} bytes",
+                self.src.limits.max_text_len
+            ))));
+        }
+        Ok(())
+    }
+
     /// Checks and pops the element whose end tag was just read.
+    #[inline]
     fn close(&mut self, name: &'a str) -> Result<(), DecodeError> {
         match self.stack.last() {
-            Some(open) if open.name == name => {
+            Some(open) if same(open.name, name) => {
                 let mark = open.ns_mark as usize;
                 if self.stack.len() > self.base {
                     self.ns.truncate(mark);
@@ -450,6 +447,9 @@ impl<'a, 's> Cursor<'a, 's> {
         let max_attrs = limits.max_attributes;
         let max_name = limits.max_name_len;
         let max_text = limits.max_text_len;
+        if rest.is_empty() {
+            return Ok(());
+        }
         let mut count = 0usize;
         let mut rest = rest;
         loop {
@@ -474,30 +474,26 @@ impl<'a, 's> Cursor<'a, 's> {
                             raw_value.len()
                         ))));
                     }
-                    let value = unescape(raw_value).map_err(|e| self.err(e))?;
                     let (prefix, local) = split_qname(key);
-                    if key == "xmlns" {
+                    if key == "xmlns" || prefix == "xmlns" {
+                        let value = attr_value(raw_value, key).map_err(|e| self.err(e))?;
+                        let prefix = if key == "xmlns" { "" } else { local };
                         self.ns.push(Binding {
-                            prefix: "",
-                            uri: trim_uri(value),
-                        });
-                    } else if prefix == "xmlns" {
-                        self.ns.push(Binding {
-                            prefix: local,
+                            prefix,
                             uri: trim_uri(value),
                         });
                     } else {
                         if self
                             .attrs
                             .iter()
-                            .any(|a| a.prefix == prefix && a.local == local)
+                            .any(|a| same(a.local, local) && same(a.prefix, prefix))
                         {
                             return Err(self.malformed(format!("duplicate attribute `{key}`")));
                         }
                         self.attrs.push(Attr {
                             prefix,
                             local,
-                            value,
+                            raw: raw_value,
                         });
                     }
                     rest = after;
@@ -589,39 +585,33 @@ impl<'a, 's> Cursor<'a, 's> {
     /// Reads the text content of the element whose start was just consumed, through its end
     /// tag. Child elements are an error; comments are skipped; CDATA is taken as is.
     pub(crate) fn read_text(&mut self) -> Result<Cow<'a, str>, DecodeError> {
-        let first = match self.next()? {
-            Ev::End => return Ok(Cow::Borrowed("")),
-            Ev::Text(t) => unescape(t).map_err(|e| self.err(e))?,
-            Ev::CData(t) => Cow::Borrowed(t),
-            Ev::Start(name) => {
-                return Err(self.err(DecodeError::value(format!(
-                    "expected text, found element `<{name}>`"
-                ))))
-            }
-            Ev::Eof => return Err(self.malformed("unexpected end of document")),
-        };
-        let mut acc = first;
+        let mut acc: Option<Cow<'a, str>> = None;
         loop {
-            match self.next()? {
-                Ev::End => return Ok(acc),
-                Ev::Text(t) => {
-                    let t = unescape(t).map_err(|e| self.err(e))?;
-                    acc.to_mut().push_str(&t);
-                }
-                Ev::CData(t) => acc.to_mut().push_str(t),
+            let piece = match self.next()? {
+                Ev::End => return Ok(acc.unwrap_or(Cow::Borrowed(""))),
+                Ev::Text(t) if self.text_plain => Cow::Borrowed(t),
+                Ev::Text(t) => unescape(t).map_err(|e| self.err(e))?,
+                Ev::CData(t) => Cow::Borrowed(t),
                 Ev::Start(name) => {
                     return Err(self.err(DecodeError::value(format!(
                         "expected text, found element `<{name}>`"
                     ))))
                 }
                 Ev::Eof => return Err(self.malformed("unexpected end of document")),
-            }
-            if acc.len() > self.src.limits.max_text_len {
-                return Err(self.err(DecodeError::limit(format!(
-                    "text exceeds the limit of {} bytes",
-                    self.src.limits.max_text_len
-                ))));
-            }
+            };
+            acc = Some(match acc {
+                None => piece,
+                Some(mut a) => {
+                    a.to_mut().push_str(&piece);
+                    if a.len() > self.src.limits.max_text_len {
+                        return Err(self.err(DecodeError::limit(format!(
+                            "text exceeds the limit of {} bytes",
+                            self.src.limits.max_text_len
+                        ))));
+                    }
+                    a
+                }
+            });
         }
     }
 
@@ -651,11 +641,18 @@ impl<'a, 's> Cursor<'a, 's> {
 }
 
 /// Splits `p:l` into (`p`, `l`); no colon gives (``, name).
+#[inline]
 pub(crate) fn split_qname(name: &str) -> (&str, &str) {
-    match name.find(':') {
+    match name.bytes().position(|b| b == b':') {
         Some(i) => (&name[..i], &name[i + 1..]),
         None => ("", name),
     }
+}
+
+/// String equality without a `memcmp` call for the short names of tags.
+#[inline]
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).all(|(x, y)| x == y)
 }
 
 /// Namespace URIs cannot hold whitespace; printed messages sometimes break lines inside them.
@@ -728,10 +725,18 @@ fn next_attr(s: &str) -> Result<Option<(&str, &str, &str)>, String> {
         None => return Err(format!("value of attribute `{name}` is not closed")),
     };
     let value = &s[vstart..vend];
-    if value.as_bytes().contains(&b'<') {
-        return Err(format!("`<` in the value of attribute `{name}`"));
-    }
     Ok(Some((name, value, &s[vend + 1..])))
+}
+
+/// An attribute value, unescaped; `<` is not allowed in one (checked here, where values are
+/// read, rather than for every attribute of every tag).
+fn attr_value<'v>(raw: &'v str, name: &str) -> Result<Cow<'v, str>, DecodeError> {
+    if raw.as_bytes().contains(&b'<') {
+        return Err(DecodeError::malformed(format!(
+            "`<` in the value of attribute `{name}`"
+        )));
+    }
+    unescape(raw)
 }
 
 /// Replaces the five predefined entities and character references; anything else is refused.

@@ -72,7 +72,7 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
             match self.cur.next()? {
                 Ev::Start(name) => {
                     let info = Info::read(self.cur, name)?;
-                    let local = info.local;
+                    let local = info.local();
                     if let Some(i) = self.fields.iter().position(|f| *f == local) {
                         self.seen |= 1 << i;
                     }
@@ -289,7 +289,7 @@ impl<'c, 'a, 's> SeqAccess<'a> for ArraySeq<'c, 'a, 's> {
 
     fn size_hint(&self) -> Option<usize> {
         // checked against max_array_len when the attribute was read
-        Some(self.dims.d[0].min(self.cur.limits().max_array_len))
+        Some(self.dims.first().min(self.cur.limits().max_array_len))
     }
 }
 
@@ -353,7 +353,7 @@ impl<'r, 'c, 'a, 's> de::Deserializer<'a> for RowDe<'r, 'c, 'a, 's> {
     type Error = DecodeError;
 
     fn deserialize_seq<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
-        let remaining = self.dims.d[0].max(1);
+        let remaining = self.dims.first().max(1);
         visitor.visit_seq(RowSeq {
             arr: self.arr,
             dims: self.dims,

@@ -5,54 +5,71 @@
 //! local name first so that no namespace lookup is spent on any other attribute.
 //! Must never: allocate for an array size before it is checked against `max_array_len`.
 
-use std::borrow::Cow;
-
 use crate::error::{excerpt, DecodeError};
 use crate::xml::{ns, split_qname, Cursor};
 
-/// Array dimensions from `arrayType="t[a,b]"` or `arraySize="a b"`; 0 is "unknown" (`*`, `[]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Array dimensions from `arrayType="t[a,b]"` or `arraySize="a b"`; 0 is "unknown" (`*`,
+/// `[]`); rank 0: the element is not marked as an array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Dims {
-    pub(crate) d: [usize; 4],
+    pub(crate) d: [u32; 4],
     pub(crate) rank: u8,
 }
 
 impl Dims {
+    pub(crate) const ONE: Dims = Dims { d: [0; 4], rank: 1 };
+
     pub(crate) fn rest(self) -> Dims {
-        let mut d = [0; 4];
-        d[..3].copy_from_slice(&self.d[1..]);
         Dims {
-            d,
+            d: [self.d[1], self.d[2], self.d[3], 0],
             rank: self.rank.saturating_sub(1),
         }
     }
+
+    pub(crate) fn is_array(self) -> bool {
+        self.rank > 0
+    }
+
+    pub(crate) fn first(self) -> usize {
+        self.d[0] as usize
+    }
 }
 
-/// The facts of one element start that the decoder uses.
-#[derive(Debug, Clone)]
+/// The facts of one element start that the decoder uses (small and `Copy`: it is made for
+/// every array item).
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Info<'a> {
     pub(crate) qname: &'a str,
-    pub(crate) local: &'a str,
-    pub(crate) xsi_type: Option<Cow<'a, str>>,
+    pub(crate) xsi_type: Option<&'a str>,
+    /// The id an `href`/`ref` points to, without `#`.
+    pub(crate) href: Option<&'a str>,
+    pub(crate) array: Dims,
     pub(crate) nil: bool,
-    pub(crate) href: Option<Cow<'a, str>>,
-    pub(crate) array: Option<Dims>,
 }
 
 impl<'a> Info<'a> {
+    pub(crate) fn local(&self) -> &'a str {
+        split_qname(self.qname).1
+    }
+
     /// Reads the start tag just opened by `cur`.
+    #[inline]
     pub(crate) fn read(cur: &Cursor<'a, '_>, qname: &'a str) -> Result<Self, DecodeError> {
         let mut info = Info {
             qname,
-            local: split_qname(qname).1,
             xsi_type: None,
-            nil: false,
             href: None,
-            array: None,
+            array: Dims::default(),
+            nil: false,
         };
         if cur.attrs.is_empty() {
             return Ok(info);
         }
+        info.read_attrs(cur)?;
+        Ok(info)
+    }
+
+    fn read_attrs(&mut self, cur: &Cursor<'a, '_>) -> Result<(), DecodeError> {
         let mut id = false;
         let mut item_type = false;
         for a in &cur.attrs {
@@ -64,45 +81,40 @@ impl<'a> Info<'a> {
             let uri = cur.attr_ns(a)?;
             match (a.local, uri) {
                 ("href", "") => {
-                    let v = match &a.value {
-                        Cow::Borrowed(s) => Cow::Borrowed(*s),
-                        Cow::Owned(s) => Cow::Owned(s.clone()),
-                    };
-                    info.href = Some(strip_hash(cur, v)?);
+                    let v = a.plain().map_err(|e| cur.err(e))?;
+                    match v.strip_prefix('#') {
+                        Some(id) => self.href = Some(id),
+                        None => {
+                            return Err(cur.malformed(format!(
+                                "reference {} is not local (`#id`)",
+                                excerpt(v)
+                            )))
+                        }
+                    }
                 }
                 ("id", "") => id = true,
-                ("type", u) if ns::is_xsi(u) => info.xsi_type = Some(a.value.clone()),
-                ("nil", u) if ns::is_xsi(u) => info.nil = matches!(a.value.trim(), "true" | "1"),
-                ("arrayType", ns::SOAP11_ENC) => info.array = Some(array_type(cur, &a.value)?),
+                ("type", u) if ns::is_xsi(u) => {
+                    self.xsi_type = Some(a.plain().map_err(|e| cur.err(e))?)
+                }
+                ("nil", u) if ns::is_xsi(u) => self.nil = matches!(a.raw.trim(), "true" | "1"),
+                ("arrayType", ns::SOAP11_ENC) => self.array = array_type(cur, &a.value()?)?,
                 ("itemType", ns::SOAP12_ENC) => item_type = true,
-                ("arraySize", ns::SOAP12_ENC) => info.array = Some(array_size(cur, &a.value)?),
+                ("arraySize", ns::SOAP12_ENC) => self.array = array_size(cur, &a.value()?)?,
                 ("ref", ns::SOAP12_ENC) => {
-                    info.href = Some(Cow::Owned(a.value.trim_start_matches('#').to_string()))
+                    let v = a.plain().map_err(|e| cur.err(e))?;
+                    self.href = Some(v.strip_prefix('#').unwrap_or(v));
                 }
                 ("id", ns::SOAP12_ENC) => id = true,
                 _ => {}
             }
         }
-        if item_type && info.array.is_none() {
-            info.array = Some(Dims { d: [0; 4], rank: 1 });
+        if item_type && !self.array.is_array() {
+            self.array = Dims::ONE;
         }
-        if id && info.href.is_some() {
+        if id && self.href.is_some() {
             return Err(cur.malformed("an element may not carry both an id and a reference"));
         }
-        Ok(info)
-    }
-}
-
-fn strip_hash<'a>(cur: &Cursor<'a, '_>, v: Cow<'a, str>) -> Result<Cow<'a, str>, DecodeError> {
-    match v {
-        Cow::Borrowed(s) => match s.strip_prefix('#') {
-            Some(r) => Ok(Cow::Borrowed(r)),
-            None => Err(cur.malformed(format!("reference {} is not local (`#id`)", excerpt(s)))),
-        },
-        Cow::Owned(s) => match s.strip_prefix('#') {
-            Some(r) => Ok(Cow::Owned(r.to_string())),
-            None => Err(cur.malformed(format!("reference {} is not local (`#id`)", excerpt(&s)))),
-        },
+        Ok(())
     }
 }
 
@@ -120,7 +132,7 @@ fn parse_dims<'x>(
     parts: impl Iterator<Item = &'x str>,
     star_ok: bool,
 ) -> Result<Dims, DecodeError> {
-    let mut dims = Dims { d: [0; 4], rank: 0 };
+    let mut dims = Dims::default();
     let mut total: usize = 1;
     for (i, p) in parts.enumerate() {
         let p = p.trim();
@@ -154,7 +166,8 @@ fn parse_dims<'x>(
             }
             n
         };
-        dims.d[i] = n;
+        // n <= max_array_len, which fits in u32 for any sane limit; clamp for insane ones
+        dims.d[i] = u32::try_from(n).unwrap_or(u32::MAX);
         dims.rank += 1;
     }
     if dims.rank == 0 {

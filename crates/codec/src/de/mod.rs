@@ -17,6 +17,7 @@ mod info;
 use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
 
@@ -44,8 +45,8 @@ struct IdIndex<'a> {
 pub(crate) struct Ctx<'a> {
     pub(crate) src: Source<'a>,
     pub(crate) style: Style,
-    outer: Vec<&'a str>,
-    body_ns: Vec<Binding<'a>>,
+    outer: [&'a str; 2],
+    body_ns: Arc<[Binding<'a>]>,
     scan_from: usize,
     ids: OnceCell<Result<IdIndex<'a>, DecodeError>>,
     resolving: RefCell<Vec<String>>,
@@ -65,7 +66,7 @@ impl<'a> Ctx<'a> {
             &self.src,
             self.scan_from,
             &self.outer,
-            NsStack::from_bindings(self.body_ns.clone()),
+            NsStack::from_bindings(self.body_ns.to_vec()),
         );
         let mut depth = 0usize;
         loop {
@@ -77,7 +78,7 @@ impl<'a> Ctx<'a> {
                         if a.local == "id" {
                             let uri = cur.attr_ns(a)?;
                             if uri.is_empty() || uri == ns::SOAP12_ENC {
-                                found = Some(a.value.clone());
+                                found = Some(a.value()?);
                             }
                         }
                     }
@@ -117,8 +118,8 @@ impl<'a> Envelope<'a> {
         Ctx {
             src: Source::new(self.input, self.limits.clone()),
             style,
-            outer: self.outer.to_vec(),
-            body_ns: self.body_ns.clone(),
+            outer: self.outer,
+            body_ns: Arc::clone(&self.body_ns),
             scan_from: self.body_content,
             ids: OnceCell::new(),
             resolving: RefCell::new(Vec::new()),
@@ -137,7 +138,7 @@ impl<'a> Envelope<'a> {
             &ctx.src,
             body.offset,
             &self.outer,
-            NsStack::from_bindings(self.body_ns.clone()),
+            NsStack::from_bindings(self.body_ns.to_vec()),
         );
         let name = match cur.next()? {
             Ev::Start(name) => name,
@@ -243,7 +244,7 @@ pub(crate) struct ElemDe<'c, 'a, 's> {
 impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
     /// The path of this element once it is closed.
     fn closed_path(&self) -> String {
-        format!("{}/{}", self.cur.path(), self.info.local)
+        format!("{}/{}", self.cur.path(), self.info.local())
     }
 
     fn bad(&self, want: Want, found: &str) -> DecodeError {
@@ -258,7 +259,7 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
     /// Checks `xsi:type` against what the target wants (schema types only; a type from
     /// another namespace may be a user-defined restriction and is accepted).
     fn check(&self, want: Want) -> Result<(), DecodeError> {
-        let Some(t) = &self.info.xsi_type else {
+        let Some(t) = self.info.xsi_type else {
             return Ok(());
         };
         let (prefix, local) = split_qname(t.trim());
@@ -297,13 +298,13 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
             info,
             items,
         } = self;
-        let id = info.href.clone().unwrap_or_default();
+        let id = info.href.unwrap_or_default();
         cur.skip_element()?;
         let mut above = cur.open_names();
         above.push(info.qname);
-        let path = || format!("{}/{}", cur.path(), info.local);
+        let path = || format!("{}/{}", cur.path(), info.local());
         let index = ctx.id_index()?;
-        let target = index.map.get(id.as_ref()).ok_or_else(|| {
+        let target = index.map.get(id).ok_or_else(|| {
             DecodeError::malformed(format!(
                 "unresolved reference `#{}`",
                 id.chars().take(40).collect::<String>()
@@ -312,7 +313,7 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
         })?;
         {
             let mut r = ctx.resolving.borrow_mut();
-            if r.iter().any(|x| x == id.as_ref()) {
+            if r.iter().any(|x| x == id) {
                 return Err(
                     DecodeError::malformed(format!("reference cycle through `#{id}`")).at(path),
                 );
@@ -324,7 +325,7 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
             }
             r.push(id.to_string());
         }
-        let mut bindings = ctx.body_ns.clone();
+        let mut bindings = ctx.body_ns.to_vec();
         bindings.extend_from_slice(index.arena.get(target.ns.0..target.ns.1).unwrap_or(&[]));
         let mut sub = Cursor::new(
             &ctx.src,
@@ -350,7 +351,7 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
     }
 
     fn is_container(&self) -> bool {
-        self.items || self.info.array.is_some() || self.ctx.style == Style::Encoded
+        self.items || self.info.array.is_array() || self.ctx.style == Style::Encoded
     }
 }
 
@@ -368,11 +369,9 @@ macro_rules! de_int {
             follow_href!(self, $method; visitor);
             let want = Want::Int($xsd);
             let text = self.scalar(want)?;
-            let t = text.trim();
-            let t = t.strip_prefix('+').unwrap_or(t);
-            match t.parse::<$ty>() {
-                Ok(v) => visitor.$visit(v),
-                Err(_) => Err(self.bad(want, &text)),
+            match parse_int::<$ty>(&text) {
+                Some(v) => visitor.$visit(v),
+                None => Err(self.bad(want, &text)),
             }
         }
     )*};
@@ -398,7 +397,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         follow_href!(self, deserialize_f32; visitor);
         let want = Want::Float("float");
         let text = self.scalar(want)?;
-        match parse_float::<f32>(text.trim()) {
+        match parse_float::<f32>(trim_xml(&text)) {
             Some(v) => visitor.visit_f32(v),
             None => Err(self.bad(want, &text)),
         }
@@ -408,7 +407,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         follow_href!(self, deserialize_f64; visitor);
         let want = Want::Float("double");
         let text = self.scalar(want)?;
-        match parse_float::<f64>(text.trim()) {
+        match parse_float::<f64>(trim_xml(&text)) {
             Some(v) => visitor.visit_f64(v),
             None => Err(self.bad(want, &text)),
         }
@@ -521,13 +520,17 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         }
         if self.is_container() {
             self.check(Want::Seq)?;
-            let dims = self.info.array.unwrap_or(info::Dims { d: [0; 4], rank: 1 });
+            let dims = if self.info.array.is_array() {
+                self.info.array
+            } else {
+                info::Dims::ONE
+            };
             let mut seq = ArraySeq::new(self.cur, self.ctx, dims);
             let v = visitor.visit_seq(&mut seq)?;
             seq.finish()?;
             return Ok(v);
         }
-        let local = self.info.local;
+        let local = self.info.local();
         visitor.visit_seq(RepeatedSeq::new(self.cur, self.ctx, self.info, local))
     }
 
@@ -604,7 +607,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
             self.cur.skip_element()?;
             return visitor.visit_none();
         }
-        if self.info.array.is_some() {
+        if self.info.array.is_array() {
             return self.deserialize_seq(visitor);
         }
         match self.cur.peek()? {
@@ -623,13 +626,8 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
             Ev::Start(_) => return self.deserialize_map(visitor),
             _ => {}
         }
-        let local = self
-            .info
-            .xsi_type
-            .as_deref()
-            .map(|t| split_qname(t.trim()).1.to_string())
-            .unwrap_or_default();
-        match local.as_str() {
+        let local = self.info.xsi_type.map(|t| split_qname(t.trim()).1).unwrap_or_default();
+        match local {
             "boolean" => self.deserialize_bool(visitor),
             "float" | "double" => self.deserialize_f64(visitor),
             "int" | "long" | "short" | "byte" | "integer" => self.deserialize_i64(visitor),
@@ -653,6 +651,23 @@ fn xsd_static(name: &str) -> &'static str {
         "anyURI" => "anyURI",
         _ => "anySimpleType",
     }
+}
+
+/// An XSD integer: optional sign, digits, surrounding XML whitespace. Overflow is `None`.
+#[inline]
+fn parse_int<T: std::str::FromStr>(text: &str) -> Option<T> {
+    let b = text.as_bytes();
+    let ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+    let start = b.iter().position(|c| !ws(c))?;
+    let end = b.iter().rposition(|c| !ws(c))? + 1;
+    let t = &text[start..end];
+    t.strip_prefix('+').unwrap_or(t).parse().ok()
+}
+
+/// Trims XML whitespace (space, tab, CR, LF) only.
+#[inline]
+fn trim_xml(s: &str) -> &str {
+    s.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\r' | '\n'))
 }
 
 /// XSD float lexical forms (`INF`, `-INF`, `NaN`, exponents); Rust's parser accepts a

@@ -32,6 +32,8 @@ pub type ResponseBody = Full<Bytes>;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
+static SOAPACTION: header::HeaderName = header::HeaderName::from_static("soapaction");
+
 /// Everything a request needs, shared by all connections.
 pub(crate) struct Inner {
     pub(crate) routes: HashMap<String, usize>,
@@ -134,27 +136,27 @@ where
         fault: false,
     };
     let headers = req.headers();
-    let get = |name: &str| headers.get(name).map(HeaderValue::as_bytes);
-    let media = match negotiate::soap_media_type(get("content-type")) {
+    let get = |name: &header::HeaderName| headers.get(name).map(HeaderValue::as_bytes);
+    let media = match negotiate::soap_media_type(get(&header::CONTENT_TYPE)) {
         Ok(media) => media,
         Err(msg) => return (text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg), outcome),
     };
-    let coding = match negotiate::content_coding(get("content-encoding")) {
+    let coding = match negotiate::content_coding(get(&header::CONTENT_ENCODING)) {
         Ok(c) => c,
         Err(msg) => return (text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg), outcome),
     };
     let declared = headers
-        .get(header::CONTENT_LENGTH)
+        .get(&header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > config.max_body_bytes as u64) {
         // Refused before any of it is read (and before `100 Continue` is sent).
         return (too_large(config.max_body_bytes), outcome);
     }
     let action = match media.version {
-        Version::Soap11 => negotiate::soap_action(get("soapaction")),
+        Version::Soap11 => negotiate::soap_action(get(&SOAPACTION)),
         Version::Soap12 => media.action.clone(),
     };
-    let respond_with = negotiate::accepted_coding(get("accept-encoding"));
+    let respond_with = negotiate::accepted_coding(get(&header::ACCEPT_ENCODING));
 
     let Some(_permit) = InFlight::acquire(&inner.metrics, config.max_in_flight) else {
         inner.metrics.shed.fetch_add(1, Ordering::Relaxed);
@@ -311,7 +313,7 @@ fn document<B>(inner: &Inner, m: usize, req: &Request<B>) -> Response<ResponseBo
         Ok(Some(doc)) => {
             let accept = negotiate::accepted_coding(
                 req.headers()
-                    .get("accept-encoding")
+                    .get(&header::ACCEPT_ENCODING)
                     .map(HeaderValue::as_bytes),
             );
             let ct = HeaderValue::from_static("text/xml; charset=utf-8");

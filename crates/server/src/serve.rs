@@ -232,6 +232,9 @@ async fn accept_loop(
     Ok(())
 }
 
+/// hyper's own header count limit.
+const HYPER_MAX_HEADERS: usize = 100;
+
 /// Serves one connection until it closes or the server stops.
 async fn serve_conn(
     inner: Arc<Inner>,
@@ -257,8 +260,12 @@ async fn serve_conn(
         .half_close(false)
         // Flatten head and body into one buffer: one write, one segment.
         .writev(false)
-        .max_headers(config.max_headers)
         .max_header_size(config.max_header_bytes);
+    // hyper parses up to 100 headers in a stack buffer; any explicit limit costs a larger
+    // initialised buffer per request, so it is only set when it differs.
+    if config.max_headers != HYPER_MAX_HEADERS {
+        builder.max_headers(config.max_headers);
+    }
     let svc_inner = inner.clone();
     let svc = service_fn(move |req| {
         let inner = svc_inner.clone();

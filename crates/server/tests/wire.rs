@@ -207,6 +207,7 @@ fn oversized_bodies_get_413_and_big_heads_431() {
     let mut cfg = ServerConfig::default();
     cfg.max_body_bytes = 1024;
     cfg.max_header_bytes = 8192;
+    cfg.max_headers = 10;
     let srv = TestServer::start(cfg);
 
     let big = format!("<x>{}</x>", "a".repeat(2000));
@@ -246,6 +247,11 @@ fn oversized_bodies_get_413_and_big_heads_431() {
         "b".repeat(10_000)
     );
     let _ = s.write_all(head.as_bytes());
+    assert_eq!(read_response(&mut s).unwrap().status, 431);
+
+    let mut s = srv.connect();
+    let many: String = (0..20).map(|i| format!("X-H{i}: v\r\n")).collect();
+    let _ = s.write_all(format!("POST /echo HTTP/1.1\r\nHost: x\r\n{many}\r\n").as_bytes());
     assert_eq!(read_response(&mut s).unwrap().status, 431);
 }
 

@@ -224,20 +224,16 @@ fn table_i(results: &Results) -> Table {
 
 /// Tables III and V: getString / getIntegers by size.
 fn sized_table(results: &Results, t: &SeedTable, op: &str, title: &str) -> Table {
-    let mut rows = published_rows(t, 3);
+    // One column per size: published rows hold ms, today's rows µs (the group rows say so).
+    let mut rows = published_rows(t, 0);
     rows.push(Row::group(
-        "today (p50 in µs; each cell same CPU / cross-CPU)",
+        "today (µs, median; each cell same CPU / cross-CPU)",
     ));
     for (sys, label) in TODAY {
         if matches!(*sys, "tcp-connect" | "http-noop") {
             continue;
         }
-        let mut cells = vec![
-            (*label).to_owned(),
-            String::new(),
-            String::new(),
-            String::new(),
-        ];
+        let mut cells = vec![(*label).to_owned()];
         for n in SIZES {
             let p = p50_pair(results, EXP, sys, &format!("{op}/{n}"));
             cells.push(pair(p[0], p[1], fmt::us));
@@ -245,13 +241,12 @@ fn sized_table(results: &Results, t: &SeedTable, op: &str, title: &str) -> Table
         rows.push(Row::today(cells));
     }
     let mut header = vec!["system".to_owned()];
-    header.extend(t.columns.iter().map(|c| format!("2002 {c} (ms)")));
-    header.extend(t.columns.iter().map(|c| format!("today {c} p50 (µs)")));
+    header.extend(t.columns.iter().map(|c| (*c).to_owned()));
     Table {
         title: title.to_owned(),
         source: t.source.to_owned(),
-        note: "Published: ms, average of 200 calls († = the implementation returned an XML \
-               node list). Today: median µs, `same CPU / cross-CPU`; tcp-pingpong moves \
+        note: "Published rows: ms, average of 200 calls († = the implementation returned an XML \
+               node list). Today's rows: µs, median, `same CPU / cross-CPU`; tcp-pingpong moves \
                exactly soapstone's request and response bytes for each size."
             .to_owned(),
         header,

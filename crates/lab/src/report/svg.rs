@@ -188,7 +188,7 @@ fn legend(out: &mut String, names: &[(String, bool)], y: f64) {
             ty = y + 4.0,
             n = esc(name)
         );
-        x += 34.0 + 7.0 * name.chars().count() as f64;
+        x += 38.0 + 7.2 * name.chars().count() as f64;
     }
 }
 

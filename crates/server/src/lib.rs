@@ -36,7 +36,8 @@
 //! apart from the idle keep-alive timeout, a concurrency limit that answers `503` with
 //! `Retry-After` instead of queueing, a panicking service becomes a Server fault, and graceful
 //! shutdown drains in-flight requests up to a deadline. Prometheus metrics at `/metrics`, a
-//! `tracing` span per request.
+//! `tracing` span per request (`soap_request`, at DEBUG level so that an INFO subscriber pays
+//! nothing for it: `RUST_LOG=soapstone_server=debug` shows them).
 //!
 //! The status codes: `200` answer, `500` SOAP fault, `404` unknown path, `405` other methods
 //! (with `Allow`), `415` media type, charset or content coding we do not speak, `413`/`431`

@@ -528,3 +528,32 @@ async fn http_errors_without_a_fault_carry_their_status() {
     assert!(err.fault().is_none());
     assert_eq!(err.to_string(), "server answered http `503`: server busy");
 }
+
+#[tokio::test]
+async fn a_burst_over_the_concurrency_limit_is_shed_not_queued() {
+    let mut sc = ServerConfig::default();
+    sc.max_in_flight = 8;
+    let (server, addr, _stop) = start(sc);
+    let client = Client::new(&format!("http://{addr}/echo")).unwrap();
+    let slow = Bytes::from(
+        r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><slow xmlns="http://tempuri.org/"/></soap:Body></soap:Envelope>"#,
+    );
+    let calls = (0..64).map(|_| {
+        let (client, slow) = (client.clone(), slow.clone());
+        async move {
+            client
+                .call_raw(Version::Soap11, None, slow)
+                .await
+                .unwrap()
+                .status
+        }
+    });
+    let statuses = futures_join(calls).await;
+    let answered = statuses.iter().filter(|&&s| s == 500).count(); // `slow` ends in a Client fault
+    let shed = statuses.iter().filter(|&&s| s == 503).count();
+    assert_eq!(answered + shed, 64, "{statuses:?}");
+    assert!(answered <= 8 && answered >= 1, "{statuses:?}");
+    let m = server.metrics_text();
+    assert_eq!(count(&m, "soapstone_requests_shed_total"), shed as u64);
+    assert_eq!(count(&m, "soapstone_requests_in_flight"), 0);
+}

@@ -10,9 +10,10 @@
 //! * [`xsd`] has value types for XML Schema types Rust lacks, and [`xsd_type_name`] the
 //!   Rust-to-XSD type map.
 //!
-//! Decoding runs over quick-xml's slice reader with our own namespace resolution and enforces
-//! every bound in [`Limits`]: no DOCTYPE (so no entity expansion and no external fetch), only
-//! UTF-8, bounded size, depth, attributes, names, text and array lengths.
+//! Decoding runs over a small tokenizer of its own (quick-xml decodes entities), with its own
+//! namespace resolution, and enforces every bound in [`Limits`]: no DOCTYPE (so no entity
+//! expansion and no external fetch), only UTF-8, bounded size, depth, attributes, names, text
+//! and array lengths, and a work budget for multi-ref `href`s.
 //!
 //! Must never: do I/O, build a DOM, expand entities, accept a DOCTYPE, panic on any input.
 //!

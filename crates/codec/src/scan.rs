@@ -44,6 +44,29 @@ pub(crate) struct Scanner<'a> {
     pos: usize,
 }
 
+/// Bytes that end a name: XML whitespace, `=`, `/`, `>`, `<` (a table: one load per byte).
+pub(crate) static NAME_END: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b' ' as usize] = true;
+    t[b'\t' as usize] = true;
+    t[b'\r' as usize] = true;
+    t[b'\n' as usize] = true;
+    t[b'=' as usize] = true;
+    t[b'/' as usize] = true;
+    t[b'>' as usize] = true;
+    t[b'<' as usize] = true;
+    t
+};
+
+/// Index of the first name-ending byte at or after `i` (or `b.len()`).
+#[inline]
+pub(crate) fn name_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && !NAME_END[b[i] as usize] {
+        i += 1;
+    }
+    i
+}
+
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
@@ -105,10 +128,7 @@ impl<'a> Scanner<'a> {
         }
         match b.get(start + 1) {
             Some(b'/') => {
-                let mut i = start + 2;
-                while i < b.len() && !matches!(b[i], b'>' | b' ' | b'\t' | b'\r' | b'\n' | b'<') {
-                    i += 1;
-                }
+                let mut i = name_end(b, start + 2);
                 let name_end = i;
                 while i < b.len() && is_ws(b[i]) {
                     i += 1;
@@ -169,10 +189,7 @@ impl<'a> Scanner<'a> {
     #[inline]
     fn start_tag(&mut self, start: usize) -> Result<Token<'a>, String> {
         let b = self.input.as_bytes();
-        let mut i = start + 1;
-        while i < b.len() && !matches!(b[i], b' ' | b'\t' | b'\r' | b'\n' | b'/' | b'>') {
-            i += 1;
-        }
+        let mut i = name_end(b, start + 1);
         let name_end = i;
         let name = self.slice(start + 1, name_end)?;
         if name.is_empty() || name.contains(['<', '"', '\'', '=']) {

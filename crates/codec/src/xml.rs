@@ -39,8 +39,37 @@ pub(crate) mod ns {
     pub(crate) fn is_xsd(uri: &str) -> bool {
         uri == XSD_2001 || uri == XSD_1999 || uri == XSD_2000
     }
-    pub(crate) fn is_enc(uri: &str) -> bool {
-        uri == SOAP11_ENC || uri == SOAP12_ENC
+}
+
+/// The namespaces the body decoder tests for on every element, classified once when they
+/// are declared instead of compared as strings on every use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NsKind {
+    /// No namespace (unprefixed attribute, or an unbound default namespace).
+    None,
+    Xsi,
+    /// XML Schema, or a SOAP encoding namespace (whose types mirror the schema's).
+    Schema,
+    Enc11,
+    Enc12,
+    Other,
+}
+
+impl NsKind {
+    fn of(uri: &str) -> NsKind {
+        match uri {
+            "" => NsKind::None,
+            ns::SOAP11_ENC => NsKind::Enc11,
+            ns::SOAP12_ENC => NsKind::Enc12,
+            u if ns::is_xsi(u) => NsKind::Xsi,
+            u if ns::is_xsd(u) => NsKind::Schema,
+            _ => NsKind::Other,
+        }
+    }
+
+    /// XML Schema or SOAP-ENC: where built-in type names live.
+    pub(crate) fn has_schema_types(self) -> bool {
+        matches!(self, NsKind::Schema | NsKind::Enc11 | NsKind::Enc12)
     }
 }
 
@@ -49,6 +78,14 @@ pub(crate) mod ns {
 pub(crate) struct Binding<'a> {
     pub(crate) prefix: &'a str,
     pub(crate) uri: Cow<'a, str>,
+    pub(crate) kind: NsKind,
+}
+
+impl<'a> Binding<'a> {
+    pub(crate) fn new(prefix: &'a str, uri: Cow<'a, str>) -> Self {
+        let kind = NsKind::of(&uri);
+        Binding { prefix, uri, kind }
+    }
 }
 
 /// Bindings in scope, innermost last. Lookups scan backwards while the stack is short (the
@@ -110,6 +147,20 @@ impl<'a> NsStack<'a> {
             }
         }
         self.bindings.truncate(len);
+    }
+
+    /// The kind of namespace bound to `prefix` (`None` if unbound).
+    #[inline]
+    pub(crate) fn lookup_kind(&self, prefix: &str) -> Option<NsKind> {
+        if self.index.is_none() {
+            return match self.bindings.iter().rev().find(|b| same(b.prefix, prefix)) {
+                Some(b) if b.uri.is_empty() => None,
+                Some(b) => Some(b.kind),
+                None if prefix == "xml" => Some(NsKind::Other),
+                None => None,
+            };
+        }
+        self.lookup(prefix).map(NsKind::of)
     }
 
     /// The URI bound to `prefix` (`""`: the default namespace, which may be unbound).
@@ -478,10 +529,7 @@ impl<'a, 's> Cursor<'a, 's> {
                     if key == "xmlns" || prefix == "xmlns" {
                         let value = attr_value(raw_value, key).map_err(|e| self.err(e))?;
                         let prefix = if key == "xmlns" { "" } else { local };
-                        self.ns.push(Binding {
-                            prefix,
-                            uri: trim_uri(value),
-                        });
+                        self.ns.push(Binding::new(prefix, trim_uri(value)));
                     } else {
                         if self
                             .attrs
@@ -517,6 +565,27 @@ impl<'a, 's> Cursor<'a, 's> {
     pub(crate) fn resolve_element(&self, qname: &'a str) -> Result<(&str, &'a str), DecodeError> {
         let (prefix, local) = split_qname(qname);
         Ok((self.resolve(prefix)?, local))
+    }
+
+    /// The kind of namespace of an attribute (unprefixed attributes have none).
+    #[inline]
+    pub(crate) fn attr_kind(&self, a: &Attr<'a>) -> Result<NsKind, DecodeError> {
+        if a.prefix.is_empty() {
+            return Ok(NsKind::None);
+        }
+        self.ns.lookup_kind(a.prefix).ok_or_else(|| {
+            self.malformed(format!("namespace prefix `{}` is not declared", a.prefix))
+        })
+    }
+
+    /// The kind of namespace a prefix is bound to (error if unbound and non-empty).
+    #[inline]
+    pub(crate) fn resolve_kind(&self, prefix: &str) -> Result<NsKind, DecodeError> {
+        match self.ns.lookup_kind(prefix) {
+            Some(k) => Ok(k),
+            None if prefix.is_empty() => Ok(NsKind::None),
+            None => Err(self.malformed(format!("namespace prefix `{prefix}` is not declared"))),
+        }
     }
 
     /// Namespace URI of an attribute (unprefixed attributes have none).
@@ -700,9 +769,7 @@ fn next_attr(s: &str) -> Result<Option<(&str, &str, &str)>, String> {
         ));
     }
     let name_start = i;
-    while i < b.len() && !is_ws(b[i]) && b[i] != b'=' {
-        i += 1;
-    }
+    i = crate::scan::name_end(b, i);
     let name = &s[name_start..i];
     while i < b.len() && is_ws(b[i]) {
         i += 1;

@@ -129,3 +129,65 @@ fn version_mismatch_fault_has_upgrade() {
     assert_eq!(f.code, FaultCode::VersionMismatch);
     assert_eq!(f.reason, "wrong version");
 }
+
+#[test]
+fn typed_header_block() {
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Session {
+        id: u64,
+        user: String,
+    }
+    let doc = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" xmlns:h="urn:h"><s:Header><h:session s:mustUnderstand="1"><h:id>42</h:id><user>ann &amp; bob</user></h:session></s:Header><s:Body><op/></s:Body></s:Envelope>"#;
+    let env = parse(doc).unwrap();
+    assert_eq!(env.headers()[0].name, QName::new("urn:h", "session"));
+    let s: Session = env.header(0, Style::Literal).unwrap();
+    assert_eq!(
+        s,
+        Session {
+            id: 42,
+            user: "ann & bob".into()
+        }
+    );
+    let bad = doc.replace(">42<", ">x<");
+    let env = parse(&bad).unwrap();
+    let e = env.header::<Session>(0, Style::Literal).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "/Envelope/Header/session/id: expected xsd:unsignedLong, found `x`"
+    );
+    assert!(env.header::<Session>(5, Style::Literal).is_err());
+}
+
+#[test]
+fn soap12_structure_rules() {
+    let env12 = |inner: &str| {
+        format!(
+            r#"<env:Envelope xmlns:env="http://www.w3.org/2003/05/soap-envelope">{inner}</env:Envelope>"#
+        )
+    };
+    let e = parse(&env12("<env:Header/>")).unwrap_err();
+    assert!(e.to_string().contains("has no Body"), "{e}");
+    let e = parse(&env12("<env:Body/><trailer/>")).unwrap_err();
+    assert!(e.to_string().contains("after Body"), "{e}");
+    let e = parse(&env12(
+        r#"<env:Body env:encodingStyle="http://www.w3.org/2003/05/soap-encoding"/>"#,
+    ))
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("encodingStyle is not allowed on the soap 1.2 Body"),
+        "{e}"
+    );
+    let e = parse(&env12(
+        r#"<env:Body><x:op xmlns:x="urn:x" env:encodingStyle="urn:poison"/></env:Body>"#,
+    ))
+    .unwrap_err();
+    assert!(e.is_data_encoding_unknown(), "{e}");
+    assert_eq!(Fault::from(&e).code, FaultCode::DataEncodingUnknown);
+    // SOAP 1.1 tolerates trailers
+    let doc = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><op/></s:Body><trailer/></s:Envelope>"#;
+    parse(doc).unwrap().body::<()>(Style::Literal).unwrap();
+    // text after the root element is refused when the body is read
+    let doc = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><op/></s:Body></s:Envelope>junk"#;
+    assert!(parse(doc).unwrap().body::<()>(Style::Literal).is_err());
+}

@@ -6,7 +6,7 @@
 //! Must never: allocate for an array size before it is checked against `max_array_len`.
 
 use crate::error::{excerpt, DecodeError};
-use crate::xml::{ns, split_qname, Cursor};
+use crate::xml::{split_qname, Cursor, NsKind};
 
 /// Array dimensions from `arrayType="t[a,b]"` or `arraySize="a b"`; 0 is "unknown" (`*`,
 /// `[]`); rank 0: the element is not marked as an array.
@@ -78,9 +78,9 @@ impl<'a> Info<'a> {
                 }
                 _ => continue,
             }
-            let uri = cur.attr_ns(a)?;
-            match (a.local, uri) {
-                ("href", "") => {
+            let kind = cur.attr_kind(a)?;
+            match (a.local, kind) {
+                ("href", NsKind::None) => {
                     let v = a.plain().map_err(|e| cur.err(e))?;
                     match v.strip_prefix('#') {
                         Some(id) => self.href = Some(id),
@@ -92,19 +92,17 @@ impl<'a> Info<'a> {
                         }
                     }
                 }
-                ("id", "") => id = true,
-                ("type", u) if ns::is_xsi(u) => {
-                    self.xsi_type = Some(a.plain().map_err(|e| cur.err(e))?)
-                }
-                ("nil", u) if ns::is_xsi(u) => self.nil = matches!(a.raw.trim(), "true" | "1"),
-                ("arrayType", ns::SOAP11_ENC) => self.array = array_type(cur, &a.value()?)?,
-                ("itemType", ns::SOAP12_ENC) => item_type = true,
-                ("arraySize", ns::SOAP12_ENC) => self.array = array_size(cur, &a.value()?)?,
-                ("ref", ns::SOAP12_ENC) => {
+                ("id", NsKind::None) => id = true,
+                ("type", NsKind::Xsi) => self.xsi_type = Some(a.plain().map_err(|e| cur.err(e))?),
+                ("nil", NsKind::Xsi) => self.nil = matches!(a.raw.trim(), "true" | "1"),
+                ("arrayType", NsKind::Enc11) => self.array = array_type(cur, &a.value()?)?,
+                ("itemType", NsKind::Enc12) => item_type = true,
+                ("arraySize", NsKind::Enc12) => self.array = array_size(cur, &a.value()?)?,
+                ("ref", NsKind::Enc12) => {
                     let v = a.plain().map_err(|e| cur.err(e))?;
                     self.href = Some(v.strip_prefix('#').unwrap_or(v));
                 }
-                ("id", ns::SOAP12_ENC) => id = true,
+                ("id", NsKind::Enc12) => id = true,
                 _ => {}
             }
         }

@@ -263,8 +263,7 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
             return Ok(());
         };
         let (prefix, local) = split_qname(t.trim());
-        let uri = self.cur.resolve(prefix)?;
-        if (ns::is_xsd(uri) || ns::is_enc(uri)) && !compatible(want, local) {
+        if self.cur.resolve_kind(prefix)?.has_schema_types() && !compatible(want, local) {
             return Err(self.cur.err(DecodeError::value(format!(
                 "expected {}, found xsi:type {}",
                 want.name(),
@@ -626,7 +625,11 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
             Ev::Start(_) => return self.deserialize_map(visitor),
             _ => {}
         }
-        let local = self.info.xsi_type.map(|t| split_qname(t.trim()).1).unwrap_or_default();
+        let local = self
+            .info
+            .xsi_type
+            .map(|t| split_qname(t.trim()).1)
+            .unwrap_or_default();
         match local {
             "boolean" => self.deserialize_bool(visitor),
             "float" | "double" => self.deserialize_f64(visitor),

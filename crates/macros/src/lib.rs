@@ -25,7 +25,9 @@ use proc_macro::TokenStream;
 /// and `#[soap(name = "..")]` on a parameter override the defaults: the lowerCamelCase
 /// method/parameter name, the action `<namespace>#<name>` (`<namespace><name>` when the
 /// namespace ends with `/`), the response wrapper `<name>Response`, the result element
-/// `return`; `cache` keeps responses of an idempotent operation.
+/// `return`; `cache` keeps responses of an idempotent operation. A tuple result is several
+/// response parts, named in order: `#[soap(result = "outputString, outputInteger")]` on
+/// `-> Result<(String, i32), Fault>`.
 #[proc_macro_attribute]
 pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
     service::expand(args.into(), input.into()).into()

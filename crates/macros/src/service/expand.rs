@@ -83,9 +83,9 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             name: op_name,
             action,
             response,
-            result,
             params,
             ok,
+            results,
             cache,
             docs,
         } = m;
@@ -97,9 +97,19 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             let default = is_vec(ty).then(|| quote!(#[serde(default)]));
             quote!(#[serde(rename = #part)] #default #id: #ty)
         });
-        let result_field = ok.as_ref().map(|ty| {
+        // One wrapper field per response part: `result` for a single result, `r0`, `r1`, ..
+        // for the elements of a tuple result.
+        let result_ids: Vec<_> = if results.len() == 1 {
+            vec![format_ident!("result")]
+        } else {
+            (0..results.len())
+                .map(|i| format_ident!("r{}", i))
+                .collect()
+        };
+        let result_fields = results.iter().zip(&result_ids).map(|(part, id)| {
+            let (name, ty) = (&part.name, &part.ty);
             let default = is_vec(ty).then(|| quote!(#[serde(default)]));
-            quote!(#[serde(rename = #result)] #default result: #ty)
+            quote!(#[serde(rename = #name)] #default #id: #ty)
         });
         wrappers.push(quote! {
             #[derive(#cg::serde::Serialize, #cg::serde::Deserialize)]
@@ -111,15 +121,16 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             #[serde(crate = "::soapstone_service::codegen::serde", rename = #response)]
             #[allow(non_camel_case_types)]
             #[doc(hidden)]
-            struct #resp_ty { #result_field }
+            struct #resp_ty { #(#result_fields),* }
         });
 
         let inputs = params.iter().map(|p| {
             let (ty, part) = (&p.ty, &p.part);
             quote!(op.input.push(#cg::wsdl::Part::new(#part, <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema)));)
         });
-        let output = ok.as_ref().map(|ty| {
-            quote!(op.output.push(#cg::wsdl::Part::new(#result, <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema)));)
+        let outputs = results.iter().map(|part| {
+            let (name, ty) = (&part.name, &part.ty);
+            quote!(op.output.push(#cg::wsdl::Part::new(#name, <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema)));)
         });
         let op_docs = docs
             .as_ref()
@@ -130,17 +141,17 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 op.response = #cg::String::from(#response);
                 #op_docs
                 #(#inputs)*
-                #output
+                #(#outputs)*
                 model.operations.push(op);
             }
         });
 
         let param_ids: Vec<_> = params.iter().map(|p| &p.ident).collect();
         let param_tys: Vec<_> = params.iter().map(|p| &p.ty).collect();
-        let make_response = if ok.is_some() {
-            quote!(|result| #resp_ty { result })
-        } else {
-            quote!(|()| #resp_ty {})
+        let make_response = match result_ids.as_slice() {
+            [] => quote!(|()| #resp_ty {}),
+            [single] => quote!(|#single| #resp_ty { #single }),
+            many => quote!(|(#(#many),*)| #resp_ty { #(#many),* }),
         };
         let cache_check = cache.then(|| {
             quote! {
@@ -169,10 +180,10 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         cached.push(*cache);
 
         let ret_ty = ok.as_ref().map(|t| quote!(#t)).unwrap_or(quote!(()));
-        let ret_val = if ok.is_some() {
-            quote!(response.result)
-        } else {
-            quote!(())
+        let ret_val = match result_ids.as_slice() {
+            [] => quote!(()),
+            [single] => quote!(response.#single),
+            many => quote!((#(response.#many),*)),
         };
         let method_doc = format!(" Calls `{op_name}` (SOAPAction `{action}`).");
         client_methods.push(quote! {

@@ -40,16 +40,24 @@ pub(crate) struct Param {
     pub(crate) part: String,
 }
 
+/// One part of an operation's response: the single result, or one element of a tuple result.
+pub(crate) struct ResultPart {
+    pub(crate) name: String,
+    pub(crate) ty: Type,
+}
+
 /// One operation.
 pub(crate) struct Method {
     pub(crate) ident: Ident,
     pub(crate) name: String,
     pub(crate) action: String,
     pub(crate) response: String,
-    pub(crate) result: String,
     pub(crate) params: Vec<Param>,
     /// The `T` of `Result<T, E>`; `None` for `()`.
     pub(crate) ok: Option<Type>,
+    /// The response parts: none for `()`, one for a plain `T`, one per element of a tuple
+    /// `T` whose part names `result = "a, b"` lists.
+    pub(crate) results: Vec<ResultPart>,
     pub(crate) cache: bool,
     pub(crate) docs: Option<String>,
 }
@@ -375,20 +383,7 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
             None
         }
     };
-    let result = attr
-        .result
-        .as_ref()
-        .map(LitStr::value)
-        .unwrap_or_else(|| "return".to_string());
-    if !is_xml_name(&result) {
-        cx.error_at(
-            attr.result
-                .as_ref()
-                .map(|l| l.span())
-                .unwrap_or(sig.ident.span()),
-            format!("result name `{result}` is not an XML name"),
-        );
-    }
+    let results = result_parts(cx, &attr, ok_ty.as_ref(), &sig.ident);
     let response = attr
         .response
         .as_ref()
@@ -413,12 +408,94 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
         name,
         action,
         response,
-        result,
         params,
         ok: ok_ty,
+        results,
         cache: attr.cache,
         docs: docs(&f.attrs),
     })
+}
+
+/// The response parts of a method: `result = "a, b, c"` names the elements of a tuple result
+/// in order (several parts); a single name (default `return`) names the whole result.
+fn result_parts(
+    cx: &mut Ctxt,
+    attr: &SoapAttr,
+    ok: Option<&Type>,
+    method: &Ident,
+) -> Vec<ResultPart> {
+    let span = attr
+        .result
+        .as_ref()
+        .map(|l| l.span())
+        .unwrap_or(method.span());
+    let names: Vec<String> = match &attr.result {
+        Some(lit) => lit
+            .value()
+            .split(',')
+            .map(|n| n.trim().to_string())
+            .collect(),
+        None => vec!["return".to_string()],
+    };
+    let mut seen: HashMap<&str, ()> = HashMap::new();
+    for n in &names {
+        if !is_xml_name(n) {
+            cx.error_at(span, format!("result name `{n}` is not an XML name"));
+        } else if seen.insert(n, ()).is_some() {
+            cx.error_at(span, format!("result part `{n}` is named twice"));
+        }
+    }
+    let Some(ok) = ok else { return Vec::new() };
+    let tuple = match ok {
+        Type::Tuple(t) => Some(t),
+        Type::Paren(p) => match &*p.elem {
+            Type::Tuple(t) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    };
+    match (tuple, names.len()) {
+        (Some(t), n) if t.elems.len() >= 2 && n == 1 => {
+            let example: Vec<String> = (0..t.elems.len()).map(|i| format!("part{i}")).collect();
+            cx.error_spanned_by(
+                t,
+                format!(
+                    "a tuple result is several response parts: name each with `#[soap(result = \"{}\")]`",
+                    example.join(", ")
+                ),
+            );
+            Vec::new()
+        }
+        (Some(t), n) if n >= 2 && t.elems.len() != n => {
+            cx.error_at(
+                span,
+                format!(
+                    "`result` names {n} parts but the result is a tuple of {}",
+                    t.elems.len()
+                ),
+            );
+            Vec::new()
+        }
+        (Some(t), n) if n >= 2 => names
+            .into_iter()
+            .zip(t.elems.iter())
+            .map(|(name, ty)| ResultPart {
+                name,
+                ty: ty.clone(),
+            })
+            .collect(),
+        (_, n) if n >= 2 => {
+            cx.error_spanned_by(
+                ok,
+                format!("`result` names {n} parts: the result must be a tuple of {n} types"),
+            );
+            Vec::new()
+        }
+        _ => vec![ResultPart {
+            name: names.into_iter().next().unwrap_or_default(),
+            ty: ok.clone(),
+        }],
+    }
 }
 
 /// `urn:charging` + `reserve` -> `urn:charging#reserve`; `http://tempuri.org/` + `echoFloat`

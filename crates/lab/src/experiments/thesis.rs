@@ -290,9 +290,9 @@ pub(crate) fn section(results: &Results) -> Section {
         pooled_at(results, "stress", PlacementKind::SameCpu),
     ) {
         findings.push(format!(
-            "Under stress the mean call takes {} the unloaded time ({} vs {} µs); the thesis saw \
-             ×1.9 for CORBA and ×1.10 for SOAP.",
-            fmt::ratio(stress / none),
+            "With client and server on one CPU, stress makes the mean call {:.2} times the \
+             unloaded one ({} vs {} µs); the thesis saw 1.93 times for CORBA and 1.10 for SOAP.",
+            stress / none,
             fmt::us(stress),
             fmt::us(none)
         ));

@@ -38,6 +38,53 @@ pub(crate) enum Token<'a> {
     Eof,
 }
 
+/// What is malformed; formatted only when reported (keeps the hot path small).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ScanError {
+    EndTagNotClosed,
+    EmptyEndTag,
+    PiNotClosed,
+    EndsInTag,
+    CommentNotClosed,
+    CdataNotClosed,
+    MarkupDeclaration,
+    /// Byte offset of the tag.
+    MalformedStartTag(usize),
+    StartTagNotClosed(usize),
+    AttrValueNotClosed(usize),
+    BadUtf8,
+}
+
+impl ScanError {
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn describe(self, input: &str) -> String {
+        let tag = |at: usize| {
+            let rest = input.get(at..).unwrap_or("");
+            let end = rest
+                .bytes()
+                .position(|b| NAME_END[b as usize] && b != b'<')
+                .unwrap_or(rest.len());
+            crate::error::excerpt(rest.get(..end.max(1)).unwrap_or(rest))
+        };
+        match self {
+            ScanError::EndTagNotClosed => "end tag is not closed".into(),
+            ScanError::EmptyEndTag => "malformed end tag `</>`".into(),
+            ScanError::PiNotClosed => "processing instruction is not closed".into(),
+            ScanError::EndsInTag => "document ends inside a tag".into(),
+            ScanError::CommentNotClosed => "comment is not closed".into(),
+            ScanError::CdataNotClosed => "cdata section is not closed".into(),
+            ScanError::MarkupDeclaration => "markup declarations (`<!`) are not allowed".into(),
+            ScanError::MalformedStartTag(at) => format!("malformed start tag {}", tag(at)),
+            ScanError::StartTagNotClosed(at) => format!("start tag {} is not closed", tag(at)),
+            ScanError::AttrValueNotClosed(at) => {
+                format!("attribute value in {} is not closed", tag(at))
+            }
+            ScanError::BadUtf8 => "invalid utf-8 in markup".into(),
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(crate) struct Scanner<'a> {
     input: &'a str,
@@ -84,10 +131,37 @@ impl<'a> Scanner<'a> {
         self.pos
     }
 
-    fn slice(&self, a: usize, b: usize) -> Result<&'a str, String> {
-        self.input
-            .get(a..b)
-            .ok_or_else(|| "invalid utf-8 in markup".to_string())
+    /// The fast path of a simple element: if the input continues with text free of markup,
+    /// `&` and `\r`, then `</name>`, consumes both and returns the text (possibly empty).
+    #[inline]
+    pub(crate) fn simple_text(&mut self, name: &str) -> Option<&'a str> {
+        let b = self.input.as_bytes();
+        let start = self.pos;
+        let mut i = start;
+        let limit = b.len().min(start + 64);
+        while i < limit {
+            match b[i] {
+                b'<' => break,
+                b'&' | b'\r' => return None,
+                _ => i += 1,
+            }
+        }
+        if b.get(i) != Some(&b'<') || b.get(i + 1) != Some(&b'/') {
+            return None;
+        }
+        let n = name.len();
+        let end_name = b.get(i + 2..i + 2 + n)?;
+        if end_name != name.as_bytes() || b.get(i + 2 + n) != Some(&b'>') {
+            return None;
+        }
+        let text = self.input.get(start..i)?;
+        self.pos = i + 3 + n;
+        Some(text)
+    }
+
+    #[inline]
+    fn slice(&self, a: usize, b: usize) -> Result<&'a str, ScanError> {
+        self.input.get(a..b).ok_or(ScanError::BadUtf8)
     }
 
     fn find(&self, from: usize, needle: &[u8]) -> Option<usize> {
@@ -97,7 +171,7 @@ impl<'a> Scanner<'a> {
 
     /// The next token; `Err` is a lower-case message about malformed markup.
     #[inline]
-    pub(crate) fn next(&mut self) -> Result<Token<'a>, String> {
+    pub(crate) fn next(&mut self) -> Result<Token<'a>, ScanError> {
         let b = self.input.as_bytes();
         let start = self.pos;
         let Some(&first) = b.get(start) else {
@@ -134,20 +208,18 @@ impl<'a> Scanner<'a> {
                     i += 1;
                 }
                 if b.get(i) != Some(&b'>') {
-                    return Err("end tag is not closed".to_string());
+                    return Err(ScanError::EndTagNotClosed);
                 }
                 let name = self.slice(start + 2, name_end)?;
                 if name.is_empty() {
-                    return Err("malformed end tag `</>`".to_string());
+                    return Err(ScanError::EmptyEndTag);
                 }
                 self.pos = i + 1;
                 Ok(Token::End(name))
             }
             Some(b'!') => self.bang(start),
             Some(b'?') => {
-                let end = self
-                    .find(start + 2, b"?>")
-                    .ok_or("processing instruction is not closed")?;
+                let end = self.find(start + 2, b"?>").ok_or(ScanError::PiNotClosed)?;
                 self.pos = end + 2;
                 let target_end = b[start + 2..end]
                     .iter()
@@ -159,44 +231,41 @@ impl<'a> Scanner<'a> {
                 Ok(Token::Skip)
             }
             Some(_) => self.start_tag(start),
-            None => Err("document ends inside a tag".to_string()),
+            None => Err(ScanError::EndsInTag),
         }
     }
 
-    fn bang(&mut self, start: usize) -> Result<Token<'a>, String> {
+    fn bang(&mut self, start: usize) -> Result<Token<'a>, ScanError> {
         let rest = &self.input.as_bytes()[start..];
         if rest.starts_with(b"<!--") {
             let end = self
                 .find(start + 4, b"-->")
-                .ok_or("comment is not closed")?;
+                .ok_or(ScanError::CommentNotClosed)?;
             self.pos = end + 3;
             Ok(Token::Skip)
         } else if rest.starts_with(b"<![CDATA[") {
             let end = self
                 .find(start + 9, b"]]>")
-                .ok_or("cdata section is not closed")?;
+                .ok_or(ScanError::CdataNotClosed)?;
             self.pos = end + 3;
             self.slice(start + 9, end).map(Token::CData)
         } else if rest.len() >= 9 && rest[2..9].eq_ignore_ascii_case(b"DOCTYPE") {
             Ok(Token::DocType)
         } else {
-            Err("markup declarations (`<!`) are not allowed".to_string())
+            Err(ScanError::MarkupDeclaration)
         }
     }
 
     /// `<name ... >`: the name ends at whitespace, `/` or `>`; the tag ends at the first `>`
     /// outside quotes.
     #[inline]
-    fn start_tag(&mut self, start: usize) -> Result<Token<'a>, String> {
+    fn start_tag(&mut self, start: usize) -> Result<Token<'a>, ScanError> {
         let b = self.input.as_bytes();
         let mut i = name_end(b, start + 1);
         let name_end = i;
         let name = self.slice(start + 1, name_end)?;
         if name.is_empty() || name.contains(['<', '"', '\'', '=']) {
-            return Err(format!(
-                "malformed start tag `<{}`",
-                crate::error::excerpt(name).trim_matches('`')
-            ));
+            return Err(ScanError::MalformedStartTag(start));
         }
         // the common cases: `<name>` and `<name/>`
         match (b.get(i), b.get(i + 1)) {
@@ -221,7 +290,7 @@ impl<'a> Scanner<'a> {
         // find the closing `>`, skipping quoted attribute values
         loop {
             let Some(off) = memchr::memchr3(b'>', b'"', b'\'', &b[i..]) else {
-                return Err(format!("start tag `<{name}>` is not closed"));
+                return Err(ScanError::StartTagNotClosed(start));
             };
             let at = i + off;
             match b[at] {
@@ -234,7 +303,7 @@ impl<'a> Scanner<'a> {
                 }
                 q => match memchr::memchr(q, &b[at + 1..]) {
                     Some(close) => i = at + 1 + close + 1,
-                    None => return Err(format!("attribute value in `<{name}>` is not closed")),
+                    None => return Err(ScanError::AttrValueNotClosed(start)),
                 },
             }
         }

@@ -369,15 +369,22 @@ impl<'a, 's> Cursor<'a, 's> {
         Ok(ev)
     }
 
+    #[inline]
     fn spend(&self) -> Result<(), DecodeError> {
         let b = self.src.budget.get();
         if b == 0 {
-            return Err(self.err(DecodeError::limit(
-                "reference expansion exceeds the document size",
-            )));
+            return Err(self.budget_error());
         }
         self.src.budget.set(b - 1);
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn budget_error(&self) -> DecodeError {
+        self.err(DecodeError::limit(
+            "reference expansion exceeds the document size",
+        ))
     }
 
     /// Reads one event; opens starts; leaves ends to be closed by the consumer.
@@ -397,7 +404,7 @@ impl<'a, 's> Cursor<'a, 's> {
             let at = self.scan.pos();
             let token = match self.scan.next() {
                 Ok(t) => t,
-                Err(msg) => return Err(self.malformed(format!("malformed xml: {msg}"))),
+                Err(e) => return Err(self.scan_error(e)),
             };
             self.spend()?;
             match token {
@@ -438,15 +445,27 @@ impl<'a, 's> Cursor<'a, 's> {
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn scan_error(&self, e: crate::scan::ScanError) -> DecodeError {
+        self.malformed(format!("malformed xml: {}", e.describe(self.src.input)))
+    }
+
     #[inline]
     fn check_text(&self, len: usize) -> Result<(), DecodeError> {
         if len > self.src.limits.max_text_len {
-            return Err(self.err(DecodeError::limit(format!(
-                "text of {len} bytes exceeds the limit of {} bytes",
-                self.src.limits.max_text_len
-            ))));
+            return Err(self.text_error(len));
         }
         Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn text_error(&self, len: usize) -> DecodeError {
+        self.err(DecodeError::limit(format!(
+            "text of {len} bytes exceeds the limit of {} bytes",
+            self.src.limits.max_text_len
+        )))
     }
 
     /// Checks and pops the element whose end tag was just read.
@@ -463,31 +482,25 @@ impl<'a, 's> Cursor<'a, 's> {
                 self.stack.pop();
                 Ok(())
             }
-            Some(open) => {
-                let expected = open.name;
-                Err(self.malformed(format!(
-                    "end tag `</{name}>` does not match start tag `<{expected}>`"
-                )))
-            }
+            Some(open) => Err(self.mismatch_error(name, open.name)),
             None => Err(self.malformed(format!("unexpected end tag `</{name}>`"))),
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn mismatch_error(&self, name: &str, expected: &str) -> DecodeError {
+        self.malformed(format!(
+            "end tag `</{name}>` does not match start tag `<{expected}>`"
+        ))
+    }
+
     /// Opens a start tag: limits, namespace declarations, attributes.
+    #[inline]
     fn open(&mut self, name: &'a str, rest: &'a str) -> Result<(), DecodeError> {
         let limits = &self.src.limits;
-        if self.stack.len() >= limits.max_depth {
-            return Err(self.err(DecodeError::limit(format!(
-                "element `<{name}>` nests deeper than the limit of {}",
-                limits.max_depth
-            ))));
-        }
-        if name.len() > limits.max_name_len {
-            return Err(self.err(DecodeError::limit(format!(
-                "element name of {} bytes exceeds the limit of {} bytes",
-                name.len(),
-                limits.max_name_len
-            ))));
+        if self.stack.len() >= limits.max_depth || name.len() > limits.max_name_len {
+            return Err(self.open_error(name));
         }
         let mark = self.ns.len() as u32;
         self.stack.push(Open {
@@ -495,61 +508,98 @@ impl<'a, 's> Cursor<'a, 's> {
             ns_mark: mark,
         });
         self.attrs.clear();
-        let max_attrs = limits.max_attributes;
-        let max_name = limits.max_name_len;
-        let max_text = limits.max_text_len;
         if rest.is_empty() {
             return Ok(());
         }
+        self.open_attrs(rest)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn open_error(&self, name: &str) -> DecodeError {
+        let limits = &self.src.limits;
+        if self.stack.len() >= limits.max_depth {
+            self.err(DecodeError::limit(format!(
+                "element `<{name}>` nests deeper than the limit of {}",
+                limits.max_depth
+            )))
+        } else {
+            self.err(DecodeError::limit(format!(
+                "element name of {} bytes exceeds the limit of {} bytes",
+                name.len(),
+                limits.max_name_len
+            )))
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn attr_error(&self, count: usize, key: &str, raw_value: &str) -> DecodeError {
+        let limits = &self.src.limits;
+        let (max_attrs, max_name, max_text) = (
+            limits.max_attributes,
+            limits.max_name_len,
+            limits.max_text_len,
+        );
+        if count > max_attrs {
+            self.err(DecodeError::limit(format!(
+                "more than {max_attrs} attributes on one element"
+            )))
+        } else if key.len() > max_name {
+            self.err(DecodeError::limit(format!(
+                "attribute name of {} bytes exceeds the limit of {max_name} bytes",
+                key.len()
+            )))
+        } else {
+            self.err(DecodeError::limit(format!(
+                "attribute value of {} bytes exceeds the limit of {max_text} bytes",
+                raw_value.len()
+            )))
+        }
+    }
+
+    /// The attributes of the tag just opened: namespace declarations to the stack, the rest
+    /// to `attrs`.
+    fn open_attrs(&mut self, rest: &'a str) -> Result<(), DecodeError> {
+        let limits = &self.src.limits;
+        let (max_attrs, max_name, max_text) = (
+            limits.max_attributes,
+            limits.max_name_len,
+            limits.max_text_len,
+        );
         let mut count = 0usize;
         let mut rest = rest;
         loop {
-            match next_attr(rest) {
-                Ok(None) => break,
-                Ok(Some((key, raw_value, after))) => {
-                    count += 1;
-                    if count > max_attrs {
-                        return Err(self.err(DecodeError::limit(format!(
-                            "more than {max_attrs} attributes on one element"
-                        ))));
-                    }
-                    if key.len() > max_name {
-                        return Err(self.err(DecodeError::limit(format!(
-                            "attribute name of {} bytes exceeds the limit of {max_name} bytes",
-                            key.len()
-                        ))));
-                    }
-                    if raw_value.len() > max_text {
-                        return Err(self.err(DecodeError::limit(format!(
-                            "attribute value of {} bytes exceeds the limit of {max_text} bytes",
-                            raw_value.len()
-                        ))));
-                    }
-                    let (prefix, local) = split_qname(key);
-                    if key == "xmlns" || prefix == "xmlns" {
-                        let value = attr_value(raw_value, key).map_err(|e| self.err(e))?;
-                        let prefix = if key == "xmlns" { "" } else { local };
-                        self.ns.push(Binding::new(prefix, trim_uri(value)));
-                    } else {
-                        if self
-                            .attrs
-                            .iter()
-                            .any(|a| same(a.local, local) && same(a.prefix, prefix))
-                        {
-                            return Err(self.malformed(format!("duplicate attribute `{key}`")));
-                        }
-                        self.attrs.push(Attr {
-                            prefix,
-                            local,
-                            raw: raw_value,
-                        });
-                    }
-                    rest = after;
-                }
+            let (key, raw_value, after) = match next_attr(rest) {
+                Ok(None) => return Ok(()),
+                Ok(Some(t)) => t,
                 Err(msg) => return Err(self.malformed(msg)),
+            };
+            count += 1;
+            if count > max_attrs || key.len() > max_name || raw_value.len() > max_text {
+                return Err(self.attr_error(count, key, raw_value));
             }
+            let (prefix, local) = split_qname(key);
+            if key == "xmlns" || prefix == "xmlns" {
+                let value = attr_value(raw_value, key).map_err(|e| self.err(e))?;
+                let prefix = if key == "xmlns" { "" } else { local };
+                self.ns.push(Binding::new(prefix, trim_uri(value)));
+            } else {
+                if self
+                    .attrs
+                    .iter()
+                    .any(|a| same(a.local, local) && same(a.prefix, prefix))
+                {
+                    return Err(self.malformed(format!("duplicate attribute `{key}`")));
+                }
+                self.attrs.push(Attr {
+                    prefix,
+                    local,
+                    raw: raw_value,
+                });
+            }
+            rest = after;
         }
-        Ok(())
     }
 
     /// The namespace URI of a prefix in scope (error if unbound and non-empty).
@@ -654,6 +704,21 @@ impl<'a, 's> Cursor<'a, 's> {
     /// Reads the text content of the element whose start was just consumed, through its end
     /// tag. Child elements are an error; comments are skipped; CDATA is taken as is.
     pub(crate) fn read_text(&mut self) -> Result<Cow<'a, str>, DecodeError> {
+        // `<name>text</name>` in one step when nothing is pending
+        if self.pending.is_none() && !self.empty_end && self.stack.len() > self.base {
+            if let Some(open) = self.stack.last() {
+                let (name, mark) = (open.name, open.ns_mark as usize);
+                if let Some(text) = self.scan.simple_text(name) {
+                    self.check_text(text.len())?;
+                    self.spend()?;
+                    self.spend()?;
+                    self.last_end_at = None;
+                    self.ns.truncate(mark);
+                    self.stack.pop();
+                    return Ok(Cow::Borrowed(text));
+                }
+            }
+        }
         let mut acc: Option<Cow<'a, str>> = None;
         loop {
             let piece = match self.next()? {

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use soapstone_service::SoapService;
 
 pub use group_b::{
-    group_b_model, GroupBClient, GroupBServer, SimpleTypes, SoapArrayStruct, SoapStructStruct,
+    group_b_model, GroupB, GroupBClient, GroupBServer, SoapArrayStruct, SoapStructStruct,
 };
 pub use interop::{interop_model, Echo, Interop, InteropClient, InteropServer, SoapStruct};
 pub use tempuri::{sam_ruby_model, SamRuby, SamRubyClient, SamRubyServer};
@@ -28,14 +28,14 @@ pub const TEMPURI_WSDL_KEY: &str = "tempuri";
 /// The `/echo` service.
 pub fn service() -> Arc<dyn SoapService> {
     let base = Arc::new(InteropServer::new(Echo));
-    let group_b = Arc::new(GroupBServer::default());
+    let group_b = Arc::new(GroupBServer::new(Echo));
     let sam_ruby = Arc::new(SamRubyServer::new(Echo));
     Arc::new(
         ByNamespace::builder("Echo")
             .route(interop::NAMESPACE, BASE_WSDL_KEY, base)
             .route_elements(
                 interop::NAMESPACE,
-                group_b::operations(),
+                &group_b::operations(),
                 GROUP_B_WSDL_KEY,
                 group_b,
             )

@@ -863,6 +863,9 @@ fn next_attr(s: &str) -> Result<Option<(&str, &str, &str)>, String> {
 /// An attribute value, unescaped; `<` is not allowed in one (checked here, where values are
 /// read, rather than for every attribute of every tag).
 fn attr_value<'v>(raw: &'v str, name: &str) -> Result<Cow<'v, str>, DecodeError> {
+    if memchr::memchr3(b'<', b'&', b'\r', raw.as_bytes()).is_none() {
+        return Ok(Cow::Borrowed(raw));
+    }
     if raw.as_bytes().contains(&b'<') {
         return Err(DecodeError::malformed(format!(
             "`<` in the value of attribute `{name}`"

@@ -67,6 +67,7 @@ impl Headline {
             "soapstone's rate ÷ the other's (1.00 = as fast; above 1 = soapstone faster)",
         )];
         let mut parts: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+        let mut ratios: Vec<[Option<f64>; 2]> = Vec::new();
         for (system, what) in BASELINES {
             let other = PLACEMENTS.map(|p| rate(results, system, p));
             rows.push(Row::today(vec![
@@ -89,6 +90,7 @@ impl Headline {
                     parts[i].push(format!("{} {}", ratio2(x), phrase(system)));
                 }
             }
+            ratios.push(r);
         }
         let axis = seeds::RUBY_ECHO.value("Apache xml-axis", 0);
         if let Some(axis) = axis {
@@ -107,29 +109,34 @@ impl Headline {
         }
         rows.extend(ratio_rows);
         let (where_, value, i) = match soap {
-            [Some(s), _] => ("with client and server on one CPU", s, 0),
-            [None, Some(s)] => ("with client and server on different CPUs", s, 1),
+            [Some(s), _] => ("on one CPU", s, 0),
+            [None, Some(s)] => ("across two CPUs", s, 1),
             [None, None] => unreachable!("checked above"),
         };
         let mut summary = format!(
-            "On Sam Ruby's echoFloat test (one client, each call finished before the next), \
-             soapstone completes {} messages per second {where_}",
+            "soapstone answers {} echoFloat calls per second {where_}",
             fmt::count(value)
         );
-        if parts[i].is_empty() {
-            summary.push('.');
-        } else {
-            summary.push_str(&format!(": {}.", join_and(&parts[i])));
+        if !parts[i].is_empty() {
+            summary.push_str(&format!(": {}", join_and(&parts[i])));
         }
+        summary.push('.');
         if let (0, Some(c)) = (i, soap[1]) {
-            summary.push_str(&format!(" Across two CPUs: {} msg/s", fmt::count(c)));
-            if !parts[1].is_empty() {
-                summary.push_str(&format!(", {}", join_and(&parts[1])));
+            summary.push_str(&format!(" Across two CPUs: {} per second", fmt::count(c)));
+            let short: Vec<String> = BASELINES
+                .iter()
+                .zip(&ratios)
+                .filter_map(|((sys, _), r)| r[1].map(|x| format!("{} {sys}", ratio2(x))))
+                .collect();
+            if !short.is_empty() {
+                summary.push_str(&format!(", {}", join_and(&short)));
             }
-            summary.push_str(
-                " (each round trip then pays two cross-CPU wakeups, whatever the protocol).",
-            );
+            summary.push('.');
         }
+        summary.push_str(
+            " (Sam Ruby's test: one client, each call answered before the next is sent; \
+             each ratio is soapstone's rate ÷ the other system's.)",
+        );
         Headline {
             summary,
             table: Some(Table {
@@ -153,10 +160,10 @@ impl Headline {
 /// How the summary names a baseline's rate.
 fn phrase(system: &str) -> &'static str {
     match system {
-        "tcp-pingpong" => "the rate of raw TCP moving the same bytes (the floor)",
-        "grpc" => "gRPC's rate",
-        "http-noop" => "the rate of an HTTP/1.1 server sending an empty reply",
-        _ => "the baseline's rate",
+        "tcp-pingpong" => "raw TCP moving the same bytes (the floor)",
+        "grpc" => "gRPC",
+        "http-noop" => "an HTTP/1.1 server sending an empty reply",
+        _ => "the baseline",
     }
 }
 

@@ -17,6 +17,24 @@
 //!
 //! Must never: do I/O, build a DOM, expand entities, accept a DOCTYPE, panic on any input.
 //!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//! use soapstone_codec::{encode, EncodeOptions, Envelope, Limits, QName, Style};
+//!
+//! #[derive(Serialize, Deserialize, Debug, PartialEq)]
+//! struct Reserve { id: i32, am: i32 }
+//!
+//! let mut opts = EncodeOptions::default();
+//! opts.style = Style::Encoded;
+//! let mut out = Vec::new();
+//! encode(&mut out, &opts, &[], &QName::new("urn:charging", "reserve"), &Reserve { id: 2, am: 520 })?;
+//!
+//! let env = Envelope::parse(&out, &Limits::default())?;
+//! assert_eq!(env.body_element(), Some(&QName::new("urn:charging", "reserve")));
+//! assert_eq!(env.body::<Reserve>(Style::Encoded)?, Reserve { id: 2, am: 520 });
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 #![doc = include_str!("docs/conventions.md")]
 
 mod de;

@@ -37,6 +37,61 @@ fn markup(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&b[start..]);
 }
 
+/// Byte classes for [`text_checked`]: 0 plain, 1 escape, 2 not allowed in XML, 3 maybe the
+/// start of U+FFFE/U+FFFF.
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = 2;
+        c += 1;
+    }
+    t[b'\t' as usize] = 0;
+    t[b'\n' as usize] = 0;
+    t[b'\r' as usize] = 1;
+    t[b'<' as usize] = 1;
+    t[b'>' as usize] = 1;
+    t[b'&' as usize] = 1;
+    t[0xEF] = 3;
+    t
+};
+
+/// Appends `s` escaped for element content, in one pass that also refuses what XML 1.0
+/// cannot carry (C0 controls but tab, LF, CR; U+FFFE, U+FFFF). `Err` holds the character.
+#[inline]
+pub(crate) fn text_checked(out: &mut Vec<u8>, s: &str) -> Result<(), u32> {
+    let b = s.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < b.len() {
+        match CLASS[b[i] as usize] {
+            0 => i += 1,
+            1 => {
+                out.extend_from_slice(&b[start..i]);
+                out.extend_from_slice(match b[i] {
+                    b'<' => b"&lt;",
+                    b'>' => b"&gt;",
+                    b'&' => b"&amp;",
+                    _ => b"&#13;",
+                });
+                i += 1;
+                start = i;
+            }
+            2 => return Err(u32::from(b[i])),
+            _ => {
+                if b.get(i + 1) == Some(&0xBF) {
+                    if let Some(&c @ (0xBE | 0xBF)) = b.get(i + 2) {
+                        return Err(0xFFFE + u32::from(c - 0xBE));
+                    }
+                }
+                i += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&b[start..]);
+    Ok(())
+}
+
 /// Appends `s` escaped for a double-quoted attribute value.
 pub(crate) fn attr(out: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
@@ -103,6 +158,25 @@ mod tests {
         let mut v = Vec::new();
         super::text(&mut v, s);
         String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn checked_text() {
+        let mut v = Vec::new();
+        super::text_checked(&mut v, "a<b>&\r\nc é\u{FFFD}").unwrap();
+        assert_eq!(
+            String::from_utf8(v).unwrap(),
+            "a&lt;b&gt;&amp;&#13;\nc é\u{FFFD}"
+        );
+        assert_eq!(super::text_checked(&mut Vec::new(), "x\u{1}"), Err(1));
+        assert_eq!(
+            super::text_checked(&mut Vec::new(), "\u{FFFF}"),
+            Err(0xFFFF)
+        );
+        assert_eq!(
+            super::text_checked(&mut Vec::new(), "\u{FFFE}"),
+            Err(0xFFFE)
+        );
     }
 
     #[test]

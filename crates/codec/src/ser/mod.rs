@@ -150,26 +150,9 @@ pub fn encode<T: Serialize + ?Sized>(
     Ok(())
 }
 
-/// Refuses characters XML 1.0 cannot carry (C0 controls other than tab, LF, CR; U+FFFE/F).
-fn check_chars(s: &str) -> Result<(), EncodeError> {
-    let bad_ctl = s.bytes().fold(false, |acc, c| {
-        acc | (c < 0x20 && c != b'\t' && c != b'\n' && c != b'\r')
-    });
-    // U+FFFE and U+FFFF are EF BF BE / EF BF BF in UTF-8
-    let maybe_nonchar = s.as_bytes().contains(&0xEF);
-    if bad_ctl || (maybe_nonchar && s.contains(['\u{FFFE}', '\u{FFFF}'])) {
-        let c = s
-            .chars()
-            .find(|&c| {
-                (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{FFFE}' || c == '\u{FFFF}'
-            })
-            .unwrap_or('\0');
-        return Err(EncodeError::new(format!(
-            "character U+{:04X} cannot be written in xml",
-            c as u32
-        )));
-    }
-    Ok(())
+#[cold]
+fn bad_char(c: u32) -> EncodeError {
+    EncodeError::new(format!("character U+{c:04X} cannot be written in xml"))
 }
 
 /// The body value: a struct (fields become the wrapper's children), a map, or `()`.
@@ -505,9 +488,11 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         self.serialize_str(v.encode_utf8(&mut b))
     }
     #[inline]
-    fn serialize_str(self, v: &str) -> Result<(), EncodeError> {
-        check_chars(v)?;
-        self.simple("string", |out| write::text(out, v))
+    fn serialize_str(mut self, v: &str) -> Result<(), EncodeError> {
+        self.open_simple("string");
+        write::text_checked(self.out, v).map_err(bad_char)?;
+        self.close();
+        Ok(())
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), EncodeError> {
         use base64::Engine;
@@ -599,9 +584,8 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
             out.push(b'>');
             return Ok(());
         }
-        check_chars(&text)?;
         self.open_simple(xsd_static(xsd));
-        write::text(self.out, &text);
+        write::text_checked(self.out, &text).map_err(bad_char)?;
         self.close();
         Ok(())
     }

@@ -151,7 +151,9 @@ impl<'a> Scanner<'a> {
         }
         let n = name.len();
         let end_name = b.get(i + 2..i + 2 + n)?;
-        if end_name != name.as_bytes() || b.get(i + 2 + n) != Some(&b'>') {
+        if !end_name.iter().zip(name.as_bytes()).all(|(x, y)| x == y)
+            || b.get(i + 2 + n) != Some(&b'>')
+        {
             return None;
         }
         let text = self.input.get(start..i)?;

@@ -657,9 +657,28 @@ fn xsd_static(name: &str) -> &'static str {
 }
 
 /// An XSD integer: optional sign, digits, surrounding XML whitespace. Overflow is `None`.
+/// Up to 18 digits are read by hand (into an `i64`, then narrowed); longer forms go to
+/// `FromStr`.
 #[inline]
-fn parse_int<T: std::str::FromStr>(text: &str) -> Option<T> {
+fn parse_int<T: std::str::FromStr + TryFrom<i64>>(text: &str) -> Option<T> {
     let b = text.as_bytes();
+    let (neg, digits) = match b.first() {
+        Some(b'-') => (true, &b[1..]),
+        Some(b'+') => (false, &b[1..]),
+        _ => (false, b),
+    };
+    if !digits.is_empty() && digits.len() <= 18 {
+        let mut v: i64 = 0;
+        let mut ok = true;
+        for &c in digits {
+            let d = c.wrapping_sub(b'0');
+            ok &= d < 10;
+            v = v.wrapping_mul(10).wrapping_add(i64::from(d));
+        }
+        if ok {
+            return T::try_from(if neg { -v } else { v }).ok();
+        }
+    }
     let ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
     let start = b.iter().position(|c| !ws(c))?;
     let end = b.iter().rposition(|c| !ws(c))? + 1;
@@ -714,4 +733,33 @@ pub(crate) fn element_seed<'a, 's, T: DeserializeSeed<'a>>(
         items,
     })
     .map_err(|e| e.at(|| access::path_at(cur, depth, name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_int;
+
+    #[test]
+    fn integers() {
+        assert_eq!(parse_int::<i32>("123"), Some(123));
+        assert_eq!(parse_int::<i32>("-2147483648"), Some(i32::MIN));
+        assert_eq!(parse_int::<i32>("2147483648"), None);
+        assert_eq!(parse_int::<i32>("+7"), Some(7));
+        assert_eq!(parse_int::<i32>(" \n 42\t"), Some(42));
+        assert_eq!(parse_int::<u32>("-1"), None);
+        assert_eq!(parse_int::<u64>("18446744073709551615"), Some(u64::MAX));
+        assert_eq!(
+            parse_int::<i64>("999999999999999999"),
+            Some(999_999_999_999_999_999)
+        );
+        assert_eq!(parse_int::<i64>("9999999999999999999"), None);
+        assert_eq!(parse_int::<i32>("12a"), None);
+        assert_eq!(parse_int::<i32>("ÿÿÿÿÿÿÿÿÿ"), None);
+        assert_eq!(parse_int::<i32>(""), None);
+        assert_eq!(parse_int::<i32>("-"), None);
+        assert_eq!(
+            parse_int::<i128>("-170141183460469231731687303715884105728"),
+            Some(i128::MIN)
+        );
+    }
 }

@@ -153,7 +153,7 @@ impl<'a> Envelope<'a> {
     pub fn parse(input: &'a [u8], limits: &Limits) -> Result<Self, DecodeError> {
         let (text, start) = prolog(input, limits)?;
         let src = Source::new(text, limits.clone());
-        let mut cur = Cursor::new(&src, start, &[], NsStack::from_bindings(Vec::new()));
+        let mut cur = Cursor::new(&src, start, &[], NsStack::from_bindings(&[]));
         // the root element
         let root = loop {
             match cur.next()? {

@@ -61,7 +61,7 @@ impl<'a> Envelope<'a> {
             &src,
             body.offset,
             &self.outer,
-            NsStack::from_bindings(self.body_ns.to_vec()),
+            NsStack::from_bindings(&self.body_ns),
         );
         match cur.next()? {
             Ev::Start(_) => {}

@@ -100,13 +100,17 @@ pub(crate) struct NsStack<'a> {
 const INDEX_AT: usize = 24;
 
 impl<'a> NsStack<'a> {
-    pub(crate) fn from_bindings(bindings: Vec<Binding<'a>>) -> Self {
+    pub(crate) fn from_bindings(bindings: &[Binding<'a>]) -> Self {
         let mut s = NsStack {
-            bindings: Vec::with_capacity(bindings.len() + 4),
+            bindings: Vec::with_capacity(bindings.len() + 8),
             index: None,
         };
-        for b in bindings {
-            s.push(b);
+        if bindings.len() <= INDEX_AT {
+            s.bindings.extend_from_slice(bindings);
+        } else {
+            for b in bindings {
+                s.push(b.clone());
+            }
         }
         s
     }

@@ -66,7 +66,7 @@ impl<'a> Ctx<'a> {
             &self.src,
             self.scan_from,
             &self.outer,
-            NsStack::from_bindings(self.body_ns.to_vec()),
+            NsStack::from_bindings(&self.body_ns),
         );
         let mut depth = 0usize;
         loop {
@@ -138,7 +138,7 @@ impl<'a> Envelope<'a> {
             &ctx.src,
             body.offset,
             &self.outer,
-            NsStack::from_bindings(self.body_ns.to_vec()),
+            NsStack::from_bindings(&self.body_ns),
         );
         let name = match cur.next()? {
             Ev::Start(name) => name,
@@ -213,7 +213,7 @@ impl<'a> Envelope<'a> {
             &ctx.src,
             h.start,
             &above,
-            NsStack::from_bindings(self.header_ns.clone()),
+            NsStack::from_bindings(&self.header_ns),
         );
         let name = match cur.next()? {
             Ev::Start(name) => name,
@@ -330,7 +330,7 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
             &ctx.src,
             target.offset,
             &above,
-            NsStack::from_bindings(bindings),
+            NsStack::from_bindings(&bindings),
         );
         let result = match sub.next() {
             Ok(Ev::Start(name)) => match Info::read(&sub, name) {

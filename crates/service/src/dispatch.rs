@@ -49,11 +49,12 @@ pub struct Reply {
     cache_key: Option<Vec<u8>>,
 }
 
-fn options(version: Version, model: &ServiceModel) -> EncodeOptions {
+fn options(version: Version, model: &ServiceModel, config: &ServiceConfig) -> EncodeOptions {
     let mut o = EncodeOptions::default();
     o.version = version;
     o.style = model.style.body_style();
     o.qualified = model.style.qualified();
+    o.array_item_types = config.array_item_types;
     o
 }
 
@@ -108,8 +109,8 @@ impl Dispatcher {
                 .map(|op| model.response_name(op))
                 .collect(),
             options: [
-                options(Version::Soap11, model),
-                options(Version::Soap12, model),
+                options(Version::Soap11, model, &config),
+                options(Version::Soap12, model, &config),
             ],
             caches,
             model,

@@ -78,8 +78,7 @@ pub(crate) fn prolog<'a>(
     if !rest.starts_with("<?xml") || !rest[5..].starts_with(|c: char| c.is_ascii_whitespace()) {
         return Ok((text, bom));
     }
-    let end = rest
-        .find("?>")
+    let end = crate::scan::find_pair(rest.as_bytes(), b'?', b'>')
         .ok_or_else(|| DecodeError::malformed("xml declaration is not closed"))?;
     let decl = &rest[5..end];
     let mut version = None;
@@ -90,15 +89,13 @@ pub(crate) fn prolog<'a>(
         if s.is_empty() {
             break;
         }
-        let eq = s
-            .find('=')
+        let eq = memchr::memchr(b'=', s.as_bytes())
             .ok_or_else(|| DecodeError::malformed("malformed xml declaration"))?;
         let key = s[..eq].trim();
         let after = s[eq + 1..].trim_start();
         let q = after.chars().next().filter(|&c| c == '"' || c == '\'');
         let q = q.ok_or_else(|| DecodeError::malformed("malformed xml declaration"))?;
-        let close = after[1..]
-            .find(q)
+        let close = memchr::memchr(q as u8, &after.as_bytes()[1..])
             .ok_or_else(|| DecodeError::malformed("malformed xml declaration"))?;
         let value = &after[1..1 + close];
         match key {

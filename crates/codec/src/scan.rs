@@ -114,6 +114,19 @@ pub(crate) fn name_end(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// Index of the first `a` followed by `b` (cheaper than a `memmem` searcher for the short
+/// needles of XML: `?>`, `->`).
+pub(crate) fn find_pair(h: &[u8], a: u8, b: u8) -> Option<usize> {
+    let mut i = 0;
+    while let Some(p) = memchr::memchr(a, h.get(i..)?) {
+        if h.get(i + p + 1) == Some(&b) {
+            return Some(i + p);
+        }
+        i += p + 1;
+    }
+    None
+}
+
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
@@ -221,7 +234,11 @@ impl<'a> Scanner<'a> {
             }
             Some(b'!') => self.bang(start),
             Some(b'?') => {
-                let end = self.find(start + 2, b"?>").ok_or(ScanError::PiNotClosed)?;
+                let end = b
+                    .get(start + 2..)
+                    .and_then(|h| find_pair(h, b'?', b'>'))
+                    .map(|i| start + 2 + i);
+                let end = end.ok_or(ScanError::PiNotClosed)?;
                 self.pos = end + 2;
                 let target_end = b[start + 2..end]
                     .iter()

@@ -325,6 +325,15 @@ pub(crate) async fn bench(
 /// Reduces the bench's JSON report to the lab's fields.
 pub(crate) fn from_report(r: &BenchReport) -> anyhow::Result<Outcome> {
     let lat = &r.latency.corrected;
+    if lat.count == 0 && r.requests.sent == 0 && r.elapsed_secs > 0.0 {
+        bail!(
+            "no call was sent and answered within the {:.1} s window ({:.1} s elapsed): the one \
+             in flight when the warm-up ended was still unanswered, so the server stalled for \
+             longer than the window",
+            r.duration_secs,
+            r.elapsed_secs
+        );
+    }
     if lat.count == 0 {
         bail!(
             "the bench measured no latency ({} sent, {} ok, {} errors)",

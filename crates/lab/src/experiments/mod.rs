@@ -170,8 +170,13 @@ impl Lab {
                 Some(self.runs.len() - 1)
             }
             Err(e) => {
+                let load = spec
+                    .background
+                    .as_deref()
+                    .map(|b| format!(", {b} load"))
+                    .unwrap_or_default();
                 self.problem(format!(
-                    "{experiment}: {system} {operation} ({}) was not measured: {e:#}",
+                    "{experiment}: {system} {operation} ({}{load}) was not measured: {e:#}",
                     placement.kind.label()
                 ));
                 None

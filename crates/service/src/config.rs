@@ -21,7 +21,8 @@ pub struct ServiceConfig {
     /// document/literal. Clients that ignore `arrayType` (zeep) hand untyped items back as
     /// raw XML elements; PHP ext/soap and SOAP::Lite write item types too. It costs about
     /// 5-10% of a call that echoes 100 ints or structs and makes an int array's response ~1.8x
-    /// larger (`benches/item_types.rs`). Default: `false`.
+    /// larger (`benches/item_types.rs`). On by default so that the clients people use (zeep) read
+    /// arrays without help. Default: `true`.
     pub array_item_types: bool,
 }
 
@@ -31,7 +32,7 @@ impl Default for ServiceConfig {
             limits: Limits::default(),
             understood_headers: Vec::new(),
             cache_capacity: 1024,
-            array_item_types: false,
+            array_item_types: true,
         }
     }
 }

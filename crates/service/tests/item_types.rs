@@ -1,5 +1,5 @@
 //! `ServiceConfig::array_item_types`: encoded array items carry their own `xsi:type` when it
-//! is on (zeep needs it), and not by default; literal responses never do.
+//! is on (zeep needs it; the default), and not when turned off; literal responses never do.
 
 use bytes::Bytes;
 use soapstone_service::{service, Fault, ServiceConfig, SoapRequest, SoapService, Version};
@@ -78,9 +78,9 @@ fn items(service: &dyn SoapService, body: &str) -> (usize, usize, Vec<String>) {
 const ENCODED: &str = r#"<a:echo xmlns:a="urn:arrays"><values><item>1</item><item>2</item><item>3</item></values><grid xmlns:enc="http://schemas.xmlsoap.org/soap/encoding/" enc:arrayType="xsd:string[2,2]"><item>a</item><item>b</item><item>c</item><item>d</item></grid></a:echo>"#;
 
 #[test]
-fn encoded_items_are_typed_when_turned_on() {
-    let server =
-        EncodedServer::new(Echo).with_config(ServiceConfig::default().array_item_types(true));
+fn encoded_items_are_typed_by_default() {
+    assert!(ServiceConfig::default().array_item_types);
+    let server = EncodedServer::new(Echo);
     assert_eq!(
         items(&server, ENCODED),
         (7, 7, vec!["xsd:int".to_string(), "xsd:string".to_string()])
@@ -88,9 +88,9 @@ fn encoded_items_are_typed_when_turned_on() {
 }
 
 #[test]
-fn encoded_items_untyped_by_default() {
-    assert!(!ServiceConfig::default().array_item_types);
-    let server = EncodedServer::new(Echo);
+fn encoded_items_untyped_when_turned_off() {
+    let server =
+        EncodedServer::new(Echo).with_config(ServiceConfig::default().array_item_types(false));
     assert_eq!(items(&server, ENCODED), (7, 0, vec![]));
 }
 

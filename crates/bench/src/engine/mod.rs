@@ -9,7 +9,9 @@
 //! the server; it is reported as `generator_lateness` instead.
 //!
 //! Closed loop: a task sends its next request as soon as the previous one is answered; the
-//! due time is the send time. Bursts are closed loop inside the burst windows.
+//! due time is the send time. Bursts are closed loop inside the burst windows. A
+//! closed-loop warm-up request still unanswered when measurement starts is measured (in
+//! the first measured phase): it held its worker during the window.
 //!
 //! Requests due after the schedule ends are not sent; requests due before it are sent even
 //! if late, until the drain deadline (end + timeout), after which they count as `unsent`.

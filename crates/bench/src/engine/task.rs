@@ -165,7 +165,7 @@ impl Task {
             }
             return;
         }
-        let _outcome = self.request(phase, due).await;
+        let _outcome = self.request(phase, due, false).await;
     }
 
     async fn closed_until(&mut self, phase: Option<usize>, from: Duration, to: Duration) {
@@ -177,7 +177,9 @@ impl Task {
             if now >= to {
                 return;
             }
-            let outcome = self.request(phase, now).await;
+            // A closed-loop warm-up request still in flight when measurement starts holds
+            // its worker through the measured window: it is measured (see `request`).
+            let outcome = self.request(phase, now, phase.is_none()).await;
             if outcome == Err(ErrorKind::Connect) && !self.plan.backoff.is_zero() {
                 let pause = (self.start + self.now() + self.plan.backoff).min(self.start + to);
                 tokio::time::sleep_until(pause).await;
@@ -186,7 +188,12 @@ impl Task {
     }
 
     /// Sends one request due at `due` (offset) and records it.
-    async fn request(&mut self, phase: Option<usize>, due: Duration) -> Outcome {
+    ///
+    /// With `carry`, a warm-up request answered after measurement started is recorded in
+    /// the first measured phase: in closed loop it occupied its worker inside the measured
+    /// window, and leaving it out would hide a stall (a 1 s SYN retransmit spanning a short
+    /// window left the lab a report with nothing sent).
+    async fn request(&mut self, phase: Option<usize>, due: Duration, carry: bool) -> Outcome {
         let (sent_before, received_before) = self.counters.snapshot();
         let sent_at = Instant::now();
         let sent = sent_at - self.start;
@@ -200,7 +207,8 @@ impl Task {
         let ideal = due.max(self.free_at);
         let lateness = sent.saturating_sub(ideal);
         self.free_at = done;
-        if let Some(phase) = phase {
+        let carried = carry && done > self.plan.measure_from && self.plan.measured_phases > 0;
+        if let Some(phase) = phase.or(carried.then_some(0)) {
             let (sent_after, received_after) = self.counters.snapshot();
             let from = self.plan.measure_from;
             let from_due = done.saturating_sub(due);

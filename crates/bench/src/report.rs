@@ -175,7 +175,7 @@ pub struct PhaseReport {
     pub errors: u64,
     /// Of those, never sent.
     pub unsent: u64,
-    /// Answers (any status) per second of the phase.
+    /// Answers (any status) to the phase's requests per second of its scheduled length.
     pub achieved_rate: f64,
     /// Median corrected latency of the phase's answers.
     pub p50_us: Option<u64>,
@@ -197,13 +197,19 @@ pub struct BenchReport {
     pub warmup_secs: f64,
     /// Scheduled length of the measurement, seconds.
     pub duration_secs: f64,
-    /// Actual length: from the start of measurement until the last answer.
+    /// Actual length: from the start of measurement until the last answer, or the
+    /// scheduled end if that is later. Longer than `duration_secs` when answers arrived
+    /// after the window (a slow last answer, a 1 s SYN retransmit). Informational only:
+    /// no rate divides by it.
     pub elapsed_secs: f64,
     /// Requests per second asked for, when every sending phase is open loop.
     pub requested_rate: Option<f64>,
-    /// Answers (any status) per second of `elapsed_secs`.
+    /// Answers (any status) per second of the scheduled window `duration_secs`. Answers
+    /// that arrive after the window still count (here and in the latencies) but do not
+    /// stretch the denominator, so a stall shows as high latency, not as a lower rate.
     pub achieved_rate: f64,
-    /// Successful answers per second of `elapsed_secs`.
+    /// Successful answers per second of the scheduled window `duration_secs` (counted as
+    /// in `achieved_rate`).
     pub ok_rate: f64,
     /// The most successful answers in one second (García et al.'s "http-200 (Highest Rate)").
     pub peak_ok_per_second: u64,
@@ -255,7 +261,8 @@ impl BenchReport {
             .phases
             .iter()
             .all(|p| matches!(p.load, Load::Open { .. } | Load::Idle));
-        let elapsed = input.elapsed_secs.max(f64::MIN_POSITIVE);
+        // Rates are over the scheduled window, never the actual one (see `elapsed_secs`).
+        let window = duration_secs.max(f64::MIN_POSITIVE);
         let errors = ErrorCounts::from_tally(&rec.errors);
 
         let seconds = (duration_secs.ceil() as usize).max(rec.seconds.len());
@@ -310,8 +317,8 @@ impl BenchReport {
             duration_secs,
             elapsed_secs: input.elapsed_secs,
             requested_rate: (any_open && all_open).then(|| expected / duration_secs),
-            achieved_rate: rec.responses as f64 / elapsed,
-            ok_rate: rec.ok as f64 / elapsed,
+            achieved_rate: rec.responses as f64 / window,
+            ok_rate: rec.ok as f64 / window,
             peak_ok_per_second: timeline.iter().map(|s| s.ok).max().unwrap_or(0),
             requests: RequestCounts {
                 expected: any_open.then_some(expected),
@@ -341,8 +348,8 @@ impl BenchReport {
         let _ = writeln!(w, "target       {}", self.target);
         let _ = writeln!(
             w,
-            "run          {:.1} s measured ({:.1} s scheduled, {:.1} s warm-up), {} connection(s)",
-            self.elapsed_secs, self.duration_secs, self.warmup_secs, self.connections
+            "run          {:.1} s scheduled (last answer at {:.1} s, {:.1} s warm-up), {} connection(s)",
+            self.duration_secs, self.elapsed_secs, self.warmup_secs, self.connections
         );
         let requested = match self.requested_rate {
             Some(r) => format!("requested {r:.1}/s, "),

@@ -55,9 +55,10 @@ pub struct BenchArgs {
     /// http://host:port/path (SOAP POST), tcp://host:port (ping-pong with the tcp-pingpong
     /// baseline), tcp-connect://host:port (connect + close), grpc://host:port (tonic echo)
     pub url: String,
-    /// The SOAP envelope to post (http), or the bytes to send (tcp)
-    #[arg(long, value_name = "FILE")]
-    pub body: Option<PathBuf>,
+    /// The SOAP envelope to post (http), or the bytes to send (tcp). http: give it several
+    /// times, or a directory (its files in name order), and requests rotate over the bodies
+    #[arg(long, value_name = "FILE|DIR")]
+    pub body: Vec<PathBuf>,
     /// SOAP action (SOAPAction header for 1.1, action parameter for 1.2)
     #[arg(long, value_name = "A")]
     pub soap_action: Option<String>,
@@ -155,37 +156,69 @@ impl BenchArgs {
         Ok(config)
     }
 
-    fn body(&self) -> anyhow::Result<Option<Bytes>> {
-        match &self.body {
-            None => Ok(None),
-            Some(path) => {
-                let bytes = std::fs::read(path)
-                    .with_context(|| format!("cannot read `--body {}`", path.display()))?;
-                Ok(Some(Bytes::from(bytes)))
+    /// Every `--body` file, a directory standing for its files in name order.
+    fn bodies(&self) -> anyhow::Result<Vec<Bytes>> {
+        let mut bodies = Vec::new();
+        for path in &self.body {
+            let read = |p: &std::path::Path| {
+                std::fs::read(p)
+                    .map(Bytes::from)
+                    .with_context(|| format!("cannot read `--body {}`", p.display()))
+            };
+            if !path.is_dir() {
+                bodies.push(read(path)?);
+                continue;
+            }
+            let mut files = std::fs::read_dir(path)
+                .with_context(|| format!("cannot read `--body {}`", path.display()))?
+                .map(|entry| entry.map(|e| e.path()))
+                .collect::<Result<Vec<_>, _>>()
+                .with_context(|| format!("cannot read `--body {}`", path.display()))?;
+            files.retain(|f| f.is_file());
+            files.sort();
+            if files.is_empty() {
+                bail!("`--body {}` is a directory with no files", path.display());
+            }
+            for f in &files {
+                bodies.push(read(f)?);
             }
         }
+        Ok(bodies)
+    }
+
+    /// The one `--body` of a tcp target, if given.
+    fn body(&self) -> anyhow::Result<Option<Bytes>> {
+        let mut bodies = self.bodies()?;
+        if bodies.len() > 1 {
+            bail!(
+                "a tcp target sends one fixed request, but `--body` gives {} bodies",
+                bodies.len()
+            );
+        }
+        Ok(bodies.pop())
     }
 
     fn target(&self) -> anyhow::Result<Target> {
         let url = self.url.as_str();
         let scheme = url.split("://").next().unwrap_or("");
         let no_body = |what: &str| -> anyhow::Result<()> {
-            if self.body.is_some() {
+            if !self.body.is_empty() {
                 bail!("`--body` has no use with a `{what}://` target");
             }
             Ok(())
         };
         let target = match scheme {
             "http" | "https" => {
-                let body = self
-                    .body()?
-                    .context("an http target needs `--body FILE` (the SOAP envelope to post)")?;
+                let bodies = self.bodies()?;
+                if bodies.is_empty() {
+                    bail!("an http target needs `--body FILE` (the SOAP envelope to post)");
+                }
                 let version = if self.soap12 {
                     SoapVersion::Soap12
                 } else {
                     SoapVersion::Soap11
                 };
-                let mut t = Target::soap(url, body)?.with_version(version);
+                let mut t = Target::soap_bodies(url, bodies)?.with_version(version);
                 if let Some(action) = &self.soap_action {
                     t = t.with_action(action);
                 }

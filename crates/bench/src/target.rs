@@ -20,14 +20,16 @@ pub enum SoapVersion {
     Soap12,
 }
 
-/// A SOAP-over-HTTP target: the same envelope posted again and again.
+/// A SOAP-over-HTTP target: one envelope, or several in rotation, posted again and again.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct SoapTarget {
     /// `http://host:port/path`.
     pub uri: Uri,
-    /// The envelope posted as the request body.
-    pub body: Bytes,
+    /// The envelopes posted as request bodies (never empty), round-robin: connection `i`
+    /// starts at body `i % n` and takes the next one for each request, so calls spread
+    /// over, e.g., different accounts.
+    pub bodies: Vec<Bytes>,
     /// The SOAP action. Default: none (`SOAPAction: ""` for SOAP 1.1).
     pub action: Option<String>,
     /// Default: SOAP 1.1.
@@ -87,6 +89,17 @@ pub struct TargetError(pub(crate) String);
 impl Target {
     /// A SOAP 1.1 target posting `body` to `uri` (an `http://` URL).
     pub fn soap(uri: &str, body: impl Into<Bytes>) -> Result<Self, TargetError> {
+        Target::soap_bodies(uri, vec![body.into()])
+    }
+
+    /// A SOAP 1.1 target posting `bodies` to `uri` in rotation (see
+    /// [`SoapTarget::bodies`]); fails if `bodies` is empty.
+    pub fn soap_bodies(uri: &str, bodies: Vec<Bytes>) -> Result<Self, TargetError> {
+        if bodies.is_empty() {
+            return Err(TargetError(format!(
+                "a soap target needs at least one body (url `{uri}`)"
+            )));
+        }
         let uri: Uri = uri
             .parse()
             .map_err(|e| TargetError(format!("invalid url `{uri}`: {e}")))?;
@@ -108,7 +121,7 @@ impl Target {
         }
         Ok(Target::Soap(SoapTarget {
             uri,
-            body: body.into(),
+            bodies,
             action: None,
             version: SoapVersion::Soap11,
         }))
@@ -183,6 +196,10 @@ impl Target {
             } if request.is_empty() || *response_size == 0 => Err(TargetError(format!(
                 "tcp ping-pong needs at least 1 byte each way, got request {} and response {response_size}",
                 request.len()
+            ))),
+            Target::Soap(t) if t.bodies.is_empty() => Err(TargetError(format!(
+                "a soap target needs at least one body (url `{}`)",
+                t.uri
             ))),
             _ => Ok(()),
         }

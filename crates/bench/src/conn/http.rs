@@ -29,14 +29,22 @@ pub(crate) struct HttpConn {
     addr: SocketAddr,
     path: Uri,
     headers: HeaderMap,
-    body: Bytes,
+    bodies: Vec<Bytes>,
+    /// Index in `bodies` of the next request's body.
+    next: usize,
     counters: Arc<IoCounters>,
     sender: Option<SendRequest<Full<Bytes>>>,
     driver: Option<JoinHandle<()>>,
 }
 
 impl HttpConn {
-    pub(crate) fn new(target: &SoapTarget, addr: SocketAddr, counters: Arc<IoCounters>) -> Self {
+    /// The connection of task `idx` (which body it starts the rotation at).
+    pub(crate) fn new(
+        target: &SoapTarget,
+        addr: SocketAddr,
+        counters: Arc<IoCounters>,
+        idx: usize,
+    ) -> Self {
         let path = target
             .uri
             .path_and_query()
@@ -48,7 +56,8 @@ impl HttpConn {
             addr,
             path,
             headers: headers(target),
-            body: target.body.clone(),
+            bodies: target.bodies.clone(),
+            next: idx % target.bodies.len().max(1),
             counters,
             sender: None,
             driver: None,
@@ -106,7 +115,9 @@ impl HttpConn {
 
     async fn exchange(&mut self) -> Outcome {
         let sender = self.sender.as_mut().ok_or(ErrorKind::Io)?;
-        let mut request = Request::new(Full::new(self.body.clone()));
+        let body = self.bodies.get(self.next).cloned().unwrap_or_default();
+        self.next = (self.next + 1) % self.bodies.len().max(1);
+        let mut request = Request::new(Full::new(body));
         *request.method_mut() = Method::POST;
         *request.uri_mut() = self.path.clone();
         *request.headers_mut() = self.headers.clone();

@@ -168,10 +168,15 @@ pub(crate) enum Conn {
 }
 
 impl Conn {
-    /// A not yet connected connection to `target` at `addr`.
-    pub(crate) fn new(target: &Target, addr: SocketAddr, counters: Arc<IoCounters>) -> Self {
+    /// Task `idx`'s not yet connected connection to `target` at `addr`.
+    pub(crate) fn new(
+        target: &Target,
+        addr: SocketAddr,
+        counters: Arc<IoCounters>,
+        idx: usize,
+    ) -> Self {
         match target {
-            Target::Soap(t) => Conn::Http(http::HttpConn::new(t, addr, counters)),
+            Target::Soap(t) => Conn::Http(http::HttpConn::new(t, addr, counters, idx)),
             Target::TcpPingPong {
                 request,
                 response_size,

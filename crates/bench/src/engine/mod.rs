@@ -323,7 +323,7 @@ impl GeneratorThread {
             let mut connecting = JoinSet::new();
             for &idx in &self.indices {
                 let counters = Arc::new(IoCounters::default());
-                let mut conn = Conn::new(&self.target, self.addr, counters.clone());
+                let mut conn = Conn::new(&self.target, self.addr, counters.clone(), idx);
                 let deadline = Instant::now() + self.timeout;
                 connecting.spawn(async move {
                     let _ = conn.connect(deadline).await;

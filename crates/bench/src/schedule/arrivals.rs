@@ -95,7 +95,11 @@ impl Iterator for OpenArrivals {
                 *t
             }
         };
-        (t < self.end).then(|| Duration::from_secs_f64(t))
+        // Compare in whole nanoseconds (a `Duration`'s resolution): `0.3 + 60 * 0.01` is a
+        // hair below `0.9` in floating point, which would send a request the next phase
+        // also sends.
+        let ns = (t * 1e9).round();
+        (ns < (self.end * 1e9).round()).then(|| Duration::from_nanos(ns as u64))
     }
 }
 

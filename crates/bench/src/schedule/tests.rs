@@ -297,3 +297,17 @@ fn the_documented_json_example_parses() {
         Schedule::peak(secs(1.0), 5).unwrap().phases()[0].load
     );
 }
+
+#[test]
+fn uniform_arrivals_do_not_round_past_the_phase_end() {
+    // 0.3 + 60 * 0.01 is just below 0.9 in floating point: an arrival exactly at the end
+    // belongs to the next phase, so 1000/s over [0.3 s, 0.9 s) on 10 tasks is 600.
+    let count: usize = (0..10)
+        .map(|t| open_arrivals(secs(0.3), secs(0.9), 1000.0, Arrivals::Uniform, t, 10, 0).count())
+        .sum();
+    assert_eq!(count, 600);
+    let warm: usize = (0..10)
+        .map(|t| open_arrivals(secs(0.0), secs(0.3), 1000.0, Arrivals::Uniform, t, 10, 0).count())
+        .sum();
+    assert_eq!(warm, 300);
+}

@@ -9,7 +9,7 @@
 //! tag here, or copy the body.
 
 use crate::error::{DecodeError, Kind};
-use crate::xml::{is_blank, ns, Binding, Cursor, Ev, NsStack, Source};
+use crate::xml::{is_blank, ns, split_qname, Binding, Cursor, Ev, NsStack, Source};
 use crate::{HeaderBlock, Limits, QName, Version};
 
 /// Extra facts about a header block that [`HeaderBlock`] does not carry.
@@ -22,8 +22,12 @@ pub(crate) struct HeaderExtra {
 
 /// Where the first Body child starts and what is in scope there.
 #[derive(Debug)]
-pub(crate) struct BodyStart {
-    pub(crate) name: QName,
+pub(crate) struct BodyStart<'a> {
+    /// Namespace URI and local name, borrowed; the owned [`QName`] is built only when
+    /// [`Envelope::body_element`] asks for it.
+    pub(crate) uri: std::borrow::Cow<'a, str>,
+    pub(crate) local: &'a str,
+    pub(crate) name: std::sync::OnceLock<QName>,
     pub(crate) offset: usize,
 }
 
@@ -43,7 +47,7 @@ pub struct Envelope<'a> {
     pub(crate) header_name: &'a str,
     /// Bindings in scope inside `Body`.
     pub(crate) body_ns: std::sync::Arc<[Binding<'a>]>,
-    pub(crate) body: Option<BodyStart>,
+    pub(crate) body: Option<BodyStart<'a>>,
     /// Offset just after `<Body ...>`: where the body's content starts.
     pub(crate) body_content: usize,
 }
@@ -203,7 +207,7 @@ impl<'a> Envelope<'a> {
             header_ns: Vec::new(),
             outer: [root, ""],
             header_name: "",
-            body_ns: std::sync::Arc::from(Vec::new()),
+            body_ns: std::sync::Arc::default(),
             body: None,
             body_content: 0,
         };
@@ -320,7 +324,8 @@ impl<'a> Envelope<'a> {
                 Ev::Eof => return Err(cur.malformed("unexpected end of document")),
                 Ev::Start(name) => {
                     let offset = cur.last_start_at;
-                    let (uri, local) = cur.resolve_element(name)?;
+                    let (prefix, local) = split_qname(name);
+                    let uri = cur.resolve_cow(prefix)?;
                     if self.version == Version::Soap12 {
                         for a in &cur.attrs {
                             if a.local == "encodingStyle" && cur.attr_ns(a)? == env_ns {
@@ -329,7 +334,9 @@ impl<'a> Envelope<'a> {
                         }
                     }
                     self.body = Some(BodyStart {
-                        name: QName::new(uri, local),
+                        uri,
+                        local,
+                        name: std::sync::OnceLock::new(),
                         offset,
                     });
                     return Ok(());
@@ -379,14 +386,16 @@ impl<'a> Envelope<'a> {
 
     /// The first child of Body, or `None` for an empty body.
     pub fn body_element(&self) -> Option<&QName> {
-        self.body.as_ref().map(|b| &b.name)
+        self.body
+            .as_ref()
+            .map(|b| b.name.get_or_init(|| QName::new(&*b.uri, b.local)))
     }
 
     /// Whether the body holds a Fault.
     pub fn is_fault(&self) -> bool {
-        self.body.as_ref().is_some_and(|b| {
-            b.name.local == "Fault" && b.name.namespace == self.version.envelope_ns()
-        })
+        self.body
+            .as_ref()
+            .is_some_and(|b| b.local == "Fault" && b.uri == self.version.envelope_ns())
     }
 }
 

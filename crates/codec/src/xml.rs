@@ -167,6 +167,17 @@ impl<'a> NsStack<'a> {
         self.lookup(prefix).map(NsKind::of)
     }
 
+    /// The innermost binding of `prefix`, if any.
+    pub(crate) fn lookup_binding(&self, prefix: &str) -> Option<&Binding<'a>> {
+        match &self.index {
+            Some(index) => index
+                .get(prefix)
+                .and_then(|v| v.last())
+                .and_then(|&i| self.bindings.get(i as usize)),
+            None => self.bindings.iter().rev().find(|b| same(b.prefix, prefix)),
+        }
+    }
+
     /// The URI bound to `prefix` (`""`: the default namespace, which may be unbound).
     pub(crate) fn lookup(&self, prefix: &str) -> Option<&str> {
         let found = match &self.index {
@@ -293,7 +304,7 @@ impl<'a, 's> Cursor<'a, 's> {
             base: stack.len(),
             stack,
             ns,
-            attrs: Vec::with_capacity(8),
+            attrs: Vec::new(),
             pending: None,
             pending_end: None,
             last_end_at: None,
@@ -615,6 +626,15 @@ impl<'a, 's> Cursor<'a, 's> {
         }
     }
 
+    /// Like [`Self::resolve`], but the URI as the binding holds it (borrowed from the input
+    /// unless its declaration held references), so it can outlive the cursor.
+    pub(crate) fn resolve_cow(&self, prefix: &str) -> Result<Cow<'a, str>, DecodeError> {
+        match self.ns.lookup_binding(prefix) {
+            Some(b) if !b.uri.is_empty() => Ok(b.uri.clone()),
+            _ => self.resolve(prefix).map(|u| Cow::Owned(u.to_owned())),
+        }
+    }
+
     /// Namespace URI and local name of an element name `p:l`.
     pub(crate) fn resolve_element(&self, qname: &'a str) -> Result<(&str, &'a str), DecodeError> {
         let (prefix, local) = split_qname(qname);
@@ -795,6 +815,10 @@ fn same(a: &str, b: &str) -> bool {
 
 /// Namespace URIs cannot hold whitespace; printed messages sometimes break lines inside them.
 fn trim_uri(v: Cow<'_, str>) -> Cow<'_, str> {
+    let b = v.as_bytes();
+    if !b.first().copied().is_some_and(is_ws) && !b.last().copied().is_some_and(is_ws) {
+        return v;
+    }
     match v {
         Cow::Borrowed(s) => Cow::Borrowed(s.trim_matches(|c: char| c.is_ascii_whitespace())),
         Cow::Owned(s) => Cow::Owned(

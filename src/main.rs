@@ -9,7 +9,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "soapstone", version, about = "SOAP as fast as binary RPC, and the lab that proves it")]
+#[command(
+    name = "soapstone",
+    version,
+    about = "SOAP as fast as binary RPC, and the lab that proves it"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -30,12 +34,16 @@ enum Command {
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("SOAPSTONE_LOG").unwrap_or_else(|_| "warn".into()),
+            tracing_subscriber::EnvFilter::try_from_env("SOAPSTONE_LOG")
+                .unwrap_or_else(|_| "warn".into()),
         )
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("soapstone: cannot start the runtime: {e}");

@@ -7,6 +7,7 @@
 //! service must not cost the user the other five experiments. This module must never fill a
 //! "today" value that no run measured.
 
+pub(crate) mod charging_calls;
 pub(crate) mod contacts;
 pub(crate) mod dp;
 pub(crate) mod echo;

@@ -1,0 +1,250 @@
+//! The request bodies of the thesis's charging calls that cannot be repeated verbatim
+//! (`directDebit`, `reserve`, `debitReservation`, `releaseRes`, `confirmAction`), written as a
+//! directory of envelopes the bench rotates over, and the reservations the last two consume,
+//! created beforehand with plain HTTP POSTs of appendix C.1.
+//!
+//! The HTTP client is hand-written (one `Connection: close` POST per call over a tokio socket):
+//! it runs only before a point, to create reservations, and the lab has no HTTP client
+//! dependency to spare for that. Must never run while a point is measured, and never reuse a
+//! reservation id across bodies (a second use faults).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Accounts `directDebit` rotates over (the service seeds 10,000 with at least 10,000 each).
+pub(crate) const DEBIT_ACCOUNTS: std::ops::RangeInclusive<i32> = 1..=2000;
+/// Accounts `reserve` rotates over.
+pub(crate) const RESERVE_ACCOUNTS: std::ops::RangeInclusive<i32> = 2001..=4000;
+/// Accounts the reservations consumed by `debitReservation` and `releaseRes` are made on.
+pub(crate) const POOL_ACCOUNTS: std::ops::RangeInclusive<i32> = 4001..=10_000;
+/// The amount of every debit and reservation: small, so a window drains no account (even
+/// 10,000 calls spread over 2,000 accounts take 15 from each).
+pub(crate) const AMOUNT: i32 = 3;
+/// The most reservations made for one point.
+pub(crate) const MAX_POOL: usize = 20_000;
+
+/// An appendix C envelope calling `op` with `fields` (all `xsd:int`).
+pub(crate) fn envelope(op: &str, fields: &[(&str, i32)]) -> String {
+    let mut s = String::from(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<SOAP-ENV:Envelope SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"
+  xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/"
+  xmlns:xsd="http://www.w3.org/2001/XMLSchema"
+  xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+  xmlns:SOAP-ENC="http://schemas.xmlsoap.org/soap/encoding/">
+  <SOAP-ENV:Body>
+"#,
+    );
+    s.push_str(&format!("    <{op}>\n"));
+    for (name, v) in fields {
+        s.push_str(&format!(
+            "      <{name} xsi:type=\"xsd:int\">{v}</{name}>\n"
+        ));
+    }
+    s.push_str(&format!(
+        "    </{op}>\n  </SOAP-ENV:Body>\n</SOAP-ENV:Envelope>\n"
+    ));
+    s
+}
+
+/// Writes `bodies` as `dir/00000.xml`, ... (name order is rotation order), replacing what `dir`
+/// held. Returns the mean body size in bytes.
+pub(crate) fn write_dir(dir: &Path, bodies: &[String]) -> anyhow::Result<u64> {
+    if bodies.is_empty() {
+        bail!("no bodies for `{}`", dir.display());
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create `{}`", dir.display()))?;
+    let mut total = 0u64;
+    for (i, b) in bodies.iter().enumerate() {
+        let p = dir.join(format!("{i:05}.xml"));
+        std::fs::write(&p, b).with_context(|| format!("cannot write `{}`", p.display()))?;
+        total += b.len() as u64;
+    }
+    Ok(total / bodies.len() as u64)
+}
+
+/// Bodies of `op(id, am)` over every account of `accounts`.
+pub(crate) fn per_account(op: &str, accounts: std::ops::RangeInclusive<i32>) -> Vec<String> {
+    accounts
+        .map(|id| envelope(op, &[("id", id), ("am", AMOUNT)]))
+        .collect()
+}
+
+/// One reservation: account and id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Reservation {
+    pub(crate) account: i32,
+    pub(crate) res: i32,
+}
+
+/// Bodies of `debitReservation` using each reservation once.
+pub(crate) fn debit_bodies(pool: &[Reservation]) -> Vec<String> {
+    pool.iter()
+        .map(|r| {
+            envelope(
+                "debitReservation",
+                &[("id", r.account), ("am", AMOUNT), ("res", r.res)],
+            )
+        })
+        .collect()
+}
+
+/// Bodies of `releaseRes` using each reservation once.
+pub(crate) fn release_bodies(pool: &[Reservation]) -> Vec<String> {
+    pool.iter()
+        .map(|r| envelope("releaseRes", &[("res", r.res)]))
+        .collect()
+}
+
+/// How many reservations a point needs: twice the calls the same kind of durable write sent in
+/// a measured window (`sent`), scaled to warm-up plus window, at least 50 and at most
+/// [`MAX_POOL`].
+pub(crate) fn pool_size(sent: Option<u64>, window: Duration, warmup: Duration) -> usize {
+    let Some(sent) = sent else {
+        return MAX_POOL / 4;
+    };
+    let scale = (window + warmup).as_secs_f64() / window.as_secs_f64().max(1e-3);
+    ((sent as f64 * scale * 2.0).ceil() as usize + 20).clamp(50, MAX_POOL)
+}
+
+/// Makes `n` reservations of [`AMOUNT`] over [`POOL_ACCOUNTS`], starting at account offset
+/// `start` (so successive pools spread over the accounts), from 4 connections at once.
+pub(crate) async fn reserve_pool(
+    url: &str,
+    n: usize,
+    start: usize,
+) -> anyhow::Result<Vec<Reservation>> {
+    let span = (POOL_ACCOUNTS.end() - POOL_ACCOUNTS.start() + 1) as usize;
+    let accounts: Vec<i32> = (0..n)
+        .map(|i| POOL_ACCOUNTS.start() + ((start + i) % span) as i32)
+        .collect();
+    let mut set = tokio::task::JoinSet::new();
+    for chunk in accounts.chunks(n.div_ceil(4).max(1)) {
+        let (url, chunk) = (url.to_owned(), chunk.to_vec());
+        set.spawn(async move {
+            let mut out = Vec::with_capacity(chunk.len());
+            for account in chunk {
+                let body = envelope("reserve", &[("id", account), ("am", AMOUNT)]);
+                let res = call(&url, &body)
+                    .await
+                    .with_context(|| format!("reserve on account `{account}` failed"))?;
+                out.push(Reservation { account, res });
+            }
+            anyhow::Ok(out)
+        });
+    }
+    let mut pool = Vec::with_capacity(n);
+    while let Some(part) = set.join_next().await {
+        pool.extend(part.context("a reservation task panicked")??);
+    }
+    Ok(pool)
+}
+
+/// POSTs `body` to `url` (`http://host:port/path`) and returns the call's `<return>` integer.
+pub(crate) async fn call(url: &str, body: &str) -> anyhow::Result<i32> {
+    let rest = url
+        .strip_prefix("http://")
+        .with_context(|| format!("not an http url `{url}`"))?;
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let path = if path.is_empty() { "/" } else { path };
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: text/xml; charset=utf-8\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let answer = tokio::time::timeout(Duration::from_secs(10), async {
+        let mut s = TcpStream::connect(host)
+            .await
+            .with_context(|| format!("cannot connect to `{host}`"))?;
+        s.write_all(request.as_bytes()).await?;
+        let mut buf = Vec::new();
+        s.read_to_end(&mut buf).await?;
+        anyhow::Ok(buf)
+    })
+    .await
+    .with_context(|| format!("no answer from `{url}` in 10 s"))??;
+    let text = String::from_utf8_lossy(&answer);
+    let status = text.split_whitespace().nth(1).unwrap_or("");
+    if status != "200" {
+        bail!(
+            "http status `{status}`: {}",
+            text.chars().take(400).collect::<String>()
+        );
+    }
+    return_value(&text).with_context(|| {
+        format!(
+            "no integer `<return>` in the answer: {}",
+            text.chars().take(400).collect::<String>()
+        )
+    })
+}
+
+/// The integer inside the first `<return ...>N</return>` of `text`.
+pub(crate) fn return_value(text: &str) -> Option<i32> {
+    let at = text.find("<return")?;
+    let after = &text[at + "<return".len()..];
+    let open = after.find('>')?;
+    let inner = &after[open + 1..];
+    let end = inner.find("</return>")?;
+    inner[..end].trim().parse().ok()
+}
+
+/// `dir` under the lab's bodies directory for one operation and point.
+pub(crate) fn point_dir(bodies: &Path, op: &str, point: &str) -> PathBuf {
+    bodies.join(format!("charging-{op}-{point}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_matches_appendix_c() {
+        assert_eq!(
+            envelope("credit", &[("id", 8), ("am", 147)]),
+            super::super::thesis::CREDIT
+        );
+    }
+
+    #[test]
+    fn return_value_reads_the_number() {
+        let t =
+            r#"<m:reserveResponse><return xsi:type="xsd:int">12407</return></m:reserveResponse>"#;
+        assert_eq!(return_value(t), Some(12407));
+        assert_eq!(return_value("<return>x</return>"), None);
+        assert_eq!(return_value("<fault/>"), None);
+    }
+
+    #[test]
+    fn pool_size_doubles_and_scales() {
+        let w = Duration::from_millis(500);
+        let u = Duration::from_millis(200);
+        assert_eq!(pool_size(Some(100), w, u), 300);
+        assert_eq!(pool_size(Some(0), w, u), 50);
+        assert_eq!(pool_size(Some(1_000_000), w, u), MAX_POOL);
+    }
+
+    #[test]
+    fn bodies_use_each_reservation_once() {
+        let pool = [
+            Reservation {
+                account: 4001,
+                res: 7,
+            },
+            Reservation {
+                account: 4002,
+                res: 9,
+            },
+        ];
+        let d = debit_bodies(&pool);
+        assert!(d[0].contains(">7</res>") && d[1].contains(">9</res>"));
+        assert!(d[1].contains(">4002</id>"));
+        let r = release_bodies(&pool);
+        assert!(r[1].contains("<releaseRes>") && r[1].contains(">9</res>"));
+    }
+}

@@ -386,7 +386,7 @@ pub(crate) fn from_report(r: &BenchReport) -> anyhow::Result<Outcome> {
         percentiles,
         timeline,
         peak_ok_per_second: Some(r.peak_ok_per_second),
-        duration_s: r.elapsed_secs,
+        duration_s: r.duration_secs,
         warmup_s: r.warmup_secs,
         connections: r.connections as u32,
         rate: r.requested_rate,

@@ -56,7 +56,7 @@ mod tests {
 
     fn testdata(path: &str) -> Vec<u8> {
         let full = format!(
-            "{}/../../../shared/testdata/php-ext-soap/messages/{path}",
+            "{}/../../testdata/php-ext-soap/messages/{path}",
             env!("CARGO_MANIFEST_DIR")
         );
         std::fs::read(&full).unwrap_or_else(|e| panic!("read {full}: {e}"))

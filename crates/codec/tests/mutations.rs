@@ -44,7 +44,7 @@ fn seeds() -> Vec<Vec<u8>> {
         format!("{root}/tests/documents/samruby_echoFloat_request.xml"),
         format!("{root}/tests/documents/dp_getIntegers_request.xml"),
     ];
-    let m = format!("{root}/../../../shared/testdata/php-ext-soap/messages");
+    let m = format!("{root}/../../testdata/php-ext-soap/messages");
     for f in [
         "Round2/Base/r2_base_006s-request.xml",
         "Round2/Base/r2_base_015w-request.xml",

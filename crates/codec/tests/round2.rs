@@ -1,6 +1,6 @@
 //! SOAPBuilders Interop Round 2 (base and group B): every request and response message of
 //! the PHP ext/soap interop suite decodes to the values the tests sent.
-//! Source: shared/testdata/php-ext-soap/messages/Round2 (see index.json there). Three
+//! Source: testdata/php-ext-soap/messages/Round2 (see index.json there). Three
 //! variants per test: `p` (php direct: arguments named `param0`.. and SOAP-ENC:Struct /
 //! xsd:string for the non-string simple types), `s` (soap direct) and `w` (with WSDL).
 
@@ -12,7 +12,7 @@ const NS: &str = "http://soapinterop.org/";
 
 fn file(path: &str) -> String {
     let p = format!(
-        "{}/../../../shared/testdata/php-ext-soap/messages/Round2/{path}",
+        "{}/../../testdata/php-ext-soap/messages/Round2/{path}",
         env!("CARGO_MANIFEST_DIR")
     );
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{p}: {e}"))
@@ -544,7 +544,7 @@ fn group_b_nested_struct_and_array() {
 #[test]
 fn all_round2_files_covered() {
     let dir = format!(
-        "{}/../../../shared/testdata/php-ext-soap/messages/Round2",
+        "{}/../../testdata/php-ext-soap/messages/Round2",
         env!("CARGO_MANIFEST_DIR")
     );
     let mut n = 0;

@@ -1,5 +1,5 @@
 //! The W3C SOAP 1.2 test collection as shipped with PHP ext/soap
-//! (shared/testdata/php-ext-soap/messages/soap12-testcollection, index.json there): every
+//! (testdata/php-ext-soap/messages/soap12-testcollection, index.json there): every
 //! request either parses as an envelope or is refused with the fault class the reference
 //! response carries; headers, mustUnderstand and roles read right; every response parses and
 //! its faults decode.
@@ -9,7 +9,7 @@ use soapstone_codec::*;
 
 fn dir() -> String {
     format!(
-        "{}/../../../shared/testdata/php-ext-soap/messages/soap12-testcollection",
+        "{}/../../testdata/php-ext-soap/messages/soap12-testcollection",
         env!("CARGO_MANIFEST_DIR")
     )
 }

@@ -17,7 +17,7 @@ use soapstone_services::{ServiceKind, ServicesConfig};
 const SEEDS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/seeds");
 const ROUND2: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/testdata/php-ext-soap/messages/Round2"
+    "/../../testdata/php-ext-soap/messages/Round2"
 );
 
 async fn server() -> TestServer {

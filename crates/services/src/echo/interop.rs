@@ -1,6 +1,6 @@
 //! SOAPBuilders Interop Lab Round 2, base group: fourteen echo operations, rpc/encoded in
 //! `http://soapinterop.org/`, the parameter and result names of
-//! `shared/testdata/soapbuilders-round2-wsdl/r2-interop.wsdl` (`inputString` -> `outputString`).
+//! `testdata/soapbuilders-round2-wsdl/r2-interop.wsdl` (`inputString` -> `outputString`).
 //!
 //! Must never: change a value it echoes (floats go back in their shortest exact form).
 

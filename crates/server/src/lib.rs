@@ -46,8 +46,10 @@
 //! [`SoapService::document`], with the endpoint URL built from the `Host` header (or
 //! [`ServerConfig::public_url`]).
 
+mod codel;
 mod compress;
 mod config;
+mod conns;
 mod dispatch;
 mod metrics;
 mod negotiate;
@@ -160,12 +162,17 @@ impl Builder {
             services.push(service);
         }
         let metrics = metrics::Metrics::new(paths);
+        let codel = self
+            .config
+            .queue_delay_target
+            .map(|target| codel::Codel::new(target, self.config.queue_delay_interval));
         Server {
             inner: Arc::new(Inner {
                 routes,
                 services,
                 config: self.config,
                 metrics,
+                codel,
             }),
         }
     }
@@ -246,7 +253,7 @@ where
     }
 
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
-        Box::pin(dispatch::handle(self.inner.clone(), req).map(Ok))
+        Box::pin(dispatch::handle(self.inner.clone(), req, None).map(Ok))
     }
 }
 

@@ -450,7 +450,7 @@ fn text(status: StatusCode, mut msg: String) -> Response<ResponseBody> {
 }
 
 /// A `503` with `Retry-After`.
-fn busy(msg: String, config: &ServerConfig) -> Response<ResponseBody> {
+pub(crate) fn busy(msg: String, config: &ServerConfig) -> Response<ResponseBody> {
     let mut resp = text(StatusCode::SERVICE_UNAVAILABLE, msg);
     let secs = config.retry_after.as_secs().max(1);
     resp.headers_mut()

@@ -14,7 +14,8 @@
 //!
 //! A [`Server`] is also a tower `Service` (`Error = Infallible`: every failure is an HTTP
 //! status or a SOAP fault), so it mounts inside an axum app; the connection-level parts
-//! (`TCP_NODELAY`, timeouts, the connection limit) are then axum's to provide:
+//! (`TCP_NODELAY`, timeouts, the connection table, queue-delay shedding, which needs to know
+//! when a request arrived) are then axum's to provide:
 //!
 //! ```no_run
 //! # use std::sync::Arc;
@@ -35,13 +36,34 @@
 //! and faults: limits on head and body size (`431`, `413`), a header-read timeout (slowloris)
 //! apart from the idle keep-alive timeout, a concurrency limit that answers `503` with
 //! `Retry-After` instead of queueing, a panicking service becomes a Server fault, and graceful
-//! shutdown drains in-flight requests up to a deadline. Prometheus metrics at `/metrics`, a
+//! shutdown drains in-flight requests up to a deadline.
+//!
+//! Against floods and overload:
+//! - **Connection floods.** The server always accepts. When the table is full
+//!   ([`ServerConfig::max_connections`]) or the peer address has its share
+//!   ([`ServerConfig::max_connections_per_ip`]), the connection idle longest (no request being
+//!   handled on it; of that address for the per-address cap) is closed to make room; only when
+//!   every connection in the way is busy does the new one get a `503` and a close. So idle
+//!   sockets cannot lock clients out, and a client that keeps one busy is never cut off. The
+//!   listen backlog is raised to [`ServerConfig::listen_backlog`], also on a listener bound
+//!   elsewhere.
+//! - **Queueing delay.** Under an open-loop overload requests wait in socket buffers,
+//!   accepted connections and the runtime's queue, where `max_in_flight` cannot see them. The
+//!   server measures each request's wait, from when the reactor found its bytes (or the
+//!   accept) to its handler, and sheds CoDel-style: while even the shortest wait of a whole
+//!   [`ServerConfig::queue_delay_interval`] is above [`ServerConfig::queue_delay_target`],
+//!   requests that waited more than twice the target get `503` + `Retry-After` at once. The
+//!   queue drains, and served requests wait about the target, whatever the overload's shape.
+//! - Metrics: `soapstone_requests_shed_total` (both kinds), `..._shed_queue_delay_total`,
+//!   `soapstone_connections_evicted_total`, `soapstone_connections_refused_total`. Prometheus metrics at `/metrics`, a
 //! `tracing` span per request (`soap_request`, at DEBUG level so that an INFO subscriber pays
 //! nothing for it: `RUST_LOG=soapstone_server=debug` shows them).
 //!
 //! The status codes: `200` answer, `500` SOAP fault, `404` unknown path, `405` other methods
 //! (with `Allow`), `415` media type, charset or content coding we do not speak, `413`/`431`
-//! over a limit, `408` body too slow, `503` over the concurrency limit, `400` malformed.
+//! over a limit, `408` body too slow, `503` over the concurrency limit, after too long a wait
+//! in a standing queue, or (with `Connection: close`) for a new connection that finds every
+//! connection busy, `400` malformed.
 //! `GET path?wsdl` (and `?xsd=...`) returns the service's documents via
 //! [`SoapService::document`], with the endpoint URL built from the `Host` header (or
 //! [`ServerConfig::public_url`]).

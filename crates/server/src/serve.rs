@@ -26,7 +26,7 @@ use tokio::sync::{oneshot, watch};
 use tokio::task::JoinSet;
 
 use crate::conns::{Refused, Slot, Table};
-use crate::dispatch::{handle, Inner};
+use crate::dispatch::{busy as busy_response, handle, Inner};
 use crate::metrics::Metrics;
 use crate::timer::{Clock, ConnTimer, Watched};
 use crate::Runtime;
@@ -302,10 +302,19 @@ async fn serve_conn(
     let svc = service_fn(move |req| {
         let inner = svc_inner.clone();
         let arrival = clock.take_arrival();
-        // Not evictable while the request is handled (`None`: evicted a moment ago, and the
-        // connection is being dropped anyway).
+        // Not evictable while the request is handled. `None`: evicted just before this head
+        // was parsed; the connection is being closed, so the request is refused unhandled.
         let busy = table.busy(&slot);
         async move {
+            let Some(busy) = busy else {
+                let msg = "connection closed to make room for others, retry".to_owned();
+                let mut resp = busy_response(msg, &inner.config);
+                resp.headers_mut().insert(
+                    http::header::CONNECTION,
+                    http::HeaderValue::from_static("close"),
+                );
+                return Ok(resp);
+            };
             let resp = handle(inner, req, Some(arrival)).await;
             drop(busy);
             Ok::<_, Infallible>(resp)

@@ -319,3 +319,31 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_head_arrives_when_the_reactor_woke_for_it() {
+        let accepted = Instant::now();
+        let clock = Clock::new(Duration::from_secs(10), Duration::from_secs(60), accepted);
+        // first head, bytes already there at the first read: it arrived by the accept
+        clock.arm(accepted + Duration::from_millis(5));
+        clock.on_read();
+        assert_eq!(clock.take_arrival(), accepted);
+        // second head: hyper waits, the reactor wakes the stamping waker, the task reads later
+        let armed = Instant::now();
+        clock.arm(armed);
+        Waker::from(clock.wake.clone()).wake_by_ref();
+        let woke = clock.wake.woke_at().expect("stamped");
+        assert!(woke >= armed);
+        clock.on_read();
+        assert_eq!(clock.take_arrival(), woke);
+        // a third head already buffered when hyper began waiting: from then
+        let armed = Instant::now() + Duration::from_millis(1);
+        clock.arm(armed);
+        clock.on_read();
+        assert_eq!(clock.take_arrival(), armed);
+    }
+}

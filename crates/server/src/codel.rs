@@ -10,8 +10,12 @@
 //! the queue is *standing* when even the smallest wait of the last `interval` was above
 //! `target` (a burst drains within an interval, a standing queue does not); while it stands,
 //! requests that waited more than twice the target are answered `503` at once instead of
-//! being handled, which drains the queue; otherwise nothing is shed. The latency of the
-//! requests that are served thus stays near the target whatever the overload's shape.
+//! being handled, which drains the queue; otherwise nothing is shed. It stands until an
+//! interval passes with no request to shed: shedding makes the shortest wait drop below the
+//! target, and a verdict on that alone let the queue grow back for a whole interval out of
+//! every two (folly's rule, measured here against clients that resend at once). The latency
+//! of the requests that are served thus stays near the target whatever the overload's
+//! shape.
 //!
 //! It must never shed while the queue is not standing, and never take more than one short
 //! lock per request.
@@ -32,8 +36,11 @@ struct State {
     interval_end: Instant,
     /// The smallest wait seen in the current interval.
     min: Option<Duration>,
-    /// The last interval's smallest wait was above the target.
+    /// A queue stands: the last interval's smallest wait was above the target, or it stood
+    /// already and requests had to be shed in the last interval.
     standing: bool,
+    /// Requests shed in the current interval.
+    shed: u64,
 }
 
 impl Codel {
@@ -45,6 +52,7 @@ impl Codel {
                 interval_end: Instant::now() + interval,
                 min: None,
                 standing: false,
+                shed: 0,
             }),
         }
     }
@@ -59,12 +67,15 @@ impl Codel {
     pub(crate) fn shed(&self, waited: Duration, now: Instant) -> bool {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         if now >= s.interval_end {
-            s.standing = s.min.is_some_and(|m| m > self.target);
+            s.standing = s.min.is_some_and(|m| m > self.target) || (s.standing && s.shed > 0);
             s.min = None;
+            s.shed = 0;
             s.interval_end = now + self.interval;
         }
         s.min = Some(s.min.map_or(waited, |m| m.min(waited)));
-        s.standing && waited > self.slough()
+        let shed = s.standing && waited > self.slough();
+        s.shed += u64::from(shed);
+        shed
     }
 }
 
@@ -100,11 +111,15 @@ mod tests {
             "under twice the target: served"
         );
         assert!(c.shed(11 * MS, t0 + 170 * MS));
-        // the queue drained: one short wait in the interval ends the standing state
         assert!(!c.shed(MS, t0 + 200 * MS));
+        // a short wait, but requests were shed in the interval: it still stands
+        assert!(c.shed(50 * MS, t0 + 260 * MS));
+        assert!(!c.shed(MS, t0 + 300 * MS));
+        // an interval with short waits and nothing shed ends it
+        assert!(!c.shed(MS, t0 + 370 * MS));
         assert!(
-            !c.shed(50 * MS, t0 + 260 * MS),
-            "the interval that saw a 1 ms wait ended the standing queue"
+            !c.shed(50 * MS, t0 + 480 * MS),
+            "the interval that saw only short waits ended the standing queue"
         );
     }
 }

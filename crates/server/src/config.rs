@@ -62,10 +62,11 @@ pub struct ServerConfig {
     /// The listen backlog asked of the kernel for the listener, also one bound elsewhere
     /// (Linux caps it at `net.core.somaxconn`, 4096 on current kernels). Default: `4096`.
     pub listen_backlog: u32,
-    /// Queue-delay shedding (CoDel): when even the shortest wait of a whole
-    /// `queue_delay_interval` was above this target, requests that waited more than twice
-    /// the target, from when their bytes were available to when their handler would start,
-    /// are answered `503` with `Retry-After`. `None` turns it off. Default: `Some(5 ms)`.
+    /// Queue-delay shedding (CoDel-like): when most requests of a whole
+    /// `queue_delay_interval` waited more than this target, from when their bytes were
+    /// available to when their handler would start, requests that waited more than twice the
+    /// target are answered `503` with `Retry-After`, until an interval passes with nothing to
+    /// shed. `None` turns it off. Default: `Some(5 ms)`.
     pub queue_delay_target: Option<Duration>,
     /// The window over which queue-delay shedding looks for a standing queue (CoDel's
     /// interval: a burst that drains within it is not shed). Default: `100 ms`.

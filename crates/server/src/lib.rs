@@ -36,7 +36,9 @@
 //! and faults: limits on head and body size (`431`, `413`), a header-read timeout (slowloris)
 //! apart from the idle keep-alive timeout, a concurrency limit that answers `503` with
 //! `Retry-After` instead of queueing, a panicking service becomes a Server fault, and graceful
-//! shutdown drains in-flight requests up to a deadline.
+//! shutdown drains in-flight requests up to a deadline. Prometheus metrics at `/metrics`, a
+//! `tracing` span per request (`soap_request`, at DEBUG level so that an INFO subscriber pays
+//! nothing for it: `RUST_LOG=soapstone_server=debug` shows them).
 //!
 //! Against floods and overload:
 //! - **Connection floods.** The server always accepts. When the table is full
@@ -50,14 +52,14 @@
 //! - **Queueing delay.** Under an open-loop overload requests wait in socket buffers,
 //!   accepted connections and the runtime's queue, where `max_in_flight` cannot see them. The
 //!   server measures each request's wait, from when the reactor found its bytes (or the
-//!   accept) to its handler, and sheds CoDel-style: while even the shortest wait of a whole
-//!   [`ServerConfig::queue_delay_interval`] is above [`ServerConfig::queue_delay_target`],
-//!   requests that waited more than twice the target get `503` + `Retry-After` at once. The
-//!   queue drains, and served requests wait about the target, whatever the overload's shape.
+//!   accept) to its handler, and sheds CoDel-style: once most requests of a whole
+//!   [`ServerConfig::queue_delay_interval`] waited more than
+//!   [`ServerConfig::queue_delay_target`], requests that waited more than twice the target get
+//!   `503` + `Retry-After` at once, until an interval passes with nothing to shed. The queue
+//!   drains, and served requests wait at most about twice the target, whatever the overload's
+//!   shape.
 //! - Metrics: `soapstone_requests_shed_total` (both kinds), `..._shed_queue_delay_total`,
-//!   `soapstone_connections_evicted_total`, `soapstone_connections_refused_total`. Prometheus metrics at `/metrics`, a
-//! `tracing` span per request (`soap_request`, at DEBUG level so that an INFO subscriber pays
-//! nothing for it: `RUST_LOG=soapstone_server=debug` shows them).
+//!   `soapstone_connections_evicted_total`, `soapstone_connections_refused_total`.
 //!
 //! The status codes: `200` answer, `500` SOAP fault, `404` unknown path, `405` other methods
 //! (with `Allow`), `415` media type, charset or content coding we do not speak, `413`/`431`

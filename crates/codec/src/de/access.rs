@@ -39,6 +39,9 @@ pub(crate) struct ChildrenMap<'c, 'a, 's> {
     absent: Option<&'static str>,
     absent_at: usize,
     ended: bool,
+    /// The element whose children these are (absent fields are reported under it, after
+    /// its end tag has closed it).
+    element: &'a str,
 }
 
 impl<'c, 'a, 's> ChildrenMap<'c, 'a, 's> {
@@ -48,7 +51,9 @@ impl<'c, 'a, 's> ChildrenMap<'c, 'a, 's> {
         fields: &'static [&'static str],
     ) -> Self {
         let fields = if fields.len() <= 64 { fields } else { &[] };
+        let element = cur.current_name().unwrap_or("");
         ChildrenMap {
+            element,
             cur,
             ctx,
             fields,
@@ -108,7 +113,12 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
             return element_seed(seed, self.cur, self.ctx, info, false);
         }
         let name = self.absent.take().unwrap_or("?");
-        let path = format!("{}/{}", self.cur.path(), name);
+        let path = format!(
+            "{}/{}/{}",
+            self.cur.path(),
+            split_qname(self.element).1,
+            name
+        );
         seed.deserialize(Absent(name)).map_err(|e| e.at(|| path))
     }
 }

@@ -726,7 +726,12 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
             "unsignedInt" | "unsignedLong" | "unsignedShort" | "unsignedByte" => {
                 self.deserialize_u64(visitor)
             }
-            _ => self.deserialize_str(visitor),
+            // any other type (`xsd:base64Binary`, `xsd:dateTime`, a user type) is its text:
+            // a self-describing target takes it as it is, without the string type check
+            _ => match self.cur.read_text()? {
+                Cow::Borrowed(t) => visitor.visit_borrowed_str(t),
+                Cow::Owned(t) => visitor.visit_string(t),
+            },
         }
     }
 }

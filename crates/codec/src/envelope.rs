@@ -5,7 +5,12 @@
 //! is a VersionMismatch), Header before Body, header block attributes (mustUnderstand, actor /
 //! role, relay), and the SOAP 1.2 restrictions the W3C test collection checks (no unqualified
 //! attributes or encodingStyle on Envelope, no encodingStyle on Body, nothing after Body,
-//! known encodingStyle on body elements). Must never: read past the first Body child's start
+//! known encodingStyle on body elements: the cursor checks it on every element of the body,
+//! not on header blocks, which only the node they target may judge). Both versions refuse,
+//! as Client/Sender faults, a raw C0 control character anywhere (checked here, once, before any
+//! value can carry one into a response) and, in the cursor, a processing instruction; the body
+//! decoder refuses a second Body and a second body element that is not a multi-ref target.
+//! Must never: read past the first Body child's start
 //! tag here, or copy the body.
 
 use crate::error::{DecodeError, Kind};

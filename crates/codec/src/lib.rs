@@ -15,6 +15,14 @@
 //! expansion and no external fetch), only UTF-8, bounded size, depth, attributes, names, text
 //! and array lengths, and a work budget for multi-ref `href`s.
 //!
+//! What SOAP forbids is refused as the sender's error ([`Fault::from`] a [`DecodeError`] gives
+//! `Client`, SOAP 1.2 `Sender`): processing instructions (SOAP 1.1 section 3, 1.2 Part 1
+//! section 5), raw control characters, a second Body or body element. SOAP 1.2 encoding errors
+//! carry their Part 2 3.3 subcode: `enc:MissingID` for an `href`/`enc:ref` to no id (ids in
+//! header blocks count: a body value may refer to data a header carries), `enc:UntypedValue`
+//! for an encoded value without `xsi:type` read into a self-describing target. An unknown
+//! `encodingStyle` on any body element is `DataEncodingUnknown`.
+//!
 //! Must never: do I/O, build a DOM, expand entities, accept a DOCTYPE, panic on any input.
 //!
 //! ```

@@ -246,6 +246,10 @@ pub struct EncodeOptions {
     /// In encoded arrays, also write `xsi:type` on every item (the array's `arrayType`
     /// already says it; some old toolkits want both). Default: `false`.
     pub array_item_types: bool,
+    /// SOAP 1.2 RPC responses (`Encoded` style, `Soap12`): the name of the accessor that holds
+    /// the return value, written as the wrapper's first child `<rpc:result>` (SOAP 1.2 Part 2
+    /// section 4.2.2 requires it of a non-void result); ignored otherwise. Default: `None`.
+    pub rpc_result: Option<String>,
 }
 
 impl Default for EncodeOptions {
@@ -258,6 +262,7 @@ impl Default for EncodeOptions {
             schema_ns: SchemaNs::Xsd2001,
             xml_declaration: true,
             array_item_types: false,
+            rpc_result: None,
         }
     }
 }

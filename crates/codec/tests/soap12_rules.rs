@@ -288,3 +288,34 @@ fn a_parameterless_wrapper_ignores_its_type_and_text() {
         "{e}"
     );
 }
+
+#[test]
+fn rpc_result_is_written_on_request_and_skipped_when_read() {
+    #[derive(Debug, serde::Serialize, Deserialize, PartialEq)]
+    struct Answer {
+        result: f32,
+    }
+    let mut opts = EncodeOptions::default();
+    opts.version = Version::Soap12;
+    opts.style = Style::Encoded;
+    opts.rpc_result = Some("result".into());
+    let mut out = Vec::new();
+    let wrapper = QName::new("urn:t", "echoFloatResponse");
+    encode(&mut out, &opts, &[], &wrapper, &Answer { result: 1.5 }).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains(r#"<rpc:result xmlns:rpc="http://www.w3.org/2003/05/soap-rpc">result</rpc:result><result xsi:type="xsd:float">1.5</result>"#),
+        "{text}"
+    );
+    // the accessor is called `result` too: the rpc:result element does not shadow it
+    let env = parse(&text).unwrap();
+    assert_eq!(
+        env.body::<Answer>(Style::Encoded).unwrap(),
+        Answer { result: 1.5 }
+    );
+    // SOAP 1.1 and literal bodies have no rpc:result
+    opts.version = Version::Soap11;
+    let mut out = Vec::new();
+    encode(&mut out, &opts, &[], &wrapper, &Answer { result: 1.5 }).unwrap();
+    assert!(!String::from_utf8(out).unwrap().contains("rpc:result"));
+}

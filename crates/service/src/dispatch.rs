@@ -10,7 +10,9 @@ use std::collections::HashMap;
 
 use bytes::Bytes;
 use serde::{de::DeserializeOwned, Serialize};
-use soapstone_codec::{self as codec, EncodeOptions, Envelope, Fault, FaultCode, QName, Version};
+use soapstone_codec::{
+    self as codec, EncodeOptions, Envelope, Fault, FaultCode, QName, Style, Version,
+};
 use soapstone_wsdl::ServiceModel;
 
 use crate::cache::ResponseCache;
@@ -33,6 +35,9 @@ pub struct Dispatcher {
     by_request: HashMap<&'static str, usize>,
     responses: Vec<QName>,
     options: [EncodeOptions; 2],
+    /// SOAP 1.2 response options per operation: rpc style may name its single result part in
+    /// `rpc:result` (Part 2 4.2.2, [`ServiceConfig::rpc_result`]).
+    options12: Vec<EncodeOptions>,
     caches: Vec<Option<ResponseCache>>,
 }
 
@@ -110,6 +115,19 @@ impl Dispatcher {
                 .operations
                 .iter()
                 .map(|op| model.response_name(op))
+                .collect(),
+            options12: model
+                .operations
+                .iter()
+                .map(|op| {
+                    let mut o = options(Version::Soap12, model, &config);
+                    if let ([result], Style::Encoded, true) =
+                        (&op.output[..], o.style, config.rpc_result)
+                    {
+                        o.rpc_result = Some(result.name.clone());
+                    }
+                    o
+                })
                 .collect(),
             options: [
                 options(Version::Soap11, model, &config),
@@ -214,7 +232,11 @@ impl Dispatcher {
         };
         let mut out = Vec::with_capacity(512);
         let wrapper = &self.responses[reply.op];
-        if let Err(e) = codec::encode(&mut out, self.options(reply.version), &[], wrapper, &value) {
+        let options = match reply.version {
+            Version::Soap11 => self.options(reply.version),
+            Version::Soap12 => &self.options12[reply.op],
+        };
+        if let Err(e) = codec::encode(&mut out, options, &[], wrapper, &value) {
             let fault = Fault::server(format!("cannot encode the response of `{name}`: {e}"));
             return fault_response(reply.version, Some(name), &fault);
         }

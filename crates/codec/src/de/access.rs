@@ -20,6 +20,12 @@ pub(super) fn path_at(cur: &Cursor<'_, '_>, depth: usize, qname: &str) -> String
     }
 }
 
+/// Whether the element just opened is SOAP 1.2's `rpc:result`.
+fn is_rpc_result(cur: &Cursor<'_, '_>, qname: &str) -> Result<bool, DecodeError> {
+    let prefix = split_qname(qname).0;
+    Ok(!prefix.is_empty() && cur.resolve(prefix)? == "http://www.w3.org/2003/05/soap-rpc")
+}
+
 fn too_many(cur: &Cursor<'_, '_>) -> DecodeError {
     cur.err(DecodeError::limit(format!(
         "more than {} items in one array",
@@ -78,6 +84,12 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
                 Ev::Start(name) => {
                     let info = Info::read(self.cur, name)?;
                     let local = info.local();
+                    if local == "result" && is_rpc_result(self.cur, name)? {
+                        // SOAP 1.2 RPC's `rpc:result` names the return accessor; it is no
+                        // member (and must not shadow an accessor called `result`)
+                        self.cur.skip_element()?;
+                        continue;
+                    }
                     if let Some(i) = self.fields.iter().position(|f| *f == local) {
                         self.seen |= 1 << i;
                     }

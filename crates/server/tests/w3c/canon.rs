@@ -19,8 +19,8 @@ pub(crate) enum Node {
 }
 
 impl Node {
-    /// Struct members sorted by name (arrays keep their order), texts trimmed, the SOAP 1.2
-    /// `rpc:result` member (a QName naming the result accessor) left out.
+    /// Struct members sorted by name (arrays keep their order), texts trimmed. The SOAP 1.2
+    /// `rpc:result` member (a QName naming the result accessor) is compared like the others.
     fn canonical(self) -> Node {
         match self {
             Node::Text(t) => Node::Text(t.trim().to_string()),
@@ -30,9 +30,6 @@ impl Node {
                 let same_names = members.windows(2).all(|w| w[0].0 == w[1].0);
                 let mut members: Vec<(String, Node)> = members
                     .into_iter()
-                    .filter(|(k, v)| {
-                        !(k == "result" && matches!(v, Node::Text(t) if t.trim() == "return"))
-                    })
                     .map(|(k, v)| (k, v.canonical()))
                     .collect();
                 if members.len() > 1 && same_names {

@@ -188,7 +188,7 @@ pub(crate) struct NodeC {
 
 impl NodeC {
     pub(crate) fn new() -> Arc<Self> {
-        let mut config = ServiceConfig::default();
+        let mut config = ServiceConfig::default().rpc_result(true);
         for local in UNDERSTOOD {
             config = config.understand(QName::new(TS, local));
         }

@@ -151,7 +151,15 @@ fn encoding_style_is_checked_on_every_body_element() {
         r#"<t:h env:encodingStyle="urn:poison"><t:x env:encodingStyle="urn:poison"/></t:h>"#,
         "<t:echoString><inputString>hi</inputString></t:echoString>",
     );
-    parse(&header).unwrap();
+    let env = parse(&header).unwrap();
+    // but the node that reads the block does
+    #[derive(Debug, Deserialize)]
+    struct H {
+        #[allow(dead_code)]
+        x: String,
+    }
+    let e = env.header::<H>(0, Style::Literal).unwrap_err();
+    assert!(e.is_data_encoding_unknown(), "{e}");
 }
 
 #[test]

@@ -123,6 +123,16 @@ fn a_soap12_sender_fault_is_400_and_a_soap11_client_fault_500() {
     let r = post(addr, SOAP12, &envelope(ENV12, "", bad));
     assert_eq!(r.status, 400, "{}", r.text());
     assert!(r.text().contains("c:BadArguments"), "{}", r.text());
+    // an argument the operation does not have: a mismatch in the arguments, rpc:BadArguments
+    let extra =
+        r#"<m:echoString xmlns:m="urn:echo"><input>x</input><extra>1</extra></m:echoString>"#;
+    let r = post(addr, SOAP12, &envelope(ENV12, "", extra));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(
+        r.text().contains("c:BadArguments") && r.text().contains("unknown field `extra`"),
+        "{}",
+        r.text()
+    );
     // a Receiver fault from the implementation stays 500
     let r = post(
         addr,

@@ -327,3 +327,24 @@ fn rpc_result_is_written_on_request_and_skipped_when_read() {
     encode(&mut out, &opts, &[], &wrapper, &Answer { result: 1.5 }).unwrap();
     assert!(!String::from_utf8(out).unwrap().contains("rpc:result"));
 }
+
+#[test]
+fn a_self_describing_target_reads_any_typed_text() {
+    // `deserialize_any` on `xsd:base64Binary` (or any type that is no string, number or
+    // boolean) hands over the text instead of failing the string type check
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(untagged)]
+    enum Anything {
+        Text(String),
+    }
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Op {
+        value: Anything,
+    }
+    let doc = env12(
+        "",
+        r#"<t:op><value xsi:type="xsd:base64Binary">aGk=</value></t:op>"#,
+    );
+    let op: Op = parse(&doc).unwrap().body(Style::Literal).unwrap();
+    assert_eq!(op.value, Anything::Text("aGk=".into()));
+}

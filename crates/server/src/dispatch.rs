@@ -20,7 +20,7 @@ use http::{Method, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
 use soapstone_codec::{Fault, Version};
-use soapstone_service::{SoapRequest, SoapService};
+use soapstone_service::{SoapRequest, SoapResponse, SoapService};
 use tracing::Instrument as _;
 
 use crate::codel::Codel;
@@ -157,6 +157,23 @@ where
         fault: false,
     };
     let headers = req.headers();
+    if req.version() <= http::Version::HTTP_11
+        && !headers.contains_key(header::CONTENT_LENGTH)
+        && !headers.contains_key(header::TRANSFER_ENCODING)
+        && req.body().is_end_stream()
+    {
+        // HTTP/1.x: a POST that frames its body neither way has none (RFC 9112 6.3); a SOAP
+        // request cannot be empty, so say what is missing rather than fault an empty envelope.
+        // (A request built in process, as a tower service is called, may carry a body
+        // without the header: only an empty one is refused.)
+        return (
+            text(
+                StatusCode::LENGTH_REQUIRED,
+                "request body needs a `Content-Length` or `Transfer-Encoding: chunked`".into(),
+            ),
+            outcome,
+        );
+    }
     let get = |name: &header::HeaderName| headers.get(name).map(HeaderValue::as_bytes);
     let media = match negotiate::soap_media_type(get(&header::CONTENT_TYPE)) {
         Ok(media) => media,
@@ -237,10 +254,10 @@ where
     let answer = AssertUnwindSafe(async move { service.call(request).await })
         .catch_unwind()
         .await;
-    let (fault, body) = match answer {
+    let (status, version, fault, body) = match answer {
         Ok(r) => {
             outcome.operation = r.operation;
-            (r.fault, r.body)
+            (status_of(&r), r.version, r.fault, r.body)
         }
         Err(panic) => {
             inner.metrics.panics.fetch_add(1, Ordering::Relaxed);
@@ -256,15 +273,17 @@ where
                 version,
                 &Fault::server("internal error: the service failed"),
             );
-            (true, Bytes::from(out))
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                version,
+                true,
+                Bytes::from(out),
+            )
         }
     };
     outcome.fault = fault;
-    let status = if fault {
-        StatusCode::INTERNAL_SERVER_ERROR
-    } else {
-        StatusCode::OK
-    };
+    // The content type follows the envelope answered (a SOAP 1.1 envelope posted as
+    // `application/soap+xml` is answered in SOAP 1.1, as `text/xml`), not the request's.
     let resp = with_body(
         status,
         soap_content_type(version),
@@ -397,6 +416,19 @@ impl<'a> InFlight<'a> {
 impl Drop for InFlight<'_> {
     fn drop(&mut self) {
         self.0.in_flight.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// The HTTP status of a SOAP answer: 200, or for a fault 500, except a SOAP 1.2
+/// `env:Sender` fault, which SOAP 1.2 Part 2 section 7.5.2.2 answers with 400. SOAP 1.1's
+/// HTTP binding (section 6.2) answers every fault with 500.
+fn status_of(r: &SoapResponse) -> StatusCode {
+    if !r.fault {
+        StatusCode::OK
+    } else if r.version == Version::Soap12 && r.is_sender_fault() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::INTERNAL_SERVER_ERROR
     }
 }
 

@@ -61,11 +61,17 @@
 //! - Metrics: `soapstone_requests_shed_total` (both kinds), `..._shed_queue_delay_total`,
 //!   `soapstone_connections_evicted_total`, `soapstone_connections_refused_total`.
 //!
-//! The status codes: `200` answer, `500` SOAP fault, `404` unknown path, `405` other methods
-//! (with `Allow`), `415` media type, charset or content coding we do not speak, `413`/`431`
-//! over a limit, `408` body too slow, `503` over the concurrency limit, after too long a wait
-//! in a standing queue, or (with `Connection: close`) for a new connection that finds every
-//! connection busy, `400` malformed.
+//! The status codes: `200` answer, `500` SOAP fault, except `400` for a SOAP 1.2 `env:Sender`
+//! fault (SOAP 1.2 Part 2 7.5.2.2; SOAP 1.1 answers every fault `500`; the service says the
+//! code in [`SoapResponse::fault_code`](soapstone_service::SoapResponse::fault_code)), `404`
+//! unknown path, `405` other methods (with `Allow`), `415` media type, charset or content
+//! coding we do not speak, `411` an HTTP/1.x POST that frames its body neither with
+//! `Content-Length` nor chunked, `413`/`431` over a limit, `408` body too slow, `503` over the
+//! concurrency limit, after too long a wait in a standing queue, or (with `Connection: close`)
+//! for a new connection that finds every connection busy, `400` malformed. A SOAP answer's
+//! `Content-Type` is that of the envelope answered (`text/xml` for SOAP 1.1,
+//! `application/soap+xml` for 1.2), whatever the request's said: a SOAP 1.1 envelope posted
+//! as `application/soap+xml` is answered in SOAP 1.1.
 //! `GET path?wsdl` (and `?xsd=...`) returns the service's documents via
 //! [`SoapService::document`], with the endpoint URL built from the `Host` header (or
 //! [`ServerConfig::public_url`]).

@@ -29,6 +29,14 @@ pub struct ServiceConfig {
     /// message. With the codec's multi-ref budget this bounds what one request can make the
     /// server hold, whatever the handler does with its input. Default: `16 MiB`.
     pub max_response_bytes: usize,
+    /// In SOAP 1.2 rpc/encoded responses of a single result, write the `rpc:result` element
+    /// that names the result's accessor as the wrapper's first child (codec
+    /// `EncodeOptions::rpc_result`; SOAP 1.2 Part 2 4.2.2 requires it of a non-void result).
+    /// Off by default because zeep refuses it ("Unexpected element
+    /// `{http://www.w3.org/2003/05/soap-rpc}result`, expected `return`") while no client we
+    /// know needs it; soapstone's own client skips it either way. The W3C SOAP 1.2 test
+    /// collection's node turns it on. Default: `false`.
+    pub rpc_result: bool,
 }
 
 impl Default for ServiceConfig {
@@ -39,6 +47,7 @@ impl Default for ServiceConfig {
             cache_capacity: 1024,
             array_item_types: true,
             max_response_bytes: 16 << 20,
+            rpc_result: false,
         }
     }
 }
@@ -65,6 +74,12 @@ impl ServiceConfig {
     /// Sets the largest response envelope (see [`ServiceConfig::max_response_bytes`]).
     pub fn max_response_bytes(mut self, bytes: usize) -> Self {
         self.max_response_bytes = bytes;
+        self
+    }
+
+    /// Writes (or not) SOAP 1.2's `rpc:result` in rpc/encoded responses.
+    pub fn rpc_result(mut self, on: bool) -> Self {
+        self.rpc_result = on;
         self
     }
 

@@ -10,7 +10,9 @@ use std::collections::HashMap;
 
 use bytes::Bytes;
 use serde::{de::DeserializeOwned, Serialize};
-use soapstone_codec::{self as codec, EncodeOptions, Envelope, Fault, QName, Version};
+use soapstone_codec::{
+    self as codec, EncodeOptions, Envelope, Fault, FaultCode, QName, Style, Version,
+};
 use soapstone_wsdl::ServiceModel;
 
 use crate::cache::ResponseCache;
@@ -20,6 +22,9 @@ use crate::{SoapRequest, SoapResponse};
 const NEXT_11: &str = "http://schemas.xmlsoap.org/soap/actor/next";
 const NEXT_12: &str = "http://www.w3.org/2003/05/soap-envelope/role/next";
 const ULTIMATE_12: &str = "http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver";
+/// The SOAP 1.2 RPC namespace (Part 2 section 4.4), whose fault subcodes
+/// `ProcedureNotPresent` and `BadArguments` say what was wrong with the call.
+pub const RPC_NS: &str = "http://www.w3.org/2003/05/soap-rpc";
 
 /// Routing tables and settings of one generated server; shared by all its requests.
 #[derive(Debug)]
@@ -30,6 +35,9 @@ pub struct Dispatcher {
     by_request: HashMap<&'static str, usize>,
     responses: Vec<QName>,
     options: [EncodeOptions; 2],
+    /// SOAP 1.2 response options per operation: rpc style may name its single result part in
+    /// `rpc:result` (Part 2 4.2.2, [`ServiceConfig::rpc_result`]).
+    options12: Vec<EncodeOptions>,
     caches: Vec<Option<ResponseCache>>,
 }
 
@@ -109,6 +117,19 @@ impl Dispatcher {
                 .iter()
                 .map(|op| model.response_name(op))
                 .collect(),
+            options12: model
+                .operations
+                .iter()
+                .map(|op| {
+                    let mut o = options(Version::Soap12, model, &config);
+                    if let ([result], Style::Encoded, true) =
+                        (&op.output[..], o.style, config.rpc_result)
+                    {
+                        o.rpc_result = Some(result.name.clone());
+                    }
+                    o
+                })
+                .collect(),
             options: [
                 options(Version::Soap11, model, &config),
                 options(Version::Soap12, model, &config),
@@ -143,12 +164,10 @@ impl Dispatcher {
             Err(e) if e.is_version_mismatch() => {
                 let mut out = Vec::with_capacity(512);
                 codec::encode_version_mismatch_fault(&mut out, Version::Soap11, &e.to_string());
-                return Err(SoapResponse::new(
-                    Version::Soap11,
-                    true,
-                    None,
-                    Bytes::from(out),
-                ));
+                return Err(
+                    SoapResponse::new(Version::Soap11, true, None, Bytes::from(out))
+                        .with_fault_code(FaultCode::VersionMismatch),
+                );
             }
             Err(e) => return Err(fault_response(request.version, None, &Fault::from(&e))),
         };
@@ -163,7 +182,8 @@ impl Dispatcher {
         if !not_understood.is_empty() {
             let mut out = Vec::with_capacity(512);
             codec::encode_must_understand_fault(&mut out, version, &not_understood);
-            return Err(SoapResponse::new(version, true, None, Bytes::from(out)));
+            return Err(SoapResponse::new(version, true, None, Bytes::from(out))
+                .with_fault_code(FaultCode::MustUnderstand));
         }
         let Some(element) = envelope.body_element() else {
             return Err(fault_response(
@@ -190,11 +210,14 @@ impl Dispatcher {
                 dispatcher: self,
             }),
             None => {
-                let fault = Fault::client(format!(
+                let mut fault = Fault::client(format!(
                     "unknown operation `{}` in service `{}`",
                     clark(element),
                     self.model.name
                 ));
+                fault
+                    .subcodes
+                    .push(QName::new(RPC_NS, "ProcedureNotPresent"));
                 Err(fault_response(version, None, &fault))
             }
         }
@@ -210,7 +233,11 @@ impl Dispatcher {
         };
         let mut out = Vec::with_capacity(512);
         let wrapper = &self.responses[reply.op];
-        if let Err(e) = codec::encode(&mut out, self.options(reply.version), &[], wrapper, &value) {
+        let options = match reply.version {
+            Version::Soap11 => self.options(reply.version),
+            Version::Soap12 => &self.options12[reply.op],
+        };
+        if let Err(e) = codec::encode(&mut out, options, &[], wrapper, &value) {
             let fault = Fault::server(format!("cannot encode the response of `{name}`: {e}"));
             return fault_response(reply.version, Some(name), &fault);
         }
@@ -258,7 +285,7 @@ impl Incoming<'_> {
         let name = d.operation_name(self.op);
         let value: T = match self.envelope.body(d.model.style.body_style()) {
             Ok(v) => v,
-            Err(e) => return Err(fault_response(version, Some(name), &Fault::from(&e))),
+            Err(e) => return Err(fault_response(version, Some(name), &argument_fault(&e))),
         };
         let cache_key = match &d.caches[self.op] {
             Some(_) => {
@@ -293,13 +320,23 @@ fn targets_us(version: Version, role: Option<&str>) -> bool {
     }
 }
 
+/// The fault for a request wrapper that did not decode: the codec's, and, when it is the
+/// sender's error and no limit, the SOAP 1.2 RPC subcode `rpc:BadArguments` ("the receiver
+/// cannot parse the arguments or there is a mismatch in number and/or type", Part 2 4.4).
+/// An encoding subcode the codec gave (`enc:MissingID`) is kept instead.
+fn argument_fault(e: &codec::DecodeError) -> Fault {
+    let mut fault = Fault::from(e);
+    if fault.code == FaultCode::Client && fault.subcodes.is_empty() && !e.is_limit() {
+        fault.subcodes.push(QName::new(RPC_NS, "BadArguments"));
+    }
+    fault
+}
+
 /// A response envelope holding `fault` in `version`'s shape.
 pub fn fault_response(
     version: Version,
     operation: Option<&'static str>,
     fault: &Fault,
 ) -> SoapResponse {
-    let mut out = Vec::with_capacity(512);
-    codec::encode_fault(&mut out, version, fault);
-    SoapResponse::new(version, true, operation, Bytes::from(out))
+    SoapResponse::from_fault(version, operation, fault)
 }

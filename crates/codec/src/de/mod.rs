@@ -36,12 +36,22 @@ use access::{Absent, ArraySeq, ChildrenMap, RepeatedSeq};
 pub(crate) use info::{compatible, Info, Want};
 
 /// Where an `id` points: offsets of its start tag and of the end of its end tag, and the
-/// bindings declared between Body and it.
+/// bindings declared between Body (or Header, for an id in a header block) and it.
 #[derive(Debug)]
 struct IdTarget {
     offset: usize,
     end: usize,
     ns: (usize, usize),
+    in_header: bool,
+}
+
+/// The header blocks an `enc:ref` may point into (SOAP 1.2 Part 2 3.1.5.3: an id is unique
+/// in the whole envelope, so a body value may refer to data a header block carries).
+#[derive(Debug, Default)]
+struct Headers<'a> {
+    above: [&'a str; 2],
+    ns: Arc<[Binding<'a>]>,
+    starts: Vec<usize>,
 }
 
 #[derive(Debug, Default)]
@@ -57,6 +67,8 @@ pub(crate) struct Ctx<'a> {
     outer: [&'a str; 2],
     body_ns: Arc<[Binding<'a>]>,
     scan_from: usize,
+    headers: Headers<'a>,
+    version: Version,
     ids: OnceCell<Result<IdIndex<'a>, DecodeError>>,
     resolving: RefCell<Vec<String>>,
     /// The envelope's multi-ref budget: what is left, and what it was.
@@ -90,16 +102,34 @@ impl<'a> Ctx<'a> {
         r.as_ref().map_err(Clone::clone)
     }
 
-    /// One pass over the Body recording every element that carries an `id`.
+    /// One pass over the Body and the header blocks recording every element that carries an
+    /// `id`.
     fn scan_ids(&self) -> Result<IdIndex<'a>, DecodeError> {
         let mut index = IdIndex::default();
-        let base = self.body_ns.len();
-        let mut cur = Cursor::new(
+        let cur = Cursor::new(
             &self.src,
             self.scan_from,
             &self.outer,
             NsStack::from_bindings(&self.body_ns),
         );
+        self.scan_region(&mut index, cur, self.body_ns.len(), false)?;
+        let h = &self.headers;
+        for &start in &h.starts {
+            let cur = Cursor::new(&self.src, start, &h.above, NsStack::from_bindings(&h.ns));
+            self.scan_region(&mut index, cur, h.ns.len(), true)?;
+        }
+        Ok(index)
+    }
+
+    /// Records the ids of one region: the content of Body (through its end tag), or one
+    /// header block (`in_header`: from its start tag through its end tag).
+    fn scan_region(
+        &self,
+        index: &mut IdIndex<'a>,
+        mut cur: Cursor<'a, '_>,
+        base: usize,
+        in_header: bool,
+    ) -> Result<(), DecodeError> {
         let mut depth = 0usize;
         // ids whose element is open, with its depth, to record where each one ends
         let mut open: Vec<(usize, Cow<'a, str>)> = Vec::new();
@@ -129,6 +159,7 @@ impl<'a> Ctx<'a> {
                             offset: cur.last_start_at,
                             end: cur.last_start_at,
                             ns: (start, index.arena.len()),
+                            in_header,
                         };
                         if index.map.insert(id.clone(), target).is_some() {
                             return Err(cur.malformed(format!("duplicate id {}", excerpt(&id))));
@@ -138,7 +169,7 @@ impl<'a> Ctx<'a> {
                 }
                 Ev::End => {
                     if depth == 0 {
-                        return Ok(index);
+                        return Ok(());
                     }
                     if open.last().is_some_and(|(d, _)| *d == depth) {
                         if let Some((_, id)) = open.pop() {
@@ -148,6 +179,9 @@ impl<'a> Ctx<'a> {
                         }
                     }
                     depth -= 1;
+                    if depth == 0 && in_header {
+                        return Ok(());
+                    }
                 }
                 Ev::Text(_) | Ev::CData(_) => {}
                 Ev::Eof => return Err(cur.malformed("unexpected end of document")),
@@ -164,6 +198,12 @@ impl<'a> Envelope<'a> {
             outer: self.outer,
             body_ns: Arc::clone(&self.body_ns),
             scan_from: self.body_content,
+            headers: Headers {
+                above: [self.outer[0], self.header_name],
+                ns: Arc::clone(&self.header_ns),
+                starts: self.header_extra.iter().map(|h| h.start).collect(),
+            },
+            version: self.version,
             ids: OnceCell::new(),
             resolving: RefCell::new(Vec::new()),
             references_left: Arc::clone(&self.references_left),
@@ -205,10 +245,18 @@ impl<'a> Envelope<'a> {
     /// Reads the rest of Body (skipping other children, e.g. multi-ref targets) and Envelope,
     /// and checks that nothing but whitespace, comments and PIs follows.
     fn finish(&self, cur: &mut Cursor<'a, '_>) -> Result<(), DecodeError> {
-        // rest of Body
+        // rest of Body: only multi-ref targets (elements with an id) may follow the wrapper
         loop {
             match cur.next()? {
-                Ev::Start(_) => cur.skip_element()?,
+                Ev::Start(name) if has_id(cur)? => {
+                    let _ = name;
+                    cur.skip_element()?
+                }
+                Ev::Start(name) => {
+                    return Err(cur.malformed(format!(
+                        "second body element `<{name}>`: the body holds one operation element (and multi-ref targets with an `id`)"
+                    )))
+                }
                 Ev::End => break,
                 Ev::Text(t) if is_blank(t) => {}
                 Ev::Text(_) | Ev::CData(_) => return Err(cur.malformed("text in Body")),
@@ -219,7 +267,12 @@ impl<'a> Envelope<'a> {
         loop {
             match cur.next()? {
                 Ev::Start(name) if self.version == Version::Soap11 => {
-                    let _ = name;
+                    let (uri, local) = cur.resolve_element(name)?;
+                    if uri == ns::SOAP11_ENV && matches!(local, "Body" | "Header") {
+                        return Err(cur.malformed(format!(
+                            "second `<{name}>` after Body (an envelope has one Header and one Body)"
+                        )));
+                    }
                     cur.skip_element()?
                 }
                 Ev::Start(name) => {
@@ -274,6 +327,19 @@ impl<'a> Envelope<'a> {
         })
         .map_err(|e| e.at(|| access::path_at(&cur, depth, name)))
     }
+}
+
+/// Whether the element just opened carries an `id` (SOAP 1.1 unqualified, SOAP 1.2 `enc:id`).
+fn has_id(cur: &Cursor<'_, '_>) -> Result<bool, DecodeError> {
+    for a in &cur.attrs {
+        if a.local == "id" {
+            let uri = cur.attr_ns(a)?;
+            if uri.is_empty() || uri == ns::SOAP12_ENC {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// Deserializes one element (whose start tag has been consumed) as a value.
@@ -349,10 +415,13 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
         let path = || format!("{}/{}", cur.path(), info.local());
         let index = ctx.id_index()?;
         let target = index.map.get(id).ok_or_else(|| {
-            DecodeError::malformed(format!(
-                "unresolved reference `#{}`",
-                id.chars().take(40).collect::<String>()
-            ))
+            DecodeError::new(
+                crate::error::Kind::MissingId,
+                format!(
+                    "unresolved reference `#{}`",
+                    id.chars().take(40).collect::<String>()
+                ),
+            )
             .at(path)
         })?;
         {
@@ -373,7 +442,11 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
             ctx.resolving.borrow_mut().pop();
             return Err(e.at(path));
         }
-        let mut bindings = ctx.body_ns.to_vec();
+        let mut bindings = if target.in_header {
+            ctx.headers.ns.to_vec()
+        } else {
+            ctx.body_ns.to_vec()
+        };
         bindings.extend_from_slice(index.arena.get(target.ns.0..target.ns.1).unwrap_or(&[]));
         let mut sub = Cursor::new(
             &ctx.src,
@@ -615,7 +688,11 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
         follow_href!(self, deserialize_struct, name, fields; visitor);
-        self.check(Want::Struct)?;
+        // A struct without fields (a parameterless operation's wrapper) reads nothing from
+        // the element, so its `xsi:type` and any text in it do not matter.
+        if !fields.is_empty() {
+            self.check(Want::Struct)?;
+        }
         let mut map = ChildrenMap::new(self.cur, self.ctx, fields);
         let v = visitor.visit_map(&mut map)?;
         map.finish()?;
@@ -674,6 +751,17 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
             Ev::Start(_) => return self.deserialize_map(visitor),
             _ => {}
         }
+        if self.info.xsi_type.is_none()
+            && self.ctx.style == Style::Encoded
+            && self.ctx.version == Version::Soap12
+        {
+            let path = self.closed_path();
+            return Err(DecodeError::new(
+                crate::error::Kind::UntypedValue,
+                "encoded value has no `xsi:type` and the target does not tell its type",
+            )
+            .at(|| path));
+        }
         let local = self
             .info
             .xsi_type
@@ -686,7 +774,12 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
             "unsignedInt" | "unsignedLong" | "unsignedShort" | "unsignedByte" => {
                 self.deserialize_u64(visitor)
             }
-            _ => self.deserialize_str(visitor),
+            // any other type (`xsd:base64Binary`, `xsd:dateTime`, a user type) is its text:
+            // a self-describing target takes it as it is, without the string type check
+            _ => match self.cur.read_text()? {
+                Cow::Borrowed(t) => visitor.visit_borrowed_str(t),
+                Cow::Owned(t) => visitor.visit_string(t),
+            },
         }
     }
 }

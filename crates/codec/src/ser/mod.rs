@@ -161,6 +161,13 @@ pub fn encode<T: Serialize + ?Sized>(
         });
     }
     out.push(b'>');
+    if let (true, Some(result)) = (enc12, &options.rpc_result) {
+        out.extend_from_slice(
+            b"<rpc:result xmlns:rpc=\"http://www.w3.org/2003/05/soap-rpc\">".as_slice(),
+        );
+        write::text(out, result);
+        out.extend_from_slice(b"</rpc:result>");
+    }
     value.serialize(BodySer {
         out: &mut *out,
         opts: &opts,

@@ -249,6 +249,21 @@ async fn soapbuilders_typed_clients() {
         faultstring(&r.body).as_deref(),
         Some("no service for namespace `urn:elsewhere` at this endpoint (it serves `http://soapinterop.org/`, `http://tempuri.org/`)")
     );
+    // In SOAP 1.2 that is a Sender fault (HTTP 400) with the subcode rpc:ProcedureNotPresent.
+    let other12 = r#"<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body><m:echoString xmlns:m="urn:elsewhere"/></s:Body></s:Envelope>"#;
+    let req = format!(
+        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/soap+xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{other12}",
+        other12.len()
+    );
+    let r = raw(s.addr, req.as_bytes()).await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(text_of(&r.body, "Value").as_deref(), Some("env:Sender"));
+    assert!(
+        r.body
+            .contains("ProcedureNotPresent</env:Value></env:Subcode>"),
+        "{}",
+        r.body
+    );
     // Three WSDLs on one path.
     for (q, name) in [
         ("wsdl", "InteropTest"),

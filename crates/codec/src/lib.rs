@@ -41,6 +41,7 @@ mod de;
 mod envelope;
 mod error;
 mod fault;
+mod lenient;
 mod scan;
 mod ser;
 mod write;
@@ -50,6 +51,7 @@ pub mod xsd;
 pub use envelope::Envelope;
 pub use error::{DecodeError, EncodeError};
 pub use fault::{encode_fault, encode_must_understand_fault, encode_version_mismatch_fault};
+pub use lenient::Lenient;
 pub use ser::encode;
 pub use xsd::xsd_type_name;
 
@@ -107,7 +109,8 @@ impl QName {
     }
 }
 
-/// Limits on hostile input; every decode takes one. Defaults are safe for a public server.
+/// Limits on hostile input, and the leniency towards old peers; every decode takes one.
+/// Defaults are safe for a public server (and strict).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Limits {
@@ -123,6 +126,9 @@ pub struct Limits {
     pub max_text_len: usize,
     /// Most items in one array (an `arrayType` size or a repeated element). Default: `1_000_000`.
     pub max_array_len: usize,
+    /// Which non-conforming constructs of old toolkits to accept (gSOAP, Axis 1.4, PHP); see
+    /// [`Lenient`]. Default: none ([`Lenient::STRICT`]).
+    pub lenient: Lenient,
 }
 
 impl Default for Limits {
@@ -134,6 +140,7 @@ impl Default for Limits {
             max_name_len: 256,
             max_text_len: 1 << 20,
             max_array_len: 1_000_000,
+            lenient: Lenient::STRICT,
         }
     }
 }

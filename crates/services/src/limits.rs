@@ -59,9 +59,9 @@ impl fmt::Display for Size {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.0;
         match n {
-            _ if n >= 1 << 30 && n % (1 << 30) == 0 => write!(f, "{}GiB", n >> 30),
-            _ if n >= 1 << 20 && n % (1 << 20) == 0 => write!(f, "{}MiB", n >> 20),
-            _ if n >= 1 << 10 && n % (1 << 10) == 0 => write!(f, "{}KiB", n >> 10),
+            _ if n >= 1 << 30 && n.is_multiple_of(1 << 30) => write!(f, "{}GiB", n >> 30),
+            _ if n >= 1 << 20 && n.is_multiple_of(1 << 20) => write!(f, "{}MiB", n >> 20),
+            _ if n >= 1 << 10 && n.is_multiple_of(1 << 10) => write!(f, "{}KiB", n >> 10),
             _ => write!(f, "{n}B"),
         }
     }

@@ -13,7 +13,9 @@
 //! Decoding runs over a small tokenizer of its own (quick-xml decodes entities), with its own
 //! namespace resolution, and enforces every bound in [`Limits`]: no DOCTYPE (so no entity
 //! expansion and no external fetch), only UTF-8, bounded size, depth, attributes, names, text
-//! and array lengths, and a work budget for multi-ref `href`s.
+//! and array lengths, and a work budget for multi-ref `href`s. [`Limits::lenient`] ([`Lenient`])
+//! lets a client (or a configured server) read what old toolkits send against the
+//! specifications, logging each; it is off by default.
 //!
 //! Must never: do I/O, build a DOM, expand entities, accept a DOCTYPE, panic on any input.
 //!

@@ -44,7 +44,11 @@ async fn a_large_echo_is_held_at_most_twice() {
         Bytes::from(body),
     );
     let response = service.call(request).await;
-    assert!(!response.fault, "{}", String::from_utf8_lossy(&response.body[..300]));
+    assert!(
+        !response.fault,
+        "{}",
+        String::from_utf8_lossy(&response.body[..300])
+    );
     assert!(response.body.len() > N);
     let peak = vm_hwm_kib().unwrap();
     let added = (peak.saturating_sub(before) * 1024) as f64 / len as f64;

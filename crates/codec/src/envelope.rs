@@ -50,6 +50,9 @@ pub struct Envelope<'a> {
     pub(crate) body: Option<BodyStart<'a>>,
     /// Offset just after `<Body ...>`: where the body's content starts.
     pub(crate) body_content: usize,
+    /// What is left of the multi-ref budget ([`Limits::reference_budget`]), shared by every
+    /// decode of this envelope so that decoding header blocks one by one cannot multiply it.
+    pub(crate) references_left: std::sync::Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// Checks size, byte order mark, UTF-8 and the XML declaration; returns the text and the
@@ -210,6 +213,9 @@ impl<'a> Envelope<'a> {
             body_ns: std::sync::Arc::default(),
             body: None,
             body_content: 0,
+            references_left: std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(
+                limits.reference_budget(text.len()),
+            )),
         };
         let mut seen_header = false;
         loop {

@@ -13,9 +13,12 @@
 //! Decoding runs over a small tokenizer of its own (quick-xml decodes entities), with its own
 //! namespace resolution, and enforces every bound in [`Limits`]: no DOCTYPE (so no entity
 //! expansion and no external fetch), only UTF-8, bounded size, depth, attributes, names, text
-//! and array lengths, and a work budget for multi-ref `href`s. [`Limits::lenient`] ([`Lenient`])
-//! lets a client (or a configured server) read what old toolkits send against the
-//! specifications, logging each; it is off by default.
+//! and array lengths, and two budgets for multi-ref `href`s: XML events read (work), and bytes
+//! of referenced elements decoded again (memory: by default at most `4 x input + 64 KiB`
+//! bytes of replays, see [`Limits::reference_bytes_per_input_byte`]). [`EncodeOptions::max_bytes`]
+//! bounds what the encoder writes, so a server's answer is bounded too.
+//! [`Limits::lenient`] ([`Lenient`]) lets a client (or a configured server) read what old
+//! toolkits send against the specifications, logging each; it is off by default.
 //!
 //! Must never: do I/O, build a DOM, expand entities, accept a DOCTYPE, panic on any input.
 //!
@@ -128,9 +131,35 @@ pub struct Limits {
     pub max_text_len: usize,
     /// Most items in one array (an `arrayType` size or a repeated element). Default: `1_000_000`.
     pub max_array_len: usize,
+    /// Multi-ref budget, per byte of input: following an `href="#id"` (SOAP 1.2 `enc:ref`)
+    /// decodes the target element again, so every time a reference is followed the byte length
+    /// of its target is charged, *before* it is read, to a budget of
+    /// `reference_bytes_per_input_byte x input length + reference_bytes_allowance` (at most
+    /// [`Self::max_reference_bytes`]), shared by every [`Envelope::body`] and
+    /// [`Envelope::header`] call on one envelope. With the defaults the text a decode
+    /// materializes is thus at most `5 x input + 64 KiB` (its own pass reads each byte of the
+    /// input once, and unescaping never lengthens text). Default: `4`.
+    pub reference_bytes_per_input_byte: usize,
+    /// The constant part of the multi-ref budget, so small documents may share small values
+    /// freely. Default: `64 KiB`.
+    pub reference_bytes_allowance: usize,
+    /// Absolute cap of the multi-ref budget, whatever the input length. Default: `64 MiB`.
+    pub max_reference_bytes: usize,
     /// Which non-conforming constructs of old toolkits to accept (gSOAP, Axis 1.4, PHP); see
     /// [`Lenient`]. Default: none ([`Lenient::STRICT`]).
     pub lenient: Lenient,
+}
+
+impl Limits {
+    /// The multi-ref budget of a document of `input_len` bytes:
+    /// `min(reference_bytes_per_input_byte x input_len + reference_bytes_allowance,
+    /// max_reference_bytes)`.
+    pub fn reference_budget(&self, input_len: usize) -> usize {
+        self.reference_bytes_per_input_byte
+            .saturating_mul(input_len)
+            .saturating_add(self.reference_bytes_allowance)
+            .min(self.max_reference_bytes)
+    }
 }
 
 impl Default for Limits {
@@ -142,6 +171,9 @@ impl Default for Limits {
             max_name_len: 256,
             max_text_len: 1 << 20,
             max_array_len: 1_000_000,
+            reference_bytes_per_input_byte: 4,
+            reference_bytes_allowance: 64 << 10,
+            max_reference_bytes: 64 << 20,
             lenient: Lenient::STRICT,
         }
     }
@@ -247,6 +279,11 @@ pub struct EncodeOptions {
     /// In encoded arrays, also write `xsi:type` on every item (the array's `arrayType`
     /// already says it; some old toolkits want both). Default: `false`.
     pub array_item_types: bool,
+    /// Largest envelope [`encode`] may write: past it, encoding stops with an
+    /// [`EncodeError`] (checked before each value and before each string is copied, so the
+    /// output buffer never grows much past the limit and nothing truncated is returned).
+    /// A server sets it from its response limit. Default: `usize::MAX` (no limit).
+    pub max_bytes: usize,
 }
 
 impl Default for EncodeOptions {
@@ -259,6 +296,7 @@ impl Default for EncodeOptions {
             schema_ns: SchemaNs::Xsd2001,
             xml_declaration: true,
             array_item_types: false,
+            max_bytes: usize::MAX,
         }
     }
 }

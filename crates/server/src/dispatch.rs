@@ -1,15 +1,17 @@
 //! One HTTP request in, one HTTP response out: routing by path, the SOAP POST, `?wsdl`,
-//! `/metrics`, the concurrency limit, body limits and compression, and the panic guard.
+//! `/metrics`, the concurrency limit and queue-delay shedding, body limits and compression,
+//! and the panic guard.
 //!
 //! This is the whole server as a function, shared by the tower [`Service`](crate::Server) and
-//! the server's own connections. It must never queue a request (over the limit it answers `503`
-//! at once), never read more body than the limit, and never let a service panic escape.
+//! the server's own connections (which also say when the request arrived, for `codel`). It
+//! must never queue a request (over the limit, or after too long a wait, it answers `503` at
+//! once), never read more body than the limit, and never let a service panic escape.
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::FutureExt as _;
@@ -21,6 +23,7 @@ use soapstone_codec::{Fault, Version};
 use soapstone_service::{SoapRequest, SoapService};
 use tracing::Instrument as _;
 
+use crate::codel::Codel;
 use crate::compress::{self, InflateError};
 use crate::metrics::Metrics;
 use crate::negotiate::{self, Coding};
@@ -40,6 +43,8 @@ pub(crate) struct Inner {
     pub(crate) services: Vec<Arc<dyn SoapService>>,
     pub(crate) config: ServerConfig,
     pub(crate) metrics: Metrics,
+    /// Queue-delay shedding, unless `queue_delay_target` is `None`.
+    pub(crate) codel: Option<Codel>,
 }
 
 /// What the request was, for metrics and the span.
@@ -49,8 +54,12 @@ struct Outcome {
     fault: bool,
 }
 
-/// Answers one request.
-pub(crate) async fn handle<B>(inner: Arc<Inner>, req: Request<B>) -> Response<ResponseBody>
+/// Answers one request; `arrival` is when its bytes were available, if known.
+pub(crate) async fn handle<B>(
+    inner: Arc<Inner>,
+    req: Request<B>,
+    arrival: Option<Instant>,
+) -> Response<ResponseBody>
 where
     B: Body,
     B::Error: Into<BoxError>,
@@ -65,7 +74,10 @@ where
         operation = tracing::field::Empty,
         status = tracing::field::Empty,
     );
-    let (resp, outcome) = route(&inner, mount, req).instrument(span.clone()).await;
+    let waited = arrival.map(|a| start.saturating_duration_since(a));
+    let (resp, outcome) = route(&inner, mount, req, waited, start)
+        .instrument(span.clone())
+        .await;
     let status = resp.status().as_u16();
     if let Some(op) = outcome.operation {
         span.record("operation", op);
@@ -85,6 +97,8 @@ async fn route<B>(
     inner: &Inner,
     mount: Option<usize>,
     req: Request<B>,
+    waited: Option<Duration>,
+    now: Instant,
 ) -> (Response<ResponseBody>, Outcome)
 where
     B: Body,
@@ -111,7 +125,7 @@ where
         ));
     };
     match *req.method() {
-        Method::POST => post(inner, m, req).await,
+        Method::POST => post(inner, m, req, waited, now).await,
         Method::GET | Method::HEAD => plain(document(inner, m, &req)),
         _ => {
             let allow = if req.uri().query().is_some() {
@@ -125,7 +139,13 @@ where
 }
 
 /// A SOAP POST.
-async fn post<B>(inner: &Inner, m: usize, req: Request<B>) -> (Response<ResponseBody>, Outcome)
+async fn post<B>(
+    inner: &Inner,
+    m: usize,
+    req: Request<B>,
+    waited: Option<Duration>,
+    now: Instant,
+) -> (Response<ResponseBody>, Outcome)
 where
     B: Body,
     B::Error: Into<BoxError>,
@@ -159,19 +179,28 @@ where
     };
     let respond_with = negotiate::accepted_coding(get(&header::ACCEPT_ENCODING));
 
+    if let (Some(waited), Some(codel)) = (waited, &inner.codel) {
+        if codel.shed(waited, now) {
+            inner.metrics.shed.fetch_add(1, Ordering::Relaxed);
+            inner
+                .metrics
+                .shed_queue_delay
+                .fetch_add(1, Ordering::Relaxed);
+            let msg = format!(
+                "server overloaded: request waited `{}ms` to be handled, over the `{}ms` limit while a queue stands, retry later",
+                waited.as_millis(),
+                codel.slough().as_millis()
+            );
+            return (busy(msg, config), outcome);
+        }
+    }
     let Some(_permit) = InFlight::acquire(&inner.metrics, config.max_in_flight) else {
         inner.metrics.shed.fetch_add(1, Ordering::Relaxed);
-        let mut resp = text(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "server busy: `{}` requests in flight, retry later",
-                config.max_in_flight
-            ),
+        let msg = format!(
+            "server busy: `{}` requests in flight, retry later",
+            config.max_in_flight
         );
-        let secs = config.retry_after.as_secs().max(1);
-        resp.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-        return (resp, outcome);
+        return (busy(msg, config), outcome);
     };
 
     let body = match read_body(req.into_body(), config).await {
@@ -417,6 +446,15 @@ fn text(status: StatusCode, mut msg: String) -> Response<ResponseBody> {
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
+    resp
+}
+
+/// A `503` with `Retry-After`.
+pub(crate) fn busy(msg: String, config: &ServerConfig) -> Response<ResponseBody> {
+    let mut resp = text(StatusCode::SERVICE_UNAVAILABLE, msg);
+    let secs = config.retry_after.as_secs().max(1);
+    resp.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
     resp
 }
 

@@ -24,6 +24,11 @@ pub struct ServiceConfig {
     /// larger (`benches/item_types.rs`). On by default so that the clients people use (zeep) read
     /// arrays without help. Default: `true`.
     pub array_item_types: bool,
+    /// Largest response envelope a handler may produce: past it the encoder stops (before
+    /// writing more) and the answer is a Server fault naming the limit, never a truncated
+    /// message. With the codec's multi-ref budget this bounds what one request can make the
+    /// server hold, whatever the handler does with its input. Default: `16 MiB`.
+    pub max_response_bytes: usize,
 }
 
 impl Default for ServiceConfig {
@@ -33,6 +38,7 @@ impl Default for ServiceConfig {
             understood_headers: Vec::new(),
             cache_capacity: 1024,
             array_item_types: true,
+            max_response_bytes: 16 << 20,
         }
     }
 }
@@ -61,6 +67,12 @@ impl ServiceConfig {
     /// Writes (or not) `xsi:type` on every item of an encoded array.
     pub fn array_item_types(mut self, on: bool) -> Self {
         self.array_item_types = on;
+        self
+    }
+
+    /// Sets the largest response envelope (see [`ServiceConfig::max_response_bytes`]).
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
         self
     }
 

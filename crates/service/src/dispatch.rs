@@ -58,6 +58,7 @@ fn options(version: Version, model: &ServiceModel, config: &ServiceConfig) -> En
     o.style = model.style.body_style();
     o.qualified = model.style.qualified();
     o.array_item_types = config.array_item_types;
+    o.max_bytes = config.max_response_bytes;
     o
 }
 

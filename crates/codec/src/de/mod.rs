@@ -6,8 +6,14 @@
 //! reads `xsi:nil` (or absence), a sequence reads either repeated sibling elements (literal) or
 //! the children of one array element (SOAP-ENC arrays, any item names, n-dimensional arrays
 //! flattened row by row). Multi-ref `href="#id"` / SOAP 1.2 `enc:ref` are followed by reading
-//! the target element again from its offset, with cycle detection and an event budget so a
-//! web of shared references cannot multiply the work.
+//! the target element again from its offset, with cycle detection and two budgets: XML events
+//! (so a web of shared references cannot multiply the work) and bytes (so it cannot multiply
+//! the memory: one reference to 1 MB of text is one event but a 1 MB copy). Every time a
+//! reference is followed, the byte length of its target is charged to the envelope's
+//! [`crate::Limits::reference_budget`] *before* the target is read; a reference the budget
+//! cannot pay for is refused with a limit error (a Client fault) and nothing is copied. Owned
+//! targets (`String`, `Vec`) must copy; sharing would need borrowed targets, which
+//! `Envelope::body` (`DeserializeOwned`, so the request buffer can be freed) does not offer.
 //! Must never: recurse without a bound, allocate from a size the input claims before it is
 //! checked, or lose the path in an error.
 
@@ -17,6 +23,7 @@ mod info;
 use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
@@ -28,10 +35,12 @@ use crate::{Envelope, Style, Version};
 use access::{Absent, ArraySeq, ChildrenMap, RepeatedSeq};
 pub(crate) use info::{compatible, int_type, Info, Want};
 
-/// Where an `id` points: offset of its start tag and the bindings declared between Body and it.
+/// Where an `id` points: offsets of its start tag and of the end of its end tag, and the
+/// bindings declared between Body and it.
 #[derive(Debug)]
 struct IdTarget {
     offset: usize,
+    end: usize,
     ns: (usize, usize),
 }
 
@@ -50,9 +59,32 @@ pub(crate) struct Ctx<'a> {
     scan_from: usize,
     ids: OnceCell<Result<IdIndex<'a>, DecodeError>>,
     resolving: RefCell<Vec<String>>,
+    /// The envelope's multi-ref budget: what is left, and what it was.
+    references_left: Arc<AtomicUsize>,
+    references_budget: usize,
 }
 
 impl<'a> Ctx<'a> {
+    /// Takes `bytes` from the envelope's multi-ref budget, or refuses (taking nothing) when
+    /// less is left: called before a reference target is read again, so nothing is decoded
+    /// (nor allocated) for a reference the budget cannot pay for.
+    fn charge_reference(&self, id: &str, bytes: usize) -> Result<(), DecodeError> {
+        let paid =
+            self.references_left
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                    left.checked_sub(bytes)
+                });
+        if paid.is_ok() {
+            return Ok(());
+        }
+        Err(DecodeError::limit(format!(
+            "following reference `#{}` would decode its {bytes} bytes once more, past the \
+             budget of {} bytes of references for this document",
+            id.chars().take(40).collect::<String>(),
+            self.references_budget
+        )))
+    }
+
     fn id_index(&self) -> Result<&IdIndex<'a>, DecodeError> {
         let r = self.ids.get_or_init(|| self.scan_ids());
         r.as_ref().map_err(Clone::clone)
@@ -69,6 +101,8 @@ impl<'a> Ctx<'a> {
             NsStack::from_bindings(&self.body_ns),
         );
         let mut depth = 0usize;
+        // ids whose element is open, with its depth, to record where each one ends
+        let mut open: Vec<(usize, Cow<'a, str>)> = Vec::new();
         loop {
             match cur.next()? {
                 Ev::Start(_) => {
@@ -93,16 +127,25 @@ impl<'a> Ctx<'a> {
                         index.arena.extend_from_slice(extra);
                         let target = IdTarget {
                             offset: cur.last_start_at,
+                            end: cur.last_start_at,
                             ns: (start, index.arena.len()),
                         };
                         if index.map.insert(id.clone(), target).is_some() {
                             return Err(cur.malformed(format!("duplicate id {}", excerpt(&id))));
                         }
+                        open.push((depth, id));
                     }
                 }
                 Ev::End => {
                     if depth == 0 {
                         return Ok(index);
+                    }
+                    if open.last().is_some_and(|(d, _)| *d == depth) {
+                        if let Some((_, id)) = open.pop() {
+                            if let Some(t) = index.map.get_mut(&id) {
+                                t.end = cur.position();
+                            }
+                        }
                     }
                     depth -= 1;
                 }
@@ -123,6 +166,8 @@ impl<'a> Envelope<'a> {
             scan_from: self.body_content,
             ids: OnceCell::new(),
             resolving: RefCell::new(Vec::new()),
+            references_left: Arc::clone(&self.references_left),
+            references_budget: self.limits.reference_budget(self.input.len()),
         }
     }
 
@@ -328,6 +373,10 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
                 );
             }
             r.push(id.to_string());
+        }
+        if let Err(e) = ctx.charge_reference(id, target.end.saturating_sub(target.offset)) {
+            ctx.resolving.borrow_mut().pop();
+            return Err(e.at(path));
         }
         let mut bindings = ctx.body_ns.to_vec();
         bindings.extend_from_slice(index.arena.get(target.ns.0..target.ns.1).unwrap_or(&[]));

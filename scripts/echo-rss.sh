@@ -26,7 +26,7 @@ for n in $SIZES; do
     printf '</inputString></ns1:echoString></SOAP-ENV:Body></SOAP-ENV:Envelope>'
   } > "$req"
   limit=$(( n + (16 << 20) ))
-  "$BIN" --addr 127.0.0.1:0 --services echo --max-body-bytes "$limit" --max-text-bytes "$limit" \
+  "$BIN" --addr 127.0.0.1:0 --services echo --max-body-bytes "$limit" --max-text-bytes "$limit" --max-response-bytes "$limit" \
     > "$tmp/out" 2> "$tmp/err" &
   pid=$!
   for _ in $(seq 600); do grep -q '^listening on' "$tmp/out" && break; sleep 0.1; done

@@ -5,7 +5,8 @@
 //! so that a user who must accept a 10 MB message finds every knob that stands in the way. The
 //! defaults stay the safe ones of each crate; a flag overrides the file, the file overrides the
 //! default. Values are checked before anything starts (`soapstone serve` exits with code 2 on a
-//! bad one, naming the flag). Must never: accept a zero or unbounded limit, or let a value from
+//! bad one, naming the flag). Must never: accept an unbounded limit or a zero one where zero
+//! would refuse everything (zero multi-ref bytes is a policy, allowed), or let a value from
 //! the file silently lose to a default.
 
 use std::fmt;
@@ -178,6 +179,20 @@ pub struct LimitArgs {
     /// Most items in one array. [default: 1000000]
     #[arg(long, value_name = "N")]
     pub max_array_len: Option<usize>,
+    /// Bytes of multi-ref (`href`) targets a decode may replay, per byte of the request.
+    /// [default: 4]
+    #[arg(long, value_name = "N")]
+    pub reference_bytes_per_input_byte: Option<usize>,
+    /// The constant part of that multi-ref budget. [default: 64KiB]
+    #[arg(long, value_name = "SIZE")]
+    pub reference_bytes_allowance: Option<Size>,
+    /// Absolute cap of the multi-ref budget, whatever the request's size. [default: 64MiB]
+    #[arg(long, value_name = "SIZE")]
+    pub max_reference_bytes: Option<Size>,
+    /// Largest response envelope (past it: a Server fault naming the limit, never a
+    /// truncated answer). [default: 16MiB]
+    #[arg(long, value_name = "SIZE")]
+    pub max_response_bytes: Option<Size>,
     /// Responses kept per cached operation. [default: 1024]
     #[arg(long, value_name = "N")]
     pub cache_capacity: Option<usize>,
@@ -226,6 +241,14 @@ impl LimitArgs {
             max_name_bytes: self.max_name_bytes.or(base.max_name_bytes),
             max_text_bytes: self.max_text_bytes.or(base.max_text_bytes),
             max_array_len: self.max_array_len.or(base.max_array_len),
+            reference_bytes_per_input_byte: self
+                .reference_bytes_per_input_byte
+                .or(base.reference_bytes_per_input_byte),
+            reference_bytes_allowance: self
+                .reference_bytes_allowance
+                .or(base.reference_bytes_allowance),
+            max_reference_bytes: self.max_reference_bytes.or(base.max_reference_bytes),
+            max_response_bytes: self.max_response_bytes.or(base.max_response_bytes),
             cache_capacity: self.cache_capacity.or(base.cache_capacity),
             lenient: self.lenient.or(base.lenient),
         }
@@ -320,6 +343,24 @@ impl LimitArgs {
             1,
             u32::MAX as usize,
         )?;
+        // zero is allowed here: no replays beyond the allowance (or none at all) is a policy
+        set(
+            &mut limits.reference_bytes_per_input_byte,
+            "reference-bytes-per-input-byte",
+            self.reference_bytes_per_input_byte,
+            0,
+            1024,
+        )?;
+        if let Some(v) = self.reference_bytes_allowance {
+            limits.reference_bytes_allowance =
+                bytes("reference-bytes-allowance", v, 0, MAX_BODY_CAP)?;
+        }
+        if let Some(v) = self.max_reference_bytes {
+            limits.max_reference_bytes = bytes("max-reference-bytes", v, 0, 4 * MAX_BODY_CAP)?;
+        }
+        if let Some(v) = self.max_response_bytes {
+            service.max_response_bytes = bytes("max-response-bytes", v, 1024, MAX_BODY_CAP)?;
+        }
         set(
             &mut service.cache_capacity,
             "cache-capacity",
@@ -435,6 +476,20 @@ mod tests {
         assert_eq!(server.max_in_flight, ServerConfig::default().max_in_flight);
         assert_eq!(service.limits.max_depth, 64);
         assert_eq!(server.drain_timeout, DRAIN_DEFAULT);
+        assert_eq!(
+            service.max_response_bytes,
+            ServiceConfig::default().max_response_bytes
+        );
+
+        let more: LimitArgs = toml::from_str(
+            "max-response-bytes = \"128MiB\"\nreference-bytes-per-input-byte = 0\nmax-reference-bytes = \"1MiB\"\nreference-bytes-allowance = 0\n",
+        )
+        .unwrap();
+        more.apply(&mut server, &mut service).unwrap();
+        assert_eq!(service.max_response_bytes, 128 << 20);
+        assert_eq!(service.limits.reference_bytes_per_input_byte, 0);
+        assert_eq!(service.limits.reference_bytes_allowance, 0);
+        assert_eq!(service.limits.max_reference_bytes, 1 << 20);
     }
 
     #[test]

@@ -29,7 +29,10 @@ async fn a_large_echo_is_held_at_most_twice() {
     let mut limits = Limits::default();
     limits.max_document_bytes = 64 << 20;
     limits.max_text_len = 64 << 20;
-    let service = soapstone_services::echo::service_with(&ServiceConfig::default().limits(limits));
+    let config = ServiceConfig::default()
+        .limits(limits)
+        .max_response_bytes(64 << 20);
+    let service = soapstone_services::echo::service_with(&config);
 
     let mut body = Vec::with_capacity(head.len() + N + tail.len());
     body.extend_from_slice(head);

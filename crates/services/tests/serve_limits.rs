@@ -168,6 +168,24 @@ fn flags_let_a_10_mb_echo_through() {
 }
 
 #[test]
+fn the_response_limit_is_a_flag_too() {
+    let big = ["--max-body-bytes", "32MiB", "--max-text-bytes", "24MiB"];
+    let s = serve(&big);
+    let r = echo11(s.addr, 20_000_000);
+    assert_eq!(r.status, 500);
+    assert!(
+        r.body.contains("16777216"),
+        "{}",
+        &r.body[..r.body.len().min(600)]
+    );
+    drop(s);
+    let s = serve(&[&big[..], &["--max-response-bytes", "32MiB"]].concat());
+    let r = echo11(s.addr, 20_000_000);
+    assert_eq!(r.status, 200, "{}", &r.body[..r.body.len().min(600)]);
+    assert_eq!(echoed_len(&r.body), 20_000_000);
+}
+
+#[test]
 fn config_file_with_flags_over_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("limits.toml");

@@ -54,7 +54,9 @@ pub struct ClientConfig {
     pub accept_compressed: bool,
     /// Compress request bodies with gzip when at least this big. Default: `None` (never).
     pub compress_requests_over: Option<usize>,
-    /// Decoding limits for responses (`max_document_bytes` also bounds a decompressed body).
+    /// Decoding limits for responses (`max_document_bytes` also bounds a decompressed body),
+    /// and the leniency towards old servers ([`ClientConfig::lenient`]). Default:
+    /// [`Limits::default`](soapstone_codec::Limits::default) (strict).
     pub limits: soapstone_codec::Limits,
 }
 
@@ -68,6 +70,33 @@ impl Default for ClientConfig {
             compress_requests_over: None,
             limits: soapstone_codec::Limits::default(),
         }
+    }
+}
+
+impl ClientConfig {
+    /// Reads responses of old toolkits that break the specifications in known ways (gSOAP's
+    /// `encodingStyle` on a SOAP 1.2 Body, Axis 1.4's surrogate-pair character references, PHP's
+    /// `xsd:int` booleans; see [`soapstone_codec::Lenient`]), saying so in `tracing` (target
+    /// `soapstone_codec::lenient`). `false` makes the client strict again. Default: strict.
+    pub fn lenient(mut self, on: bool) -> Self {
+        self.limits.lenient = if on {
+            soapstone_codec::Lenient::all()
+        } else {
+            soapstone_codec::Lenient::STRICT
+        };
+        self
+    }
+
+    /// Sets the decoding limits of responses (leniency included).
+    pub fn limits(mut self, limits: soapstone_codec::Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the whole-request timeout.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
     }
 }
 

@@ -353,7 +353,13 @@ impl<'a> Envelope<'a> {
         if self.version == Version::Soap12 {
             for a in &cur.attrs {
                 if a.local == "encodingStyle" && cur.attr_ns(a)? == env_ns {
-                    return Err(cur.malformed("encodingStyle is not allowed on the soap 1.2 Body"));
+                    if !self.limits.lenient.body_encoding_style {
+                        return Err(
+                            cur.malformed("encodingStyle is not allowed on the soap 1.2 Body")
+                        );
+                    }
+                    check_encoding_style(&a.value()?)?;
+                    crate::lenient::log(crate::lenient::Accepted::BodyEncodingStyle, &cur.path());
                 }
             }
         }

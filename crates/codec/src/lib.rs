@@ -17,6 +17,8 @@
 //! of referenced elements decoded again (memory: by default at most `4 x input + 64 KiB`
 //! bytes of replays, see [`Limits::reference_bytes_per_input_byte`]). [`EncodeOptions::max_bytes`]
 //! bounds what the encoder writes, so a server's answer is bounded too.
+//! [`Limits::lenient`] ([`Lenient`]) lets a client (or a configured server) read what old
+//! toolkits send against the specifications, logging each; it is off by default.
 //!
 //! What SOAP forbids is refused as the sender's error ([`Fault::from`] a [`DecodeError`] gives
 //! `Client`, SOAP 1.2 `Sender`): processing instructions (SOAP 1.1 section 3, 1.2 Part 1
@@ -52,6 +54,7 @@ mod de;
 mod envelope;
 mod error;
 mod fault;
+mod lenient;
 mod scan;
 mod ser;
 mod write;
@@ -61,6 +64,7 @@ pub mod xsd;
 pub use envelope::Envelope;
 pub use error::{DecodeError, EncodeError};
 pub use fault::{encode_fault, encode_must_understand_fault, encode_version_mismatch_fault};
+pub use lenient::Lenient;
 pub use ser::encode;
 pub use xsd::xsd_type_name;
 
@@ -118,7 +122,8 @@ impl QName {
     }
 }
 
-/// Limits on hostile input; every decode takes one. Defaults are safe for a public server.
+/// Limits on hostile input, and the leniency towards old peers; every decode takes one.
+/// Defaults are safe for a public server (and strict).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Limits {
@@ -148,6 +153,9 @@ pub struct Limits {
     pub reference_bytes_allowance: usize,
     /// Absolute cap of the multi-ref budget, whatever the input length. Default: `64 MiB`.
     pub max_reference_bytes: usize,
+    /// Which non-conforming constructs of old toolkits to accept (gSOAP, Axis 1.4, PHP); see
+    /// [`Lenient`]. Default: none ([`Lenient::STRICT`]).
+    pub lenient: Lenient,
 }
 
 impl Limits {
@@ -174,6 +182,7 @@ impl Default for Limits {
             reference_bytes_per_input_byte: 4,
             reference_bytes_allowance: 64 << 10,
             max_reference_bytes: 64 << 20,
+            lenient: Lenient::STRICT,
         }
     }
 }

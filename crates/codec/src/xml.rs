@@ -738,7 +738,7 @@ impl<'a, 's> Cursor<'a, 's> {
                 Ev::End => return Ok(acc),
                 Ev::Text(t) => {
                     self.next()?;
-                    let t = unescape(t).map_err(|e| self.err(e))?;
+                    let t = self.unescape_text(t)?;
                     if acc.is_empty() {
                         acc = t;
                     } else {
@@ -788,7 +788,7 @@ impl<'a, 's> Cursor<'a, 's> {
             let piece = match self.next()? {
                 Ev::End => return Ok(acc.unwrap_or(Cow::Borrowed(""))),
                 Ev::Text(t) if self.text_plain => Cow::Borrowed(t),
-                Ev::Text(t) => unescape(t).map_err(|e| self.err(e))?,
+                Ev::Text(t) => self.unescape_text(t)?,
                 Ev::CData(t) => Cow::Borrowed(t),
                 Ev::Start(name) => {
                     return Err(self.err(DecodeError::value(format!(
@@ -810,6 +810,24 @@ impl<'a, 's> Cursor<'a, 's> {
                     a
                 }
             });
+        }
+    }
+
+    /// Unescapes a text node; if that fails and [`crate::Lenient::surrogate_pairs`] is on,
+    /// tries again with surrogate-pair character references joined (so the strict path costs
+    /// nothing extra).
+    fn unescape_text(&self, t: &'a str) -> Result<Cow<'a, str>, DecodeError> {
+        match unescape(t) {
+            Ok(v) => Ok(v),
+            Err(e) if self.src.limits.lenient.surrogate_pairs => {
+                let Some(joined) = crate::lenient::join_surrogates(t) else {
+                    return Err(self.err(e));
+                };
+                let v = unescape(&joined).map_err(|e| self.err(e))?.into_owned();
+                crate::lenient::log(crate::lenient::Accepted::SurrogatePair, &self.path());
+                Ok(Cow::Owned(v))
+            }
+            Err(e) => Err(self.err(e)),
         }
     }
 

@@ -59,6 +59,14 @@ impl ServiceConfig {
         self
     }
 
+    /// Accepts (or not) the non-conforming constructs of old toolkits in requests (see
+    /// [`soapstone_codec::Lenient`]); each is logged through `tracing`. A server should stay
+    /// strict unless it must serve such clients. Default: strict.
+    pub fn lenient(mut self, lenient: soapstone_codec::Lenient) -> Self {
+        self.limits.lenient = lenient;
+        self
+    }
+
     /// Declares a header block as understood.
     pub fn understand(mut self, header: QName) -> Self {
         self.understood_headers.push(header);

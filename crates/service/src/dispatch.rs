@@ -47,6 +47,7 @@ pub struct Incoming<'a> {
     envelope: Envelope<'a>,
     op: usize,
     dispatcher: &'a Dispatcher,
+    request_len: usize,
 }
 
 /// What a reply needs to know about its request; owned, so it crosses the user's `.await`.
@@ -55,6 +56,8 @@ pub struct Reply {
     op: usize,
     version: Version,
     cache_key: Option<Vec<u8>>,
+    /// Bytes of the request: the first guess at the response's size.
+    request_len: usize,
 }
 
 fn options(version: Version, model: &ServiceModel, config: &ServiceConfig) -> EncodeOptions {
@@ -208,6 +211,7 @@ impl Dispatcher {
                 envelope,
                 op,
                 dispatcher: self,
+                request_len: request.body.len(),
             }),
             None => {
                 let mut fault = Fault::client(format!(
@@ -231,7 +235,10 @@ impl Dispatcher {
             Ok(value) => value,
             Err(fault) => return fault_response(reply.version, Some(name), &fault),
         };
-        let mut out = Vec::with_capacity(512);
+        // Sized like the request (plus room for the response envelope): an echo's answer then
+        // never grows its buffer, so a large one is not copied (and held twice) on the way.
+        // Pages a smaller answer leaves untouched cost address space, not memory.
+        let mut out = Vec::with_capacity(reply.request_len.saturating_add(1024).max(512));
         let wrapper = &self.responses[reply.op];
         let options = match reply.version {
             Version::Soap11 => self.options(reply.version),
@@ -240,6 +247,10 @@ impl Dispatcher {
         if let Err(e) = codec::encode(&mut out, options, &[], wrapper, &value) {
             let fault = Fault::server(format!("cannot encode the response of `{name}`: {e}"));
             return fault_response(reply.version, Some(name), &fault);
+        }
+        if out.capacity() - out.len() > 64 << 10 {
+            // a small answer to a large request: give the unused guess back
+            out.shrink_to_fit();
         }
         let body = Bytes::from(out);
         if let (Some(cache), Some(key)) = (&self.caches[reply.op], reply.cache_key) {
@@ -304,6 +315,7 @@ impl Incoming<'_> {
                 op: self.op,
                 version,
                 cache_key,
+                request_len: self.request_len,
             },
         ))
     }

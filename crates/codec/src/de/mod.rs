@@ -33,7 +33,7 @@ use crate::xml::{is_blank, ns, split_qname, Binding, Cursor, Ev, NsStack, Source
 use crate::{Envelope, Style, Version};
 
 use access::{Absent, ArraySeq, ChildrenMap, RepeatedSeq};
-pub(crate) use info::{compatible, Info, Want};
+pub(crate) use info::{compatible, int_type, Info, Want};
 
 /// Where an `id` points: offsets of its start tag and of the end of its end tag, and the
 /// bindings declared between Body (or Header, for an id in a header block) and it.
@@ -375,6 +375,11 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
         };
         let (prefix, local) = split_qname(t.trim());
         if self.cur.resolve_kind(prefix)?.has_schema_types() && !compatible(want, local) {
+            if want == Want::Bool && self.cur.limits().lenient.int_booleans && int_type(local) {
+                // deserialize_bool still refuses any value but `1`/`0`/`true`/`false`
+                crate::lenient::log(crate::lenient::Accepted::IntBoolean, &self.closed_path());
+                return Ok(());
+            }
             return Err(self.cur.err(DecodeError::value(format!(
                 "expected {}, found xsi:type {}",
                 want.name(),

@@ -168,8 +168,13 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         });
         arms.push(quote! {
             #index => {
+                let decoded = incoming.decode::<#req_ty>();
+                // The message is decoded: free its bytes before the handler runs and the
+                // response is written, so a large message is not held three times at once
+                // (bytes, decoded values, response).
+                { let _message = request; }
                 #[allow(unused_variables)]
-                let (request, reply) = match incoming.decode::<#req_ty>() {
+                let (request, reply) = match decoded {
                     #cg::Result::Ok(decoded) => decoded,
                     #cg::Result::Err(response) => return response,
                 };

@@ -136,7 +136,10 @@ fn body_encoding_style_must_still_be_known() {
     let msg = as_gsoap_12(&round2("Base/r2_base_001s-response.xml"))
         .replace("http://www.w3.org/2003/05/soap-encoding\"", "urn:made-up\"");
     let err = Envelope::parse(msg.as_bytes(), &lenient()).unwrap_err();
-    assert_eq!(err.to_string(), "unknown encodingStyle `urn:made-up`");
+    assert_eq!(
+        err.to_string(),
+        "/Envelope/Body: unknown encodingStyle `urn:made-up`"
+    );
     let fault = Fault::from(&err);
     assert_eq!(fault.code, FaultCode::DataEncodingUnknown);
 }

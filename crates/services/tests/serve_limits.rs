@@ -269,7 +269,8 @@ fn the_server_is_strict_unless_lenient() {
 fn the_per_ip_connection_cap_is_a_flag() {
     let s = serve(&["--max-connections-per-ip", "1"]);
     let mut idle = TcpStream::connect(s.addr).unwrap();
-    idle.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
     // make sure the first connection is accepted before the second arrives
     let r = echo11(s.addr, 5);
     assert_eq!(r.status, 200);

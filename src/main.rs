@@ -19,6 +19,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per process: the size of the largest variant (serve's limits) costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve the seeds' services (charging, dp, echo, contacts, wsb) on one port.

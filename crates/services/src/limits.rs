@@ -95,6 +95,34 @@ impl FromStr for Secs {
     }
 }
 
+/// A duration that can be turned off: `5ms`, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Toggle {
+    /// Off.
+    Off,
+    /// On, with this duration.
+    On(Secs),
+}
+
+impl FromStr for Toggle {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "off" | "none" => Ok(Toggle::Off),
+            other => other.parse().map(Toggle::On),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Toggle {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Raw::deserialize(d)? {
+            Raw::Int(n) => Ok(Toggle::On(Secs(Duration::from_secs(n)))),
+            Raw::Text(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
 /// TOML gives a size or duration as a string (`"4MiB"`) or an integer (bytes, seconds).
 #[derive(Deserialize)]
 #[serde(untagged)]
@@ -145,9 +173,25 @@ pub struct LimitArgs {
     /// Most open connections; at the limit the server stops accepting. [default: 4096]
     #[arg(long, value_name = "N")]
     pub max_connections: Option<usize>,
+    /// Most open connections from one peer IP address; past it the peer's own longest-idle
+    /// connection is evicted (or the new one refused with 503). [default: 1024]
+    #[arg(long, value_name = "N")]
+    pub max_connections_per_ip: Option<usize>,
+    /// The listen backlog asked of the kernel (Linux caps it at net.core.somaxconn).
+    /// [default: 4096]
+    #[arg(long, value_name = "N")]
+    pub listen_backlog: Option<u32>,
     /// Most requests read or handled at once; more are answered 503 at once. [default: 512]
     #[arg(long, value_name = "N")]
     pub max_in_flight: Option<usize>,
+    /// Queue-delay shedding (CoDel) target: when even the shortest wait over a whole interval
+    /// was above it, requests that waited more than twice it get 503; `off` disables it.
+    /// [default: 5ms]
+    #[arg(long, value_name = "DURATION|off")]
+    pub queue_delay_target: Option<Toggle>,
+    /// The window over which queue-delay shedding looks for a standing queue. [default: 100ms]
+    #[arg(long, value_name = "DURATION")]
+    pub queue_delay_interval: Option<Secs>,
     /// Time a client has to send a request head. [default: 10s]
     #[arg(long, value_name = "DURATION")]
     pub header_read_timeout: Option<Secs>,
@@ -230,7 +274,11 @@ impl LimitArgs {
             max_header_bytes: self.max_header_bytes.or(base.max_header_bytes),
             max_headers: self.max_headers.or(base.max_headers),
             max_connections: self.max_connections.or(base.max_connections),
+            max_connections_per_ip: self.max_connections_per_ip.or(base.max_connections_per_ip),
+            listen_backlog: self.listen_backlog.or(base.listen_backlog),
             max_in_flight: self.max_in_flight.or(base.max_in_flight),
+            queue_delay_target: self.queue_delay_target.or(base.queue_delay_target),
+            queue_delay_interval: self.queue_delay_interval.or(base.queue_delay_interval),
             header_read_timeout: self.header_read_timeout.or(base.header_read_timeout),
             body_read_timeout: self.body_read_timeout.or(base.body_read_timeout),
             idle_timeout: self.idle_timeout.or(base.idle_timeout),
@@ -291,6 +339,36 @@ impl LimitArgs {
             self.max_in_flight,
             1,
             1 << 20,
+        )?;
+        set(
+            &mut server.max_connections_per_ip,
+            "max-connections-per-ip",
+            self.max_connections_per_ip,
+            1,
+            1 << 20,
+        )?;
+        if let Some(n) = self.listen_backlog {
+            if !(1..=65_535).contains(&n) {
+                anyhow::bail!("`--listen-backlog` must be between 1 and 65535, not {n}");
+            }
+            server.listen_backlog = n;
+        }
+        match self.queue_delay_target {
+            Some(Toggle::Off) => server.queue_delay_target = None,
+            Some(Toggle::On(Secs(d))) => {
+                if d < Duration::from_micros(100) || d > Duration::from_secs(60) {
+                    anyhow::bail!(
+                        "`--queue-delay-target` must be between 100us and 60s (or `off`), not {d:?}"
+                    );
+                }
+                server.queue_delay_target = Some(d);
+            }
+            None => {}
+        }
+        timeout(
+            &mut server.queue_delay_interval,
+            "queue-delay-interval",
+            self.queue_delay_interval,
         )?;
         timeout(
             &mut server.header_read_timeout,
@@ -490,6 +568,22 @@ mod tests {
         assert_eq!(service.limits.reference_bytes_per_input_byte, 0);
         assert_eq!(service.limits.reference_bytes_allowance, 0);
         assert_eq!(service.limits.max_reference_bytes, 1 << 20);
+
+        let server_file: LimitArgs = toml::from_str(
+            "queue-delay-target = \"off\"\nmax-connections-per-ip = 8\nlisten-backlog = 512\nqueue-delay-interval = \"250ms\"\n",
+        )
+        .unwrap();
+        server_file.apply(&mut server, &mut service).unwrap();
+        assert_eq!(server.queue_delay_target, None);
+        assert_eq!(server.max_connections_per_ip, 8);
+        assert_eq!(server.listen_backlog, 512);
+        assert_eq!(server.queue_delay_interval, Duration::from_millis(250));
+        let on = LimitArgs {
+            queue_delay_target: Some("20ms".parse().unwrap()),
+            ..LimitArgs::default()
+        };
+        on.apply(&mut server, &mut service).unwrap();
+        assert_eq!(server.queue_delay_target, Some(Duration::from_millis(20)));
     }
 
     #[test]

@@ -264,3 +264,25 @@ fn the_server_is_strict_unless_lenient() {
     assert_eq!(r.status, 200, "{}", r.body);
     assert!(r.body.contains("Hello \u{1F600}"), "{}", r.body);
 }
+
+#[test]
+fn the_per_ip_connection_cap_is_a_flag() {
+    let s = serve(&["--max-connections-per-ip", "1"]);
+    let mut idle = TcpStream::connect(s.addr).unwrap();
+    idle.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    // make sure the first connection is accepted before the second arrives
+    let r = echo11(s.addr, 5);
+    assert_eq!(r.status, 200);
+    // the new connection from the same address evicted the idle one: it reads EOF
+    let mut buf = [0u8; 64];
+    match idle.read(&mut buf) {
+        Ok(0) => {}
+        Ok(n) => panic!(
+            "the idle connection got {:?} instead of being closed",
+            String::from_utf8_lossy(&buf[..n])
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {}
+        Err(e) => panic!("the idle connection was not closed: {e}"),
+    }
+}

@@ -13,9 +13,10 @@ pub(crate) mod fmt;
 pub(crate) mod headline;
 pub(crate) mod html;
 pub(crate) mod markdown;
+pub(crate) mod suspect;
 pub(crate) mod svg;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use crate::results::Results;
 
@@ -136,6 +137,7 @@ impl Report {
                 );
             }
         }
+        problems.extend(suspect::suspect_points(results));
         Report {
             headline: headline::Headline::from_results(results),
             sections,

@@ -5,9 +5,10 @@
 #   lab/peers/setup.sh                  # install what is missing, build every peer
 #   lab/peers/setup.sh --no-install     # install nothing: build and record what is there
 #   lab/peers/setup.sh --only php,perl  # some peer groups only (the lab lists the others as missing)
+#   lab/peers/setup.sh --out DIR        # build into DIR (default lab/peers/build)
 #
 # Groups: gsoap, php, perl, python, node, omniorb, rmi. Installs only from Debian packages
-# (apt-get), PyPI (pip, into lab/peers/build/venv) and npm (into lab/peers/node/node_modules,
+# (apt-get), PyPI (pip, into a venv in the build directory) and npm (into lab/peers/node/node_modules,
 # versions pinned by lab/peers/node/package-lock.json). Idempotent: a second run installs nothing
 # and rebuilds only what changed. A peer that cannot be installed or built is written to the
 # manifest as `missing` with the reason (the lab lists it in its report); this script never
@@ -16,8 +17,6 @@ set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BUILD="$HERE/build"
-MANIFEST="$BUILD/manifest.json"
-LOG="$BUILD/setup.log"
 INSTALL=1
 ONLY=""
 GROUPS_ALL="gsoap php perl python node omniorb rmi"
@@ -29,7 +28,9 @@ while [ $# -gt 0 ]; do
     --no-install) INSTALL=0 ;;
     --only) shift; ONLY="${1:-}" ;;
     --only=*) ONLY="${1#--only=}" ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --out) shift; BUILD="${1:?--out needs a directory}" ;;
+    --out=*) BUILD="${1#--out=}" ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -39,6 +40,9 @@ for g in ${ONLY//,/ }; do
 done
 
 mkdir -p "$BUILD"
+BUILD="$(cd "$BUILD" && pwd)"
+MANIFEST="$BUILD/manifest.json"
+LOG="$BUILD/setup.log"
 : > "$LOG"
 STARTED_NS=$(date +%s%N)
 ENTRIES=()
@@ -180,7 +184,7 @@ setup_python() {
   local py; py=$("$venv/bin/python" -c 'import sys; print(".".join(map(str, sys.version_info[:3])))' 2>/dev/null)
   if [ -z "$why" ] && "$venv/bin/python" -c "import spyne" 2>/dev/null; then
     local v; v=$("$venv/bin/python" -c "import spyne; print(spyne.__version__)")
-    entry spyne server soap-http "spyne $v (Python $py)" "a Python SOAP server" ready "" "$v" "PyPI spyne==$SPYNE_VERSION in lab/peers/build/venv" \
+    entry spyne server soap-http "spyne $v (Python $py)" "a Python SOAP server" ready "" "$v" "PyPI spyne==$SPYNE_VERSION (venv in the build directory)" \
       "none (interpreted)" "wsgiref's single-threaded server (HTTP/1.0: a connection per call); document/literal only, so it gets the request without xsi:type" \
       "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}"),\"path\":\"/dp\",\"request\":\"literal\""
   else
@@ -188,7 +192,7 @@ setup_python() {
   fi
   if [ -z "$why" ] && "$venv/bin/python" -c "import zeep" 2>/dev/null; then
     local v; v=$("$venv/bin/python" -c "import importlib.metadata as m; print(m.version('zeep'))")
-    entry zeep client soap-http "zeep $v (Python $py)" "Zilora & Ketha's client-language table: Python" ready "" "$v" "PyPI zeep==$ZEEP_VERSION in lab/peers/build/venv" \
+    entry zeep client soap-http "zeep $v (Python $py)" "Zilora & Ketha's client-language table: Python" ready "" "$v" "PyPI zeep==$ZEEP_VERSION (venv in the build directory)" \
       "none (interpreted)" "WSDL mode (contract/dp.wsdl), requests session with keep-alive" \
       "\"command\":$(jarr "$venv/bin/python" "$HERE/python/zeep_client.py")"
   else

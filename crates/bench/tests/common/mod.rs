@@ -79,9 +79,6 @@ pub fn response(status: StatusCode, body: impl Into<Bytes>) -> Response<Full<Byt
 
 /// Reads a file of the shared golden test data.
 pub fn testdata(path: &str) -> Vec<u8> {
-    let full = format!(
-        "{}/../../testdata/{path}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let full = format!("{}/../../testdata/{path}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read(&full).unwrap_or_else(|e| panic!("read {full}: {e}"))
 }

@@ -15,7 +15,9 @@ fn timeout_s(run: &Run) -> Option<f64> {
     let mut words = cmd.split_whitespace();
     words.find(|w| *w == "--timeout")?;
     let t = words.next()?;
-    crate::config::parse_duration(t).ok().map(|d| d.as_secs_f64())
+    crate::config::parse_duration(t)
+        .ok()
+        .map(|d| d.as_secs_f64())
 }
 
 /// One sentence per suspect point.
@@ -67,6 +69,10 @@ mod tests {
         let s = suspect_points(&r);
         assert_eq!(s.len(), 2, "{s:?}");
         assert!(s[0].contains("only 1 calls answered"), "{}", s[0]);
-        assert!(s[1].contains("p99 9.98 s is above the 5 s request timeout"), "{}", s[1]);
+        assert!(
+            s[1].contains("p99 9.98 s is above the 5 s request timeout"),
+            "{}",
+            s[1]
+        );
     }
 }

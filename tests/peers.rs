@@ -4,8 +4,8 @@
 //! client-language table with 0.2 s windows against those real peer processes on loopback.
 //!
 //! When PHP's soap extension or SOAP::Lite is not installed the test says so on stderr and
-//! passes, unless `CI` is set: CI installs `php-cli php-soap libsoap-lite-perl
-//! libhttp-daemon-perl` and must run it. A second test needs only python3: a peer that answers
+//! passes, unless `CI` is set: CI installs `php-cli php-soap libsoap-lite-perl` and must run
+//! it. A second test needs only python3: a peer that answers
 //! wrongly must be reported as failed and never timed. No timing is asserted.
 
 use std::path::{Path, PathBuf};
@@ -79,7 +79,7 @@ fn php_and_soap_lite_peers_run_beside_soapstone() {
             .map(|p| format!("{}: {}", p["id"], p["reason"]))
             .collect();
         if std::env::var_os("CI").is_some() {
-            panic!("CI must install the smoke peers (php-cli php-soap libsoap-lite-perl libhttp-daemon-perl): {why:?}");
+            panic!("CI must install the smoke peers (php-cli php-soap libsoap-lite-perl): {why:?}");
         }
         eprintln!(
             "SKIPPED php_and_soap_lite_peers_run_beside_soapstone: peers not installed: {why:?}"

@@ -145,7 +145,7 @@ setup_php() {
 
 setup_perl() {
   local why
-  why=$(apt_install libsoap-lite-perl libhttp-daemon-perl libjson-pp-perl 2>&1) || {
+  why=$(apt_install libsoap-lite-perl 2>&1) || {
     missing soaplite-server server soap-http "SOAP::Lite server" "Davis & Parashar's SOAP::Lite row" "$why"
     missing soaplite-client client soap-http "SOAP::Lite client" "a Perl SOAP client" "$why"
     return

@@ -7,8 +7,8 @@
 #   lab/peers/setup.sh --only php,perl  # some peer groups only (the lab lists the others as missing)
 #   lab/peers/setup.sh --out DIR        # build into DIR (default lab/peers/build)
 #
-# Groups: gsoap, php, perl, python, node, omniorb, rmi. Installs only from Debian packages
-# (apt-get), PyPI (pip, into a venv in the build directory) and npm (into lab/peers/node/node_modules,
+# Groups: gsoap, php, perl, python, node, omniorb, rmi, axis1. Installs only from Debian packages
+# (apt-get), Maven Central (mvn, Axis 1.4's jars), PyPI (pip, into a venv in the build directory) and npm (into lab/peers/node/node_modules,
 # versions pinned by lab/peers/node/package-lock.json). Idempotent: a second run installs nothing
 # and rebuilds only what changed. A peer that cannot be installed or built is written to the
 # manifest as `missing` with the reason (the lab lists it in its report); this script never
@@ -19,7 +19,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BUILD="$HERE/build"
 INSTALL=1
 ONLY=""
-GROUPS_ALL="gsoap php perl python node omniorb rmi"
+GROUPS_ALL="gsoap php perl python node omniorb rmi axis1"
 SPYNE_VERSION="2.14.0"
 ZEEP_VERSION="4.3.3"
 
@@ -104,20 +104,25 @@ CXXFLAGS="-O2"
 setup_gsoap() {
   local name="gSOAP 2.8 (C++)" stands="today's C/C++ SOAP stack (the issue's \"today's stacks\")"
   local why; why=$(apt_install gsoap libgsoap-dev g++ 2>&1) || { missing gsoap server soap-http "$name" "$stands" "$why"; return; }
-  local out="$BUILD/gsoap" bin="$BUILD/gsoap/dp-gsoap-server"
+  local out="$BUILD/gsoap" bin="$BUILD/gsoap/dp-gsoap-server" cbin="$BUILD/gsoap/dp-gsoap-client"
   mkdir -p "$out"
-  if ! newer "$bin" "$HERE/gsoap/server.cpp" "$HERE/contract/dp.wsdl"; then
+  if ! newer "$cbin" "$HERE/gsoap/server.cpp" "$HERE/gsoap/client.cpp" "$HERE/contract/dp.wsdl" || ! newer "$bin" "$HERE/gsoap/server.cpp"; then
     say "gsoap: wsdl2h + soapcpp2 + g++"
     ( cd "$out" && cp "$HERE/contract/dp.wsdl" "$HERE/contract/soapenc.xsd" . \
       && wsdl2h -s -o dp.h -t /usr/share/gsoap/WS/typemap.dat dp.wsdl \
-      && soapcpp2 -S -L -x -I/usr/share/gsoap/import dp.h \
-      && g++ $CXXFLAGS -I. -o dp-gsoap-server "$HERE/gsoap/server.cpp" soapC.cpp soapServer.cpp -lgsoap++ ) >>"$LOG" 2>&1 \
-      || { missing gsoap server soap-http "$name" "$stands" "the build failed (see $LOG)"; return; }
+      && soapcpp2 -L -x -I/usr/share/gsoap/import dp.h \
+      && g++ $CXXFLAGS -I. -o dp-gsoap-server "$HERE/gsoap/server.cpp" soapC.cpp soapServer.cpp -lgsoap++ \
+      && g++ $CXXFLAGS -I. -o dp-gsoap-client "$HERE/gsoap/client.cpp" soapC.cpp soapClient.cpp -lgsoap++ ) >>"$LOG" 2>&1 \
+      || { missing gsoap server soap-http "$name" "$stands" "the build failed (see $LOG)"; missing gsoap-client client soap-http "$name client" "a C/C++ SOAP client" "the build failed (see $LOG)"; return; }
   fi
   entry gsoap server soap-http "$name" "$stands" ready "" "$(deb_version gsoap)" "Debian packages gsoap, libgsoap-dev" \
-    "wsdl2h -s; soapcpp2 -S -L -x; g++ $CXXFLAGS -lgsoap++" \
+    "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
     "standalone server, one thread, one connection at a time, HTTP keep-alive" \
     "\"command\":$(jarr "$bin" "{port}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+  entry gsoap-client client soap-http "$name client" "a C/C++ SOAP client (Zilora & Ketha's table: C++)" ready "" "$(deb_version gsoap)" \
+    "Debian packages gsoap, libgsoap-dev" "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
+    "one soap context, HTTP keep-alive, memory released after each call" \
+    "\"command\":$(jarr "$cbin")"
 }
 
 setup_php() {
@@ -283,6 +288,36 @@ setup_rmi() {
   entry java-rmi-client client rmi "Java RMI client (JDK $v)" "$stands" ready "" "$v" "the JDK (Debian openjdk-17-jdk-headless)" "javac (default flags)" \
     "JVM flags $jflags; JIT warmed by each point's warm-up" \
     "\"command\":$(jarr java $jflags -cp "$out" DpRmiClient),\"client_of\":\"java-rmi\""
+}
+
+setup_axis1() {
+  local name="Apache Axis 1.4" stands="the thesis's and Davis & Parashar's Apache Axis rows" why=""
+  if ! command -v javac >/dev/null || ! command -v mvn >/dev/null; then
+    why=$(apt_install openjdk-17-jdk-headless maven 2>&1) || { missing axis1 server soap-http "$name" "$stands" "$why"; return; }
+  fi
+  local out="$BUILD/axis1"
+  mkdir -p "$out/lib" "$out/classes"
+  if ! ls "$out/lib"/axis-1.4.jar >/dev/null 2>&1; then
+    if [ "$INSTALL" -eq 0 ]; then
+      missing axis1 server soap-http "$name" "$stands" "Axis 1.4 jars not fetched (--no-install)"; return
+    fi
+    say "axis1: mvn dependency:copy-dependencies (Maven Central)"
+    mvn -q -B -f "$HERE/axis1/pom.xml" dependency:copy-dependencies -DoutputDirectory="$out/lib" >>"$LOG" 2>&1 \
+      || { missing axis1 server soap-http "$name" "$stands" "mvn could not fetch axis:axis:1.4 (see $LOG)"; return; }
+  fi
+  if ! newer "$out/classes/DpAxisServer.class" "$HERE"/axis1/*.java; then
+    say "axis1: javac --release 8"
+    # Axis 1.4 reads parameter names from the service's bytecode and cannot parse class files
+    # newer than Java 8.
+    javac --release 8 -nowarn -d "$out/classes" -cp "$out/lib/*" "$HERE"/axis1/*.java >>"$LOG" 2>&1 \
+      || { missing axis1 server soap-http "$name" "$stands" "javac failed (see $LOG)"; return; }
+  fi
+  local jflags="-XX:+UseSerialGC -Xms64m -Xmx256m" jv
+  jv=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
+  entry axis1 server soap-http "$name (SimpleAxisServer, JDK $jv)" "$stands" ready "" "1.4" \
+    "Maven Central axis:axis:1.4 (mvn dependency:copy-dependencies)" "javac --release 8" \
+    "Axis's own SimpleAxisServer (no Tomcat), rpc/encoded, multi-ref arrays (Axis defaults); JVM flags $jflags; JIT warm-up: 5 s of untimed calls before the first point" \
+    "\"command\":$(jarr java $jflags -cp "$out/classes:$out/lib/*" DpAxisServer "{port}" "$HERE/axis1/server-config.wsdd"),\"path\":\"/axis/services/dp\",\"request\":\"rpc-encoded\",\"warmup_s\":5"
 }
 
 for g in $GROUPS_ALL; do

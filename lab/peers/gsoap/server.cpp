@@ -1,5 +1,5 @@
 // gSOAP 2.8 server of Davis & Parashar's TestService, generated from the same WSDL soapstone
-// serves (contract/dp.wsdl: `wsdl2h` then `soapcpp2 -S -L -x`, see setup.sh), the peer
+// serves (contract/dp.wsdl: `wsdl2h` then `soapcpp2 -L -x`, see setup.sh), the peer
 // standing for a C/C++ SOAP stack. `dp-gsoap-server PORT` listens on 127.0.0.1:PORT and serves
 // one connection at a time in one thread (gSOAP's simplest standalone server) with HTTP
 // keep-alive (SOAP_IO_KEEPALIVE). Each operation exists twice in the generated

@@ -302,8 +302,57 @@ fn sized_table(results: &Results, t: &SeedTable, op: &str, title: &str) -> Table
     }
 }
 
+/// One sentence: where soapstone's doNothing median (same CPU) stands among every server
+/// measured in this run, SOAP peers and CORBA/RMI alike, with the nearest one as a ratio.
+pub(crate) fn standing(results: &Results) -> Option<String> {
+    let mut all: Vec<(String, f64)> = today_systems(results)
+        .into_iter()
+        .filter(|(id, _)| !TODAY[1..].iter().any(|(b, _)| b == id))
+        .filter_map(|(id, _)| {
+            let r = results.get(EXP, &id, "doNothing", PlacementKind::SameCpu)?;
+            Some((id, r.p50_us))
+        })
+        .collect();
+    if all.len() < 2 {
+        return None;
+    }
+    all.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let rank = all.iter().position(|(id, _)| id == "soapstone")? + 1;
+    let me = all[rank - 1].1;
+    let soap_servers = all
+        .iter()
+        .filter(|(id, _)| {
+            id == "soapstone"
+                || results
+                    .systems
+                    .iter()
+                    .any(|s| s.id == *id && s.transport == "soap-http")
+        })
+        .count();
+    let (other, v) = if rank == 1 { &all[1] } else { &all[0] };
+    let relation = if rank == 1 {
+        format!(
+            "the next, {other}, takes {} soapstone's time",
+            fmt::ratio(v / me)
+        )
+    } else {
+        format!(
+            "the fastest, {other}, takes {} soapstone's time",
+            fmt::ratio(v / me)
+        )
+    };
+    Some(format!(
+        "Among the {} servers measured with doNothing in this run ({soap_servers} SOAP stacks, \
+         soapstone included, plus CORBA/RMI), soapstone's median round trip on one CPU ({} µs) \
+         ranks {rank} of {}; {relation}.",
+        all.len(),
+        fmt::us(me),
+        all.len()
+    ))
+}
+
 pub(crate) fn section(results: &Results) -> Section {
-    let mut findings = Vec::new();
+    let mut findings: Vec<String> = standing(results).into_iter().collect();
     let soap = results.get(EXP, "soapstone", "doNothing", PlacementKind::SameCpu);
     if let (Some(s), Some(axis)) = (soap, seeds::DP_TABLE_I.value("Apache Axis", 0)) {
         findings.push(format!(

@@ -66,6 +66,20 @@ async fn soap_server(
         }
     }
     let url = format!("http://{}{path}", server.addr());
+    if let Some(w) = peer.warmup_s.filter(|w| *w > 0.0) {
+        // A JVM peer's JIT warm-up: untimed calls over every operation, results dropped.
+        let each = Duration::from_secs_f64(w / ops.len() as f64);
+        for (id, op, size) in ops {
+            let body = lab.body(
+                &format!("dp-{}-{}-warmup.xml", peer.id, id.replace('/', "-")),
+                &body_for(peer, op, *size),
+            )?;
+            let spec = BenchSpec::sequential(url.clone(), each, Duration::ZERO).with_body(body);
+            crate::driver::bench(&lab.launcher, Some(&lab.cfg.other_cpu), &spec)
+                .await
+                .map_err(|e| anyhow::anyhow!("its warm-up failed: {e:#}"))?;
+        }
+    }
     for (id, op, size) in ops {
         let body = lab.body(
             &format!("dp-{}-{}.xml", peer.id, id.replace('/', "-")),

@@ -65,7 +65,7 @@ pub(crate) fn section(results: &Results) -> Section {
         id: "peers".to_owned(),
         title: "Systems and peers in this run".to_owned(),
         intro: "Every system a table names, and every third-party peer the lab knows \
-                (lab/peers/setup.sh installs them from Debian, PyPI and npm and builds them; \
+                (lab/peers/setup.sh installs them from Debian, Maven Central, PyPI and npm and builds them; \
                 docs/lab.md lists their known limits). Status: ready = measured in this run; \
                 unmeasured = installed but no experiment of this run used it; missing = not \
                 installed or not built yet; failed = its start or its answer check failed."

@@ -138,8 +138,12 @@ impl Report {
             }
         }
         problems.extend(suspect::suspect_points(results));
+        let mut headline = headline::Headline::from_results(results);
+        if let Some(standing) = crate::experiments::dp::standing(results) {
+            headline.summary = format!("{standing} {}", headline.summary);
+        }
         Report {
-            headline: headline::Headline::from_results(results),
+            headline,
             sections,
             facts,
             problems,

@@ -227,6 +227,20 @@ fn peers_stand_beside_soapstone_and_missing_ones_say_why() {
     let spyne = row("spyne | spyne name | 9.8.7");
     assert!(spyne.contains("missing: pip install failed"), "{spyne}");
     assert!(md.contains("setup.sh took 42 s"));
+    // The headline places soapstone among every server measured: omniORB 13.5 µs, soapstone
+    // 42 µs, gSOAP 71.5 µs on one CPU.
+    let first = md
+        .lines()
+        .find(|l| l.starts_with("Among the "))
+        .expect("standing sentence");
+    assert!(
+        first.starts_with(
+            "Among the 3 servers measured with doNothing in this run (2 SOAP stacks, soapstone \
+             included, plus CORBA/RMI), soapstone's median round trip on one CPU (42.0 µs) ranks \
+             2 of 3; the fastest, omniorb, takes ×0.32 soapstone's time."
+        ),
+        "{first}"
+    );
 }
 
 fn render(results: &Results) -> (String, String) {

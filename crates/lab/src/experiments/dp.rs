@@ -319,16 +319,16 @@ pub(crate) fn standing(results: &Results) -> Option<String> {
     all.sort_by(|a, b| a.1.total_cmp(&b.1));
     let rank = all.iter().position(|(id, _)| id == "soapstone")? + 1;
     let me = all[rank - 1].1;
-    let soap_servers = all
-        .iter()
-        .filter(|(id, _)| {
-            id == "soapstone"
-                || results
-                    .systems
-                    .iter()
-                    .any(|s| s.id == *id && s.transport == "soap-http")
-        })
-        .count();
+    let is_soap = |id: &str| {
+        id == "soapstone"
+            || results
+                .systems
+                .iter()
+                .any(|s| s.id == id && s.transport == "soap-http")
+    };
+    let soap: Vec<&(String, f64)> = all.iter().filter(|(id, _)| is_soap(id)).collect();
+    let soap_servers = soap.len();
+    let soap_rank = soap.iter().position(|(id, _)| id == "soapstone")? + 1;
     let (other, v) = if rank == 1 { &all[1] } else { &all[0] };
     let relation = if rank == 1 {
         format!(
@@ -344,7 +344,7 @@ pub(crate) fn standing(results: &Results) -> Option<String> {
     Some(format!(
         "Among the {} servers measured with doNothing in this run ({soap_servers} SOAP stacks, \
          soapstone included, plus CORBA/RMI), soapstone's median round trip on one CPU ({} µs) \
-         ranks {rank} of {}; {relation}.",
+         ranks {rank} of {} ({soap_rank} of {soap_servers} among the SOAP stacks); {relation}.",
         all.len(),
         fmt::us(me),
         all.len()

@@ -69,6 +69,23 @@ impl PeerServer {
         cpus: Option<&str>,
         ready: Duration,
     ) -> anyhow::Result<PeerServer> {
+        // The free port can be taken by another process between our probe and the peer's bind;
+        // a peer that exits saying so is started again on another port, twice at most.
+        let mut attempt = 0;
+        loop {
+            match Self::start_once(launcher, peer, cpus, ready).await {
+                Err(e) if attempt < 2 && format!("{e:#}").contains("in use") => attempt += 1,
+                other => return other,
+            }
+        }
+    }
+
+    async fn start_once(
+        launcher: &Launcher,
+        peer: &ManifestPeer,
+        cpus: Option<&str>,
+        ready: Duration,
+    ) -> anyhow::Result<PeerServer> {
         if peer.command.is_empty() {
             bail!("the manifest gives `{}` no command", peer.id);
         }
@@ -185,6 +202,32 @@ mod tests {
             "{}",
             server.command
         );
+        tokio::net::TcpStream::connect(server.addr()).await.unwrap();
+        server.stop().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_port_taken_before_the_peer_binds_it_is_retried() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("first-try-done");
+        // The first start fails as a bind to a taken port does; the second listens.
+        let script = format!(
+            "import os,socket,sys,time\n\
+             m={marker:?}\n\
+             if not os.path.exists(m):\n    open(m,'w').close()\n    \
+             sys.exit('OSError: [Errno 98] Address already in use')\n\
+             s=socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen()\n\
+             time.sleep(60)"
+        );
+        let server = PeerServer::start(
+            &launcher(dir.path()),
+            &peer("soap-http", &script),
+            None,
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+        assert!(marker.exists());
         tokio::net::TcpStream::connect(server.addr()).await.unwrap();
         server.stop().await.unwrap();
     }

@@ -39,7 +39,17 @@ fn main() -> ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    // A bad limit or config file is a usage error, like a bad flag: exit code 2.
+    if let Command::Serve(args) = cli.command {
+        match args.resolve() {
+            Ok(args) => cli.command = Command::Serve(args),
+            Err(e) => {
+                eprintln!("soapstone serve: {e:#}");
+                return ExitCode::from(2);
+            }
+        }
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

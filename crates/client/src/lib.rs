@@ -3,8 +3,8 @@
 //! On the wire, by design: `TCP_NODELAY`, each request's head and body in one write, responses
 //! framed by `Content-Length` or chunked encoding (never read to EOF to find their end when
 //! they say their length), keep-alive connections reused across calls, connect and request
-//! timeouts, gzip both ways when configured. A SOAP Fault, also one sent with HTTP 500, is an
-//! [`Error`] whose [`Error::fault`] is set.
+//! timeouts, gzip both ways when configured. A SOAP Fault, also one sent with HTTP 500 (or
+//! 400, a SOAP 1.2 Sender fault), is an [`Error`] whose [`Error::fault`] is set.
 //!
 //! ```no_run
 //! # async fn example() -> Result<(), soapstone_client::Error> {
@@ -54,7 +54,9 @@ pub struct ClientConfig {
     pub accept_compressed: bool,
     /// Compress request bodies with gzip when at least this big. Default: `None` (never).
     pub compress_requests_over: Option<usize>,
-    /// Decoding limits for responses (`max_document_bytes` also bounds a decompressed body).
+    /// Decoding limits for responses (`max_document_bytes` also bounds a decompressed body),
+    /// and the leniency towards old servers ([`ClientConfig::lenient`]). Default:
+    /// [`Limits::default`](soapstone_codec::Limits::default) (strict).
     pub limits: soapstone_codec::Limits,
 }
 
@@ -68,6 +70,33 @@ impl Default for ClientConfig {
             compress_requests_over: None,
             limits: soapstone_codec::Limits::default(),
         }
+    }
+}
+
+impl ClientConfig {
+    /// Reads responses of old toolkits that break the specifications in known ways (gSOAP's
+    /// `encodingStyle` on a SOAP 1.2 Body, Axis 1.4's surrogate-pair character references, PHP's
+    /// `xsd:int` booleans; see [`soapstone_codec::Lenient`]), saying so in `tracing` (target
+    /// `soapstone_codec::lenient`). `false` makes the client strict again. Default: strict.
+    pub fn lenient(mut self, on: bool) -> Self {
+        self.limits.lenient = if on {
+            soapstone_codec::Lenient::all()
+        } else {
+            soapstone_codec::Lenient::STRICT
+        };
+        self
+    }
+
+    /// Sets the decoding limits of responses (leniency included).
+    pub fn limits(mut self, limits: soapstone_codec::Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets the whole-request timeout.
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
     }
 }
 
@@ -361,19 +390,21 @@ fn decode_answer<R: DeserializeOwned>(
     limits: &soapstone_codec::Limits,
 ) -> Result<R, Error> {
     let status = raw.status;
-    if !(200..300).contains(&status) && status != 500 {
+    // Faults come with 500, and SOAP 1.2 Sender faults with 400 (Part 2 7.5.2.2).
+    let may_be_fault = status == 500 || status == 400;
+    if !(200..300).contains(&status) && !may_be_fault {
         return Err(Error::from_status(status, &raw.body));
     }
     let envelope = match Envelope::parse(&raw.body, limits) {
         Ok(env) => env,
-        Err(_) if status == 500 => return Err(Error::from_status(status, &raw.body)),
+        Err(_) if may_be_fault => return Err(Error::from_status(status, &raw.body)),
         Err(e) => return Err(Error::decode(e, status)),
     };
     if envelope.is_fault() {
         let fault = envelope.fault().map_err(|e| Error::decode(e, status))?;
         return Err(Error::from_fault(fault, status));
     }
-    if status == 500 {
+    if may_be_fault {
         return Err(Error::from_status(status, &raw.body));
     }
     envelope

@@ -557,3 +557,38 @@ async fn a_burst_over_the_concurrency_limit_is_shed_not_queued() {
     assert_eq!(count(&m, "soapstone_requests_shed_total"), shed as u64);
     assert_eq!(count(&m, "soapstone_requests_in_flight"), 0);
 }
+
+/// gSOAP's SOAP 1.2 answer to echoFloat: `env:encodingStyle` on Body (forbidden by SOAP 1.2
+/// Part 1 5.1.1), as gSOAP writes every SOAP 1.2 message.
+const GSOAP_12_ECHO_FLOAT: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<SOAP-ENV:Envelope xmlns:SOAP-ENV=\"http://www.w3.org/2003/05/soap-envelope\" xmlns:SOAP-ENC=\"http://www.w3.org/2003/05/soap-encoding\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xmlns:xsd=\"http://www.w3.org/2001/XMLSchema\" xmlns:ns=\"http://tempuri.org/\"><SOAP-ENV:Body SOAP-ENV:encodingStyle=\"http://www.w3.org/2003/05/soap-encoding\"><ns:echoFloatResult><result xsi:type=\"xsd:float\">1.5</result></ns:echoFloatResult></SOAP-ENV:Body></SOAP-ENV:Envelope>\n";
+
+async fn call_gsoap(lenient: Option<bool>) -> Result<EchoFloatResult, soapstone_client::Error> {
+    let answer = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/soap+xml; charset=utf-8\r\nContent-Length: {}\r\n\r\n{GSOAP_12_ECHO_FLOAT}",
+        GSOAP_12_ECHO_FLOAT.len()
+    );
+    let (addr, _rx) = raw_server(answer.into_bytes());
+    let mut config = ClientConfig::default().request_timeout(Duration::from_secs(10));
+    if let Some(on) = lenient {
+        config = config.lenient(on);
+    }
+    let client = Client::with_config(&format!("http://{addr}/echo"), config).unwrap();
+    let name = QName::new(NS, "echoFloat");
+    let options = encoded(Version::Soap12);
+    client
+        .call::<_, EchoFloatResult>(&op(&name, &options), &EchoFloat { input: 1.5 })
+        .await
+}
+
+#[tokio::test]
+async fn a_lenient_client_reads_gsoap_soap12_answers() {
+    let err = call_gsoap(None).await.unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("encodingStyle is not allowed on the soap 1.2 Body"),
+        "{err}"
+    );
+    assert!(call_gsoap(Some(false)).await.is_err());
+    let ok = call_gsoap(Some(true)).await.unwrap();
+    assert_eq!(ok, EchoFloatResult { result: 1.5 });
+}

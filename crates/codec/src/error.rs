@@ -23,6 +23,12 @@ pub(crate) enum Kind {
     DataEncodingUnknown,
     /// A serde `custom` error raised by the target type itself.
     Custom,
+    /// An `href`/`enc:ref` names no element's id: a Client/Sender fault with the SOAP 1.2
+    /// subcode `enc:MissingID` (Part 2 section 3.3).
+    MissingId,
+    /// A SOAP 1.2 encoded value whose type neither `xsi:type` nor the target tells: a
+    /// Client/Sender fault with the subcode `enc:UntypedValue` (Part 2 section 3.3).
+    UntypedValue,
 }
 
 /// Why a document could not be decoded. Messages are lower-case and quote the offending token

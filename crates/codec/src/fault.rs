@@ -18,9 +18,17 @@ impl From<&DecodeError> for Fault {
             Kind::DataEncodingUnknown => FaultCode::DataEncodingUnknown,
             _ => FaultCode::Client,
         };
+        let subcode = match e.kind() {
+            Kind::MissingId => Some("MissingID"),
+            Kind::UntypedValue => Some("UntypedValue"),
+            _ => None,
+        };
         Fault {
             code,
-            subcodes: vec![],
+            subcodes: subcode
+                .map(|local| QName::new(crate::xml::ns::SOAP12_ENC, local))
+                .into_iter()
+                .collect(),
             reason: e.to_string(),
             actor: None,
             node: None,

@@ -13,7 +13,20 @@
 //! Decoding runs over a small tokenizer of its own (quick-xml decodes entities), with its own
 //! namespace resolution, and enforces every bound in [`Limits`]: no DOCTYPE (so no entity
 //! expansion and no external fetch), only UTF-8, bounded size, depth, attributes, names, text
-//! and array lengths, and a work budget for multi-ref `href`s.
+//! and array lengths, and two budgets for multi-ref `href`s: XML events read (work), and bytes
+//! of referenced elements decoded again (memory: by default at most `4 x input + 64 KiB`
+//! bytes of replays, see [`Limits::reference_bytes_per_input_byte`]). [`EncodeOptions::max_bytes`]
+//! bounds what the encoder writes, so a server's answer is bounded too.
+//! [`Limits::lenient`] ([`Lenient`]) lets a client (or a configured server) read what old
+//! toolkits send against the specifications, logging each; it is off by default.
+//!
+//! What SOAP forbids is refused as the sender's error ([`Fault::from`] a [`DecodeError`] gives
+//! `Client`, SOAP 1.2 `Sender`): processing instructions (SOAP 1.1 section 3, 1.2 Part 1
+//! section 5), raw control characters, a second Body or body element. SOAP 1.2 encoding errors
+//! carry their Part 2 3.3 subcode: `enc:MissingID` for an `href`/`enc:ref` to no id (ids in
+//! header blocks count: a body value may refer to data a header carries), `enc:UntypedValue`
+//! for an encoded value without `xsi:type` read into a self-describing target. An unknown
+//! `encodingStyle` on any body element is `DataEncodingUnknown`.
 //!
 //! Must never: do I/O, build a DOM, expand entities, accept a DOCTYPE, panic on any input.
 //!
@@ -41,6 +54,7 @@ mod de;
 mod envelope;
 mod error;
 mod fault;
+mod lenient;
 mod scan;
 mod ser;
 mod write;
@@ -50,6 +64,7 @@ pub mod xsd;
 pub use envelope::Envelope;
 pub use error::{DecodeError, EncodeError};
 pub use fault::{encode_fault, encode_must_understand_fault, encode_version_mismatch_fault};
+pub use lenient::Lenient;
 pub use ser::encode;
 pub use xsd::xsd_type_name;
 
@@ -107,7 +122,8 @@ impl QName {
     }
 }
 
-/// Limits on hostile input; every decode takes one. Defaults are safe for a public server.
+/// Limits on hostile input, and the leniency towards old peers; every decode takes one.
+/// Defaults are safe for a public server (and strict).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Limits {
@@ -123,6 +139,35 @@ pub struct Limits {
     pub max_text_len: usize,
     /// Most items in one array (an `arrayType` size or a repeated element). Default: `1_000_000`.
     pub max_array_len: usize,
+    /// Multi-ref budget, per byte of input: following an `href="#id"` (SOAP 1.2 `enc:ref`)
+    /// decodes the target element again, so every time a reference is followed the byte length
+    /// of its target is charged, *before* it is read, to a budget of
+    /// `reference_bytes_per_input_byte x input length + reference_bytes_allowance` (at most
+    /// [`Self::max_reference_bytes`]), shared by every [`Envelope::body`] and
+    /// [`Envelope::header`] call on one envelope. With the defaults the text a decode
+    /// materializes is thus at most `5 x input + 64 KiB` (its own pass reads each byte of the
+    /// input once, and unescaping never lengthens text). Default: `4`.
+    pub reference_bytes_per_input_byte: usize,
+    /// The constant part of the multi-ref budget, so small documents may share small values
+    /// freely. Default: `64 KiB`.
+    pub reference_bytes_allowance: usize,
+    /// Absolute cap of the multi-ref budget, whatever the input length. Default: `64 MiB`.
+    pub max_reference_bytes: usize,
+    /// Which non-conforming constructs of old toolkits to accept (gSOAP, Axis 1.4, PHP); see
+    /// [`Lenient`]. Default: none ([`Lenient::STRICT`]).
+    pub lenient: Lenient,
+}
+
+impl Limits {
+    /// The multi-ref budget of a document of `input_len` bytes:
+    /// `min(reference_bytes_per_input_byte x input_len + reference_bytes_allowance,
+    /// max_reference_bytes)`.
+    pub fn reference_budget(&self, input_len: usize) -> usize {
+        self.reference_bytes_per_input_byte
+            .saturating_mul(input_len)
+            .saturating_add(self.reference_bytes_allowance)
+            .min(self.max_reference_bytes)
+    }
 }
 
 impl Default for Limits {
@@ -134,6 +179,10 @@ impl Default for Limits {
             max_name_len: 256,
             max_text_len: 1 << 20,
             max_array_len: 1_000_000,
+            reference_bytes_per_input_byte: 4,
+            reference_bytes_allowance: 64 << 10,
+            max_reference_bytes: 64 << 20,
+            lenient: Lenient::STRICT,
         }
     }
 }
@@ -238,6 +287,15 @@ pub struct EncodeOptions {
     /// In encoded arrays, also write `xsi:type` on every item (the array's `arrayType`
     /// already says it; some old toolkits want both). Default: `false`.
     pub array_item_types: bool,
+    /// Largest envelope [`encode`] may write: past it, encoding stops with an
+    /// [`EncodeError`] (checked before each value and before each string is copied, so the
+    /// output buffer never grows much past the limit and nothing truncated is returned).
+    /// A server sets it from its response limit. Default: `usize::MAX` (no limit).
+    pub max_bytes: usize,
+    /// SOAP 1.2 RPC responses (`Encoded` style, `Soap12`): the name of the accessor that holds
+    /// the return value, written as the wrapper's first child `<rpc:result>` (SOAP 1.2 Part 2
+    /// section 4.2.2 requires it of a non-void result); ignored otherwise. Default: `None`.
+    pub rpc_result: Option<String>,
 }
 
 impl Default for EncodeOptions {
@@ -250,6 +308,8 @@ impl Default for EncodeOptions {
             schema_ns: SchemaNs::Xsd2001,
             xml_declaration: true,
             array_item_types: false,
+            max_bytes: usize::MAX,
+            rpc_result: None,
         }
     }
 }

@@ -29,8 +29,12 @@ pub(crate) enum Token<'a> {
     },
     /// The content of `<![CDATA[...]]>`.
     CData(&'a str),
-    /// A comment or a processing instruction: skipped by the cursor.
+    /// A comment: skipped by the cursor.
     Skip,
+    /// A processing instruction other than the XML declaration (offset of its `<?`): SOAP
+    /// 1.1 (section 3) and 1.2 (Part 1 section 5) forbid them in a message, so the cursor
+    /// refuses it.
+    Pi(usize),
     /// `<?xml ...?>`.
     Decl,
     /// `<!DOCTYPE`.
@@ -247,7 +251,7 @@ impl<'a> Scanner<'a> {
                 if b[start + 2..target_end].eq_ignore_ascii_case(b"xml") {
                     return Ok(Token::Decl);
                 }
-                Ok(Token::Skip)
+                Ok(Token::Pi(start))
             }
             Some(_) => self.start_tag(start),
             None => Err(ScanError::EndsInTag),
@@ -365,7 +369,7 @@ mod tests {
                 },
                 Token::CData("<x>"),
                 Token::Skip,
-                Token::Skip,
+                Token::Pi(51),
                 Token::End("a"),
             ]
         );

@@ -279,6 +279,9 @@ pub(crate) struct Cursor<'a, 's> {
     last_end_at: Option<usize>,
     /// Offset of the `<` of the last start tag read.
     pub(crate) last_start_at: usize,
+    /// Check SOAP 1.2 `encodingStyle` attributes as elements open (off while the envelope
+    /// reader skips header blocks, which only the node they target may judge).
+    pub(crate) check_encoding: bool,
 }
 
 impl<'a, 's> Cursor<'a, 's> {
@@ -309,6 +312,7 @@ impl<'a, 's> Cursor<'a, 's> {
             pending_end: None,
             last_end_at: None,
             last_start_at: 0,
+            check_encoding: true,
         }
     }
 
@@ -324,6 +328,11 @@ impl<'a, 's> Cursor<'a, 's> {
     /// The raw qualified names of the open elements.
     pub(crate) fn open_names(&self) -> Vec<&'a str> {
         self.stack.iter().map(|o| o.name).collect()
+    }
+
+    /// The raw name of the innermost open element.
+    pub(crate) fn current_name(&self) -> Option<&'a str> {
+        self.stack.last().map(|o| o.name)
     }
 
     /// `/Envelope/Body/op/field`: the local names of the open elements.
@@ -447,6 +456,7 @@ impl<'a, 's> Cursor<'a, 's> {
                     return Ok(Ev::CData(t));
                 }
                 Token::Skip => continue,
+                Token::Pi(at) => return Err(self.pi_error(at)),
                 Token::Decl => {
                     return Err(self.malformed("xml declaration is only allowed at the start"))
                 }
@@ -458,6 +468,18 @@ impl<'a, 's> Cursor<'a, 's> {
                 Token::Eof => return Ok(Ev::Eof),
             }
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn pi_error(&self, at: usize) -> DecodeError {
+        let rest = self.src.input.get(at + 2..).unwrap_or("");
+        let end = crate::scan::name_end(rest.as_bytes(), 0).min(rest.len());
+        let target = rest.get(..end).unwrap_or("");
+        self.malformed(format!(
+            "processing instruction {} is not allowed in a soap message",
+            excerpt(&format!("<?{target}"))
+        ))
     }
 
     #[cold]
@@ -586,6 +608,7 @@ impl<'a, 's> Cursor<'a, 's> {
         let mut rest = rest;
         loop {
             let (key, raw_value, after) = match next_attr(rest) {
+                Ok(None) if self.check_encoding => return self.check_encoding_style(),
                 Ok(None) => return Ok(()),
                 Ok(Some(t)) => t,
                 Err(msg) => return Err(self.malformed(msg)),
@@ -615,6 +638,23 @@ impl<'a, 's> Cursor<'a, 's> {
             }
             rest = after;
         }
+    }
+
+    /// SOAP 1.2 (Part 1 section 5.1.1): an `env:encodingStyle` on any element of the body
+    /// names the encoding of that element and its descendants, so an unknown one anywhere is
+    /// a DataEncodingUnknown fault, not only on the body child. Checked after all the
+    /// element's namespace declarations are read (they may follow the attribute).
+    fn check_encoding_style(&self) -> Result<(), DecodeError> {
+        for a in &self.attrs {
+            if same(a.local, "encodingStyle")
+                && !a.prefix.is_empty()
+                && self.ns.lookup(a.prefix) == Some(ns::SOAP12_ENV)
+            {
+                let value = a.value().map_err(|e| self.err(e))?;
+                crate::envelope::check_encoding_style(&value).map_err(|e| self.err(e))?;
+            }
+        }
+        Ok(())
     }
 
     /// The namespace URI of a prefix in scope (error if unbound and non-empty).
@@ -698,7 +738,7 @@ impl<'a, 's> Cursor<'a, 's> {
                 Ev::End => return Ok(acc),
                 Ev::Text(t) => {
                     self.next()?;
-                    let t = unescape(t).map_err(|e| self.err(e))?;
+                    let t = self.unescape_text(t)?;
                     if acc.is_empty() {
                         acc = t;
                     } else {
@@ -748,7 +788,7 @@ impl<'a, 's> Cursor<'a, 's> {
             let piece = match self.next()? {
                 Ev::End => return Ok(acc.unwrap_or(Cow::Borrowed(""))),
                 Ev::Text(t) if self.text_plain => Cow::Borrowed(t),
-                Ev::Text(t) => unescape(t).map_err(|e| self.err(e))?,
+                Ev::Text(t) => self.unescape_text(t)?,
                 Ev::CData(t) => Cow::Borrowed(t),
                 Ev::Start(name) => {
                     return Err(self.err(DecodeError::value(format!(
@@ -770,6 +810,24 @@ impl<'a, 's> Cursor<'a, 's> {
                     a
                 }
             });
+        }
+    }
+
+    /// Unescapes a text node; if that fails and [`crate::Lenient::surrogate_pairs`] is on,
+    /// tries again with surrogate-pair character references joined (so the strict path costs
+    /// nothing extra).
+    fn unescape_text(&self, t: &'a str) -> Result<Cow<'a, str>, DecodeError> {
+        match unescape(t) {
+            Ok(v) => Ok(v),
+            Err(e) if self.src.limits.lenient.surrogate_pairs => {
+                let Some(joined) = crate::lenient::join_surrogates(t) else {
+                    return Err(self.err(e));
+                };
+                let v = unescape(&joined).map_err(|e| self.err(e))?.into_owned();
+                crate::lenient::log(crate::lenient::Accepted::SurrogatePair, &self.path());
+                Ok(Cow::Owned(v))
+            }
+            Err(e) => Err(self.err(e)),
         }
     }
 

@@ -201,3 +201,42 @@ fn davis_parashar_get_integers() {
     );
     decode::<()>("dp_getIntegers_request.xml", &op, Style::Encoded);
 }
+
+/// The golden copies are the seeds' text: each document appears in the seed it cites, up to the
+/// changes its README lists (indentation, typographic quotes). Runs when the seed texts are
+/// beside the repository (`../shared/seeds`); otherwise says it was skipped.
+#[test]
+fn documents_are_the_seeds_text() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/seeds");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        eprintln!("SKIPPED: the seed texts are not beside the repository ({dir})");
+        return;
+    };
+    let normalize = |s: &str| -> String {
+        s.replace(['\u{2019}', '\u{2018}'], "'")
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let seeds: Vec<String> = entries
+        .flatten()
+        .map(|e| normalize(&std::fs::read_to_string(e.path()).unwrap_or_default()))
+        .collect();
+    let docs = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/documents");
+    let mut checked = 0;
+    for e in std::fs::read_dir(docs).unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".xml") {
+            continue;
+        }
+        let doc = normalize(&std::fs::read_to_string(e.path()).unwrap());
+        assert!(
+            seeds.iter().any(|s| s.contains(&doc)),
+            "tests/documents/{name} is not in any seed text"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 10, "golden documents checked");
+}

@@ -44,14 +44,33 @@ pub struct ServerConfig {
     /// Default: `30 s`.
     pub body_read_timeout: Duration,
     /// Most requests being read or handled at once, over all connections and mounts. Requests
-    /// over the limit are answered `503` with `Retry-After` at once, never queued.
-    /// Default: `512`.
+    /// over the limit are answered `503` with `Retry-After` at once, never queued. This bounds
+    /// concurrency, not waiting: see `queue_delay_target` for that. Default: `512`.
     pub max_in_flight: usize,
     /// The `Retry-After` sent with a `503` (whole seconds, at least 1). Default: `1 s`.
     pub retry_after: Duration,
-    /// Most open connections. At the limit the server stops accepting until one closes (the
-    /// kernel's listen backlog is the only queue). Default: `4096`.
+    /// Most open connections. At the limit the server still accepts, and evicts the
+    /// connection idle longest (no request being handled on it) to make room; only when every
+    /// connection is busy is the new one answered `503` and closed. Keep it above
+    /// `max_in_flight`, so that some connection is always idle. Default: `4096`.
     pub max_connections: usize,
+    /// Most open connections from one peer IP address (IPv4-mapped IPv6 counts as IPv4). A
+    /// peer at its cap that connects again has its own longest-idle connection evicted, or
+    /// the new one refused with `503` if all of its connections are busy; other peers are
+    /// never evicted for it. Default: `1024`.
+    pub max_connections_per_ip: usize,
+    /// The listen backlog asked of the kernel for the listener, also one bound elsewhere
+    /// (Linux caps it at `net.core.somaxconn`, 4096 on current kernels). Default: `4096`.
+    pub listen_backlog: u32,
+    /// Queue-delay shedding (CoDel-like): when most requests of a whole
+    /// `queue_delay_interval` waited more than this target, from when their bytes were
+    /// available to when their handler would start, requests that waited more than twice the
+    /// target are answered `503` with `Retry-After`, until an interval passes with nothing to
+    /// shed. `None` turns it off. Default: `Some(5 ms)`.
+    pub queue_delay_target: Option<Duration>,
+    /// The window over which queue-delay shedding looks for a standing queue (CoDel's
+    /// interval: a burst that drains within it is not shed). Default: `100 ms`.
+    pub queue_delay_interval: Duration,
     /// On shutdown, time in-flight requests get to finish before their connections are
     /// dropped. Default: `30 s`.
     pub drain_timeout: Duration,
@@ -80,6 +99,10 @@ impl Default for ServerConfig {
             max_in_flight: 512,
             retry_after: Duration::from_secs(1),
             max_connections: 4096,
+            max_connections_per_ip: 1024,
+            listen_backlog: 4096,
+            queue_delay_target: Some(Duration::from_millis(5)),
+            queue_delay_interval: Duration::from_millis(100),
             drain_timeout: Duration::from_secs(30),
             compress_responses_over: Some(1024),
             metrics_path: Some("/metrics".to_owned()),

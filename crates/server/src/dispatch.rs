@@ -1,15 +1,17 @@
 //! One HTTP request in, one HTTP response out: routing by path, the SOAP POST, `?wsdl`,
-//! `/metrics`, the concurrency limit, body limits and compression, and the panic guard.
+//! `/metrics`, the concurrency limit and queue-delay shedding, body limits and compression,
+//! and the panic guard.
 //!
 //! This is the whole server as a function, shared by the tower [`Service`](crate::Server) and
-//! the server's own connections. It must never queue a request (over the limit it answers `503`
-//! at once), never read more body than the limit, and never let a service panic escape.
+//! the server's own connections (which also say when the request arrived, for `codel`). It
+//! must never queue a request (over the limit, or after too long a wait, it answers `503` at
+//! once), never read more body than the limit, and never let a service panic escape.
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::FutureExt as _;
@@ -18,9 +20,10 @@ use http::{Method, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
 use soapstone_codec::{Fault, Version};
-use soapstone_service::{SoapRequest, SoapService};
+use soapstone_service::{SoapRequest, SoapResponse, SoapService};
 use tracing::Instrument as _;
 
+use crate::codel::Codel;
 use crate::compress::{self, InflateError};
 use crate::metrics::Metrics;
 use crate::negotiate::{self, Coding};
@@ -40,6 +43,8 @@ pub(crate) struct Inner {
     pub(crate) services: Vec<Arc<dyn SoapService>>,
     pub(crate) config: ServerConfig,
     pub(crate) metrics: Metrics,
+    /// Queue-delay shedding, unless `queue_delay_target` is `None`.
+    pub(crate) codel: Option<Codel>,
 }
 
 /// What the request was, for metrics and the span.
@@ -49,8 +54,12 @@ struct Outcome {
     fault: bool,
 }
 
-/// Answers one request.
-pub(crate) async fn handle<B>(inner: Arc<Inner>, req: Request<B>) -> Response<ResponseBody>
+/// Answers one request; `arrival` is when its bytes were available, if known.
+pub(crate) async fn handle<B>(
+    inner: Arc<Inner>,
+    req: Request<B>,
+    arrival: Option<Instant>,
+) -> Response<ResponseBody>
 where
     B: Body,
     B::Error: Into<BoxError>,
@@ -65,7 +74,10 @@ where
         operation = tracing::field::Empty,
         status = tracing::field::Empty,
     );
-    let (resp, outcome) = route(&inner, mount, req).instrument(span.clone()).await;
+    let waited = arrival.map(|a| start.saturating_duration_since(a));
+    let (resp, outcome) = route(&inner, mount, req, waited, start)
+        .instrument(span.clone())
+        .await;
     let status = resp.status().as_u16();
     if let Some(op) = outcome.operation {
         span.record("operation", op);
@@ -85,6 +97,8 @@ async fn route<B>(
     inner: &Inner,
     mount: Option<usize>,
     req: Request<B>,
+    waited: Option<Duration>,
+    now: Instant,
 ) -> (Response<ResponseBody>, Outcome)
 where
     B: Body,
@@ -111,7 +125,7 @@ where
         ));
     };
     match *req.method() {
-        Method::POST => post(inner, m, req).await,
+        Method::POST => post(inner, m, req, waited, now).await,
         Method::GET | Method::HEAD => plain(document(inner, m, &req)),
         _ => {
             let allow = if req.uri().query().is_some() {
@@ -125,7 +139,13 @@ where
 }
 
 /// A SOAP POST.
-async fn post<B>(inner: &Inner, m: usize, req: Request<B>) -> (Response<ResponseBody>, Outcome)
+async fn post<B>(
+    inner: &Inner,
+    m: usize,
+    req: Request<B>,
+    waited: Option<Duration>,
+    now: Instant,
+) -> (Response<ResponseBody>, Outcome)
 where
     B: Body,
     B::Error: Into<BoxError>,
@@ -137,6 +157,23 @@ where
         fault: false,
     };
     let headers = req.headers();
+    if req.version() <= http::Version::HTTP_11
+        && !headers.contains_key(header::CONTENT_LENGTH)
+        && !headers.contains_key(header::TRANSFER_ENCODING)
+        && req.body().is_end_stream()
+    {
+        // HTTP/1.x: a POST that frames its body neither way has none (RFC 9112 6.3); a SOAP
+        // request cannot be empty, so say what is missing rather than fault an empty envelope.
+        // (A request built in process, as a tower service is called, may carry a body
+        // without the header: only an empty one is refused.)
+        return (
+            text(
+                StatusCode::LENGTH_REQUIRED,
+                "request body needs a `Content-Length` or `Transfer-Encoding: chunked`".into(),
+            ),
+            outcome,
+        );
+    }
     let get = |name: &header::HeaderName| headers.get(name).map(HeaderValue::as_bytes);
     let media = match negotiate::soap_media_type(get(&header::CONTENT_TYPE)) {
         Ok(media) => media,
@@ -159,19 +196,28 @@ where
     };
     let respond_with = negotiate::accepted_coding(get(&header::ACCEPT_ENCODING));
 
+    if let (Some(waited), Some(codel)) = (waited, &inner.codel) {
+        if codel.shed(waited, now) {
+            inner.metrics.shed.fetch_add(1, Ordering::Relaxed);
+            inner
+                .metrics
+                .shed_queue_delay
+                .fetch_add(1, Ordering::Relaxed);
+            let msg = format!(
+                "server overloaded: request waited `{}ms` to be handled, over the `{}ms` limit while a queue stands, retry later",
+                waited.as_millis(),
+                codel.slough().as_millis()
+            );
+            return (busy(msg, config), outcome);
+        }
+    }
     let Some(_permit) = InFlight::acquire(&inner.metrics, config.max_in_flight) else {
         inner.metrics.shed.fetch_add(1, Ordering::Relaxed);
-        let mut resp = text(
-            StatusCode::SERVICE_UNAVAILABLE,
-            format!(
-                "server busy: `{}` requests in flight, retry later",
-                config.max_in_flight
-            ),
+        let msg = format!(
+            "server busy: `{}` requests in flight, retry later",
+            config.max_in_flight
         );
-        let secs = config.retry_after.as_secs().max(1);
-        resp.headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from(secs));
-        return (resp, outcome);
+        return (busy(msg, config), outcome);
     };
 
     let body = match read_body(req.into_body(), config).await {
@@ -208,10 +254,10 @@ where
     let answer = AssertUnwindSafe(async move { service.call(request).await })
         .catch_unwind()
         .await;
-    let (fault, body) = match answer {
+    let (status, version, fault, body) = match answer {
         Ok(r) => {
             outcome.operation = r.operation;
-            (r.fault, r.body)
+            (status_of(&r), r.version, r.fault, r.body)
         }
         Err(panic) => {
             inner.metrics.panics.fetch_add(1, Ordering::Relaxed);
@@ -227,15 +273,17 @@ where
                 version,
                 &Fault::server("internal error: the service failed"),
             );
-            (true, Bytes::from(out))
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                version,
+                true,
+                Bytes::from(out),
+            )
         }
     };
     outcome.fault = fault;
-    let status = if fault {
-        StatusCode::INTERNAL_SERVER_ERROR
-    } else {
-        StatusCode::OK
-    };
+    // The content type follows the envelope answered (a SOAP 1.1 envelope posted as
+    // `application/soap+xml` is answered in SOAP 1.1, as `text/xml`), not the request's.
     let resp = with_body(
         status,
         soap_content_type(version),
@@ -371,6 +419,19 @@ impl Drop for InFlight<'_> {
     }
 }
 
+/// The HTTP status of a SOAP answer: 200, or for a fault 500, except a SOAP 1.2
+/// `env:Sender` fault, which SOAP 1.2 Part 2 section 7.5.2.2 answers with 400. SOAP 1.1's
+/// HTTP binding (section 6.2) answers every fault with 500.
+fn status_of(r: &SoapResponse) -> StatusCode {
+    if !r.fault {
+        StatusCode::OK
+    } else if r.version == Version::Soap12 && r.is_sender_fault() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::INTERNAL_SERVER_ERROR
+    }
+}
+
 fn soap_content_type(version: Version) -> HeaderValue {
     match version {
         Version::Soap11 => HeaderValue::from_static("text/xml; charset=utf-8"),
@@ -417,6 +478,15 @@ fn text(status: StatusCode, mut msg: String) -> Response<ResponseBody> {
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
+    resp
+}
+
+/// A `503` with `Retry-After`.
+pub(crate) fn busy(msg: String, config: &ServerConfig) -> Response<ResponseBody> {
+    let mut resp = text(StatusCode::SERVICE_UNAVAILABLE, msg);
+    let secs = config.retry_after.as_secs().max(1);
+    resp.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(secs));
     resp
 }
 

@@ -14,7 +14,8 @@
 //!
 //! A [`Server`] is also a tower `Service` (`Error = Infallible`: every failure is an HTTP
 //! status or a SOAP fault), so it mounts inside an axum app; the connection-level parts
-//! (`TCP_NODELAY`, timeouts, the connection limit) are then axum's to provide:
+//! (`TCP_NODELAY`, timeouts, the connection table, queue-delay shedding, which needs to know
+//! when a request arrived) are then axum's to provide:
 //!
 //! ```no_run
 //! # use std::sync::Arc;
@@ -39,15 +40,46 @@
 //! `tracing` span per request (`soap_request`, at DEBUG level so that an INFO subscriber pays
 //! nothing for it: `RUST_LOG=soapstone_server=debug` shows them).
 //!
-//! The status codes: `200` answer, `500` SOAP fault, `404` unknown path, `405` other methods
-//! (with `Allow`), `415` media type, charset or content coding we do not speak, `413`/`431`
-//! over a limit, `408` body too slow, `503` over the concurrency limit, `400` malformed.
+//! Against floods and overload:
+//! - **Connection floods.** The server always accepts. When the table is full
+//!   ([`ServerConfig::max_connections`]) or the peer address has its share
+//!   ([`ServerConfig::max_connections_per_ip`]), the connection idle longest (no request being
+//!   handled on it; of that address for the per-address cap) is closed to make room; only when
+//!   every connection in the way is busy does the new one get a `503` and a close. So idle
+//!   sockets cannot lock clients out, and a client that keeps one busy is never cut off. The
+//!   listen backlog is raised to [`ServerConfig::listen_backlog`], also on a listener bound
+//!   elsewhere.
+//! - **Queueing delay.** Under an open-loop overload requests wait in socket buffers,
+//!   accepted connections and the runtime's queue, where `max_in_flight` cannot see them. The
+//!   server measures each request's wait, from when the reactor found its bytes (or the
+//!   accept) to its handler, and sheds CoDel-style: once most requests of a whole
+//!   [`ServerConfig::queue_delay_interval`] waited more than
+//!   [`ServerConfig::queue_delay_target`], requests that waited more than twice the target get
+//!   `503` + `Retry-After` at once, until an interval passes with nothing to shed. The queue
+//!   drains, and served requests wait at most about twice the target, whatever the overload's
+//!   shape.
+//! - Metrics: `soapstone_requests_shed_total` (both kinds), `..._shed_queue_delay_total`,
+//!   `soapstone_connections_evicted_total`, `soapstone_connections_refused_total`.
+//!
+//! The status codes: `200` answer, `500` SOAP fault, except `400` for a SOAP 1.2 `env:Sender`
+//! fault (SOAP 1.2 Part 2 7.5.2.2; SOAP 1.1 answers every fault `500`; the service says the
+//! code in [`SoapResponse::fault_code`](soapstone_service::SoapResponse::fault_code)), `404`
+//! unknown path, `405` other methods (with `Allow`), `415` media type, charset or content
+//! coding we do not speak, `411` an HTTP/1.x POST that frames its body neither with
+//! `Content-Length` nor chunked, `413`/`431` over a limit, `408` body too slow, `503` over the
+//! concurrency limit, after too long a wait in a standing queue, or (with `Connection: close`)
+//! for a new connection that finds every connection busy, `400` malformed. A SOAP answer's
+//! `Content-Type` is that of the envelope answered (`text/xml` for SOAP 1.1,
+//! `application/soap+xml` for 1.2), whatever the request's said: a SOAP 1.1 envelope posted
+//! as `application/soap+xml` is answered in SOAP 1.1.
 //! `GET path?wsdl` (and `?xsd=...`) returns the service's documents via
 //! [`SoapService::document`], with the endpoint URL built from the `Host` header (or
 //! [`ServerConfig::public_url`]).
 
+mod codel;
 mod compress;
 mod config;
+mod conns;
 mod dispatch;
 mod metrics;
 mod negotiate;
@@ -160,12 +192,17 @@ impl Builder {
             services.push(service);
         }
         let metrics = metrics::Metrics::new(paths);
+        let codel = self
+            .config
+            .queue_delay_target
+            .map(|target| codel::Codel::new(target, self.config.queue_delay_interval));
         Server {
             inner: Arc::new(Inner {
                 routes,
                 services,
                 config: self.config,
                 metrics,
+                codel,
             }),
         }
     }
@@ -246,7 +283,7 @@ where
     }
 
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
-        Box::pin(dispatch::handle(self.inner.clone(), req).map(Ok))
+        Box::pin(dispatch::handle(self.inner.clone(), req, None).map(Ok))
     }
 }
 

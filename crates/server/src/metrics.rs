@@ -1,7 +1,8 @@
 //! Prometheus metrics, written in the text exposition format at `/metrics`.
 //!
 //! Hand-written rather than a metrics crate: the format is a few lines of text, the set of
-//! series is fixed (requests, faults, latency buckets, in-flight, shed, connections) and one
+//! series is fixed (requests, faults, latency buckets, in-flight, shed, connections evicted
+//! and refused) and one
 //! short uncontended lock per request is all the hot path pays. It must never block a request
 //! on a scrape for longer than copying the counters.
 
@@ -38,6 +39,9 @@ pub(crate) struct Metrics {
     slots: Vec<Slot>,
     pub(crate) in_flight: AtomicUsize,
     pub(crate) shed: AtomicU64,
+    pub(crate) shed_queue_delay: AtomicU64,
+    pub(crate) connections_evicted: AtomicU64,
+    pub(crate) connections_refused: AtomicU64,
     pub(crate) connections_open: AtomicUsize,
     pub(crate) connections_total: AtomicU64,
     pub(crate) panics: AtomicU64,
@@ -50,6 +54,9 @@ impl Metrics {
             paths,
             in_flight: AtomicUsize::new(0),
             shed: AtomicU64::new(0),
+            shed_queue_delay: AtomicU64::new(0),
+            connections_evicted: AtomicU64::new(0),
+            connections_refused: AtomicU64::new(0),
             connections_open: AtomicUsize::new(0),
             connections_total: AtomicU64::new(0),
             panics: AtomicU64::new(0),
@@ -183,8 +190,15 @@ impl Metrics {
             w,
             "soapstone_requests_shed_total",
             "counter",
-            "Requests refused with 503 at the concurrency limit.",
+            "Requests refused with 503 at the concurrency limit or for their queueing delay.",
             self.shed.load(Ordering::Relaxed),
+        );
+        gauge(
+            w,
+            "soapstone_requests_shed_queue_delay_total",
+            "counter",
+            "Requests refused with 503 because they waited too long while a queue stood (CoDel).",
+            self.shed_queue_delay.load(Ordering::Relaxed),
         );
         gauge(
             w,
@@ -206,6 +220,20 @@ impl Metrics {
             "counter",
             "Connections accepted.",
             self.connections_total.load(Ordering::Relaxed),
+        );
+        gauge(
+            w,
+            "soapstone_connections_evicted_total",
+            "counter",
+            "Idle connections closed to make room for a new one (table full or per-peer cap).",
+            self.connections_evicted.load(Ordering::Relaxed),
+        );
+        gauge(
+            w,
+            "soapstone_connections_refused_total",
+            "counter",
+            "New connections answered 503 and closed because every connection in the way was busy.",
+            self.connections_refused.load(Ordering::Relaxed),
         );
         out
     }

@@ -1,10 +1,12 @@
-//! Accepting and serving connections: `TCP_NODELAY`, hyper's HTTP/1.1 connection with head and
-//! body flattened into one write, the timeouts, the connection limit, the runtime flavours, and
-//! graceful shutdown with a drain deadline.
+//! Accepting and serving connections: the listen backlog, `TCP_NODELAY`, hyper's HTTP/1.1
+//! connection with head and body flattened into one write, the timeouts, the connection table
+//! (eviction, per-peer cap: `conns`), the runtime flavours, and graceful shutdown with a drain
+//! deadline.
 //!
 //! This is where the seeds lost their time (Nagle and delayed ACK on split writes) and where the
 //! Erlang server collapsed (unbounded queues). It must never leave Nagle on, never split a
-//! response that fits one write, and never wait on shutdown longer than the drain deadline.
+//! response that fits one write, never stop accepting because idle connections fill the table,
+//! and never wait on shutdown longer than the drain deadline.
 
 use std::convert::Infallible;
 use std::future::{Future, IntoFuture};
@@ -13,16 +15,18 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{oneshot, watch, Semaphore};
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinSet;
 
-use crate::dispatch::{handle, Inner};
+use crate::conns::{Refused, Slot, Table};
+use crate::dispatch::{busy as busy_response, handle, Inner};
 use crate::metrics::Metrics;
 use crate::timer::{Clock, ConnTimer, Watched};
 use crate::Runtime;
@@ -50,6 +54,19 @@ impl From<TcpListener> for Listener {
 }
 
 impl Listener {
+    /// Asks for a listen backlog of `backlog` (listening again on a listening socket only
+    /// changes its backlog on Linux and the BSDs).
+    fn set_backlog(&self, backlog: u32) {
+        let backlog = i32::try_from(backlog).unwrap_or(i32::MAX);
+        let res = match &self.0 {
+            ListenerKind::Std(l) => socket2::SockRef::from(l).listen(backlog),
+            ListenerKind::Tokio(l) => socket2::SockRef::from(l).listen(backlog),
+        };
+        if let Err(e) = res {
+            tracing::warn!(backlog, error = %e, "cannot set the listen backlog");
+        }
+    }
+
     fn local_addr(&self) -> io::Result<SocketAddr> {
         match &self.0 {
             ListenerKind::Std(l) => l.local_addr(),
@@ -113,6 +130,7 @@ where
     F: Future<Output = ()> + Send + 'static,
 {
     let local_addr = listener.local_addr()?;
+    listener.set_backlog(inner.config.listen_backlog);
     let future = Box::pin(run(inner, listener, shutdown));
     Ok(Serving { local_addr, future })
 }
@@ -123,7 +141,10 @@ where
     F: Future<Output = ()> + Send + 'static,
 {
     let (stop_tx, stop_rx) = watch::channel(false);
-    let conn_limit = Arc::new(Semaphore::new(inner.config.max_connections.max(1)));
+    let table = Arc::new(Table::new(
+        inner.config.max_connections,
+        inner.config.max_connections_per_ip,
+    ));
     let threads = match inner.config.runtime {
         Runtime::Ambient => 0,
         Runtime::CurrentThread => 1,
@@ -134,14 +155,14 @@ where
     let mut ambient = None;
     if threads == 0 {
         let l = listener.into_tokio()?;
-        ambient = Some(tokio::spawn(accept_loop(inner, l, stop_rx, conn_limit)));
+        ambient = Some(tokio::spawn(accept_loop(inner, l, stop_rx, table)));
     } else {
         let std_listener = listener.into_std()?;
         std_listener.set_nonblocking(true)?;
         for i in 0..threads {
             let l = std_listener.try_clone()?;
             let (tx, rx) = oneshot::channel();
-            let (inner, stop_rx, conn_limit) = (inner.clone(), stop_rx.clone(), conn_limit.clone());
+            let (inner, stop_rx, table) = (inner.clone(), stop_rx.clone(), table.clone());
             std::thread::Builder::new()
                 .name(format!("soapstone-server-{i}"))
                 .spawn(move || {
@@ -150,8 +171,7 @@ where
                         .build()
                         .and_then(|rt| {
                             rt.block_on(async move {
-                                accept_loop(inner, TcpListener::from_std(l)?, stop_rx, conn_limit)
-                                    .await
+                                accept_loop(inner, TcpListener::from_std(l)?, stop_rx, table).await
                             })
                         });
                     let _ = tx.send(res);
@@ -184,16 +204,10 @@ async fn accept_loop(
     inner: Arc<Inner>,
     listener: TcpListener,
     mut stop: watch::Receiver<bool>,
-    conn_limit: Arc<Semaphore>,
+    table: Arc<Table>,
 ) -> io::Result<()> {
     let mut conns = JoinSet::new();
     loop {
-        let permit = tokio::select! {
-            biased;
-            _ = stop.changed() => break,
-            Some(_) = conns.join_next(), if !conns.is_empty() => continue,
-            p = conn_limit.clone().acquire_owned() => p.map_err(io::Error::other)?,
-        };
         let (stream, peer) = tokio::select! {
             biased;
             _ = stop.changed() => break,
@@ -209,11 +223,26 @@ async fn accept_loop(
                 }
             },
         };
-        let (inner, stop) = (inner.clone(), stop.clone());
-        conns.spawn(async move {
-            serve_conn(inner, stream, peer, stop).await;
-            drop(permit);
-        });
+        let accepted = Instant::now();
+        let metrics = &inner.metrics;
+        match table.admit(peer.ip()) {
+            Ok(admitted) => {
+                if admitted.evicted {
+                    metrics.connections_evicted.fetch_add(1, Ordering::Relaxed);
+                }
+                let registered = Registered {
+                    table: table.clone(),
+                    slot: admitted.slot,
+                };
+                let (inner, stop) = (inner.clone(), stop.clone());
+                conns.spawn(serve_conn(inner, stream, peer, stop, registered, accepted));
+            }
+            Err(why) => {
+                metrics.connections_refused.fetch_add(1, Ordering::Relaxed);
+                tracing::debug!(%peer, ?why, "connection refused: every connection in the way is busy");
+                conns.spawn(refuse(stream, why, inner.config.retry_after));
+            }
+        }
     }
     drop(listener);
     let drain = tokio::time::sleep(inner.config.drain_timeout);
@@ -241,6 +270,8 @@ async fn serve_conn(
     stream: TcpStream,
     peer: SocketAddr,
     mut stop: watch::Receiver<bool>,
+    registered: Registered,
+    accepted: Instant,
 ) {
     // The response is one write; without this the kernel may still hold it back (Nagle)
     // waiting for the ACK the client delays.
@@ -250,11 +281,11 @@ async fn serve_conn(
     }
     let _open = OpenConnection::new(&inner.metrics);
     let config = &inner.config;
-    let clock = Clock::new(config.header_read_timeout, config.idle_timeout);
+    let clock = Clock::new(config.header_read_timeout, config.idle_timeout, accepted);
     let io = TokioIo::new(Watched::new(stream, clock.clone()));
     let mut builder = http1::Builder::new();
     builder
-        .timer(ConnTimer(clock))
+        .timer(ConnTimer(clock.clone()))
         .header_read_timeout(config.header_read_timeout)
         .keep_alive(true)
         .half_close(false)
@@ -267,14 +298,37 @@ async fn serve_conn(
         builder.max_headers(config.max_headers);
     }
     let svc_inner = inner.clone();
+    let (table, slot) = (registered.table.clone(), registered.slot.clone());
     let svc = service_fn(move |req| {
         let inner = svc_inner.clone();
-        async move { Ok::<_, Infallible>(handle(inner, req).await) }
+        let arrival = clock.take_arrival();
+        // Not evictable while the request is handled. `None`: evicted just before this head
+        // was parsed; the connection is being closed, so the request is refused unhandled.
+        let busy = table.busy(&slot);
+        async move {
+            let Some(busy) = busy else {
+                let msg = "connection closed to make room for others, retry".to_owned();
+                let mut resp = busy_response(msg, &inner.config);
+                resp.headers_mut().insert(
+                    http::header::CONNECTION,
+                    http::HeaderValue::from_static("close"),
+                );
+                return Ok(resp);
+            };
+            let resp = handle(inner, req, Some(arrival)).await;
+            drop(busy);
+            Ok::<_, Infallible>(resp)
+        }
     });
     let conn = builder.serve_connection(io, svc);
     tokio::pin!(conn);
     let res = tokio::select! {
         res = conn.as_mut() => res,
+        () = registered.slot.evicted() => {
+            // Idle (no request being handled): closing loses nothing.
+            tracing::debug!(%peer, "idle connection evicted to make room");
+            return;
+        }
         _ = stop.changed() => {
             // Finish the request in flight (if any), then close; idle connections close now.
             conn.as_mut().graceful_shutdown();
@@ -283,6 +337,55 @@ async fn serve_conn(
     };
     if let Err(e) = res {
         tracing::debug!(%peer, error = %e, "connection ended with an error");
+    }
+}
+
+/// A `503` and a close for a connection that found no room. The answer is one write, then the
+/// server stops writing and discards what the client sends for a moment (closing with unread
+/// bytes would reset the connection and could destroy the answer in flight): at most
+/// `REFUSE_LINGER` and `REFUSE_DISCARD` bytes per refused connection.
+async fn refuse(mut stream: TcpStream, why: Refused, retry_after: Duration) {
+    let reason = match why {
+        Refused::Full => "server at its connection limit with every connection busy",
+        Refused::PerPeer => "too many connections from your address, all of them busy",
+    };
+    let body = format!("{reason}, retry later\n");
+    let head = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: {}\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        retry_after.as_secs().max(1),
+        body.len()
+    );
+    let _ = tokio::time::timeout(REFUSE_LINGER, async {
+        let _ = stream.set_nodelay(true);
+        stream.write_all(head.as_bytes()).await?;
+        stream.shutdown().await?;
+        let mut buf = [0u8; 4096];
+        let mut discarded = 0;
+        while discarded < REFUSE_DISCARD {
+            match stream.read(&mut buf).await? {
+                0 => break,
+                n => discarded += n,
+            }
+        }
+        io::Result::Ok(())
+    })
+    .await;
+}
+
+/// How long a refused connection may take to get its `503` and close.
+const REFUSE_LINGER: Duration = Duration::from_secs(1);
+/// How much of a refused connection's request is read (and dropped) before it is closed.
+const REFUSE_DISCARD: usize = 64 << 10;
+
+/// A connection's place in the table, given back when its task ends (also when aborted).
+struct Registered {
+    table: Arc<Table>,
+    slot: Arc<Slot>,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.table.release(&self.slot);
     }
 }
 

@@ -8,15 +8,22 @@
 //! notes the first byte that arrives after hyper started waiting, and the sleep ends at
 //! `first byte + header_read_timeout`, or `start + idle_timeout` while nothing came. The first
 //! request on a connection gets `header_read_timeout` from the accept, so connecting and
-//! sending nothing is no way to hold a connection. This must never let a connection wait
+//! sending nothing is no way to hold a connection.
+//!
+//! The clock also notes when each request head *arrived*, for queue-delay shedding (`codel`):
+//! while a head is awaited, reads go through a waker of our own ([`ReadWake`]) that stamps the
+//! time the reactor found bytes on the socket, before the task waits its turn to run. A head's
+//! arrival is that stamp, or the accept (first request) or the moment hyper began waiting
+//! (later ones) when the bytes were already there. This must never let a connection wait
 //! forever, and the read path must stay one atomic load when no head is awaited.
 
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 use hyper::rt::{Sleep, Timer};
@@ -29,6 +36,9 @@ pub(crate) struct Clock {
     idle: Duration,
     /// A head is awaited and its first byte has not come yet.
     armed: AtomicBool,
+    /// When the connection was accepted.
+    accepted: Instant,
+    wake: Arc<ReadWake>,
     state: Mutex<State>,
 }
 
@@ -38,21 +48,37 @@ struct State {
     first_byte: Option<Instant>,
     heads: u64,
     waker: Option<Waker>,
+    /// When the current head's bytes were available (see the module doc).
+    arrival: Option<Instant>,
 }
 
 impl Clock {
-    pub(crate) fn new(header: Duration, idle: Duration) -> Arc<Self> {
+    pub(crate) fn new(header: Duration, idle: Duration, accepted: Instant) -> Arc<Self> {
         Arc::new(Clock {
             header,
             idle,
             armed: AtomicBool::new(false),
+            accepted,
+            wake: Arc::new(ReadWake {
+                born: accepted,
+                woke_at: AtomicU64::new(0),
+                reader: Mutex::new(None),
+            }),
             state: Mutex::new(State {
-                start: Instant::now(),
+                start: accepted,
                 first_byte: None,
                 heads: 0,
                 waker: None,
+                arrival: None,
             }),
         })
+    }
+
+    /// When the head just read arrived; at the latest, when hyper began waiting for it.
+    pub(crate) fn take_arrival(&self) -> Instant {
+        let mut s = self.lock();
+        let start = s.start;
+        s.arrival.take().unwrap_or(start)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -64,6 +90,7 @@ impl Clock {
         let mut s = self.lock();
         s.start = start;
         s.first_byte = None;
+        s.arrival = None;
         s.heads += 1;
         s.waker = None;
         self.armed.store(true, Ordering::Release);
@@ -81,6 +108,13 @@ impl Clock {
         let mut s = self.lock();
         if s.first_byte.is_none() {
             s.first_byte = Some(Instant::now());
+            // Waiting began at the accept for the first head (the task may have run much
+            // later), when hyper armed the clock for the others.
+            let waiting_since = if s.heads <= 1 { self.accepted } else { s.start };
+            s.arrival = Some(match self.wake.woke_at() {
+                Some(woke) if woke > waiting_since => woke,
+                _ => waiting_since,
+            });
         }
         if let Some(w) = s.waker.take() {
             w.wake();
@@ -176,16 +210,64 @@ impl Drop for HeadSleep {
     }
 }
 
+/// The waker a connection reads with while a head is awaited: it stamps when the reactor
+/// found bytes, then wakes the connection's task.
+#[derive(Debug)]
+pub(crate) struct ReadWake {
+    born: Instant,
+    /// Nanoseconds after `born` of the last wake, plus one; 0: never woken.
+    woke_at: AtomicU64,
+    reader: Mutex<Option<Waker>>,
+}
+
+impl ReadWake {
+    fn register(&self, waker: &Waker) {
+        let mut r = self.reader.lock().unwrap_or_else(|e| e.into_inner());
+        match &*r {
+            Some(w) if w.will_wake(waker) => {}
+            _ => *r = Some(waker.clone()),
+        }
+    }
+
+    fn woke_at(&self) -> Option<Instant> {
+        match self.woke_at.load(Ordering::Acquire) {
+            0 => None,
+            n => Some(self.born + Duration::from_nanos(n - 1)),
+        }
+    }
+}
+
+impl Wake for ReadWake {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        let nanos = u64::try_from(self.born.elapsed().as_nanos()).unwrap_or(u64::MAX - 1);
+        self.woke_at.store(nanos + 1, Ordering::Release);
+        if let Some(w) = &*self.reader.lock().unwrap_or_else(|e| e.into_inner()) {
+            w.wake_by_ref();
+        }
+    }
+}
+
 /// A socket that tells its [`Clock`] when bytes arrive.
 #[derive(Debug)]
 pub(crate) struct Watched<T> {
     inner: T,
     clock: Arc<Clock>,
+    /// A waker over `clock.wake`, made once.
+    waker: Waker,
 }
 
 impl<T> Watched<T> {
     pub(crate) fn new(inner: T, clock: Arc<Clock>) -> Self {
-        Watched { inner, clock }
+        let waker = Waker::from(clock.wake.clone());
+        Watched {
+            inner,
+            clock,
+            waker,
+        }
     }
 }
 
@@ -195,10 +277,18 @@ impl<T: AsyncRead + Unpin> AsyncRead for Watched<T> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
+        let this = &mut *self;
         let before = buf.filled().len();
-        let res = Pin::new(&mut self.inner).poll_read(cx, buf);
+        let res = if this.clock.armed.load(Ordering::Acquire) {
+            // A head is awaited: read with the stamping waker (see the module doc).
+            this.clock.wake.register(cx.waker());
+            let mut stamped = Context::from_waker(&this.waker);
+            Pin::new(&mut this.inner).poll_read(&mut stamped, buf)
+        } else {
+            Pin::new(&mut this.inner).poll_read(cx, buf)
+        };
         if buf.filled().len() > before {
-            self.clock.on_read();
+            this.clock.on_read();
         }
         res
     }
@@ -227,5 +317,33 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Watched<T> {
     }
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_head_arrives_when_the_reactor_woke_for_it() {
+        let accepted = Instant::now();
+        let clock = Clock::new(Duration::from_secs(10), Duration::from_secs(60), accepted);
+        // first head, bytes already there at the first read: it arrived by the accept
+        clock.arm(accepted + Duration::from_millis(5));
+        clock.on_read();
+        assert_eq!(clock.take_arrival(), accepted);
+        // second head: hyper waits, the reactor wakes the stamping waker, the task reads later
+        let armed = Instant::now();
+        clock.arm(armed);
+        Waker::from(clock.wake.clone()).wake_by_ref();
+        let woke = clock.wake.woke_at().expect("stamped");
+        assert!(woke >= armed);
+        clock.on_read();
+        assert_eq!(clock.take_arrival(), woke);
+        // a third head already buffered when hyper began waiting: from then
+        let armed = Instant::now() + Duration::from_millis(1);
+        clock.arm(armed);
+        clock.on_read();
+        assert_eq!(clock.take_arrival(), armed);
     }
 }

@@ -24,6 +24,19 @@ pub struct ServiceConfig {
     /// larger (`benches/item_types.rs`). On by default so that the clients people use (zeep) read
     /// arrays without help. Default: `true`.
     pub array_item_types: bool,
+    /// Largest response envelope a handler may produce: past it the encoder stops (before
+    /// writing more) and the answer is a Server fault naming the limit, never a truncated
+    /// message. With the codec's multi-ref budget this bounds what one request can make the
+    /// server hold, whatever the handler does with its input. Default: `16 MiB`.
+    pub max_response_bytes: usize,
+    /// In SOAP 1.2 rpc/encoded responses of a single result, write the `rpc:result` element
+    /// that names the result's accessor as the wrapper's first child (codec
+    /// `EncodeOptions::rpc_result`; SOAP 1.2 Part 2 4.2.2 requires it of a non-void result).
+    /// Off by default because zeep refuses it ("Unexpected element
+    /// `{http://www.w3.org/2003/05/soap-rpc}result`, expected `return`") while no client we
+    /// know needs it; soapstone's own client skips it either way. The W3C SOAP 1.2 test
+    /// collection's node turns it on. Default: `false`.
+    pub rpc_result: bool,
 }
 
 impl Default for ServiceConfig {
@@ -33,6 +46,8 @@ impl Default for ServiceConfig {
             understood_headers: Vec::new(),
             cache_capacity: 1024,
             array_item_types: true,
+            max_response_bytes: 16 << 20,
+            rpc_result: false,
         }
     }
 }
@@ -41,6 +56,14 @@ impl ServiceConfig {
     /// Sets the input limits.
     pub fn limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Accepts (or not) the non-conforming constructs of old toolkits in requests (see
+    /// [`soapstone_codec::Lenient`]); each is logged through `tracing`. A server should stay
+    /// strict unless it must serve such clients. Default: strict.
+    pub fn lenient(mut self, lenient: soapstone_codec::Lenient) -> Self {
+        self.limits.lenient = lenient;
         self
     }
 
@@ -53,6 +76,18 @@ impl ServiceConfig {
     /// Writes (or not) `xsi:type` on every item of an encoded array.
     pub fn array_item_types(mut self, on: bool) -> Self {
         self.array_item_types = on;
+        self
+    }
+
+    /// Sets the largest response envelope (see [`ServiceConfig::max_response_bytes`]).
+    pub fn max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
+        self
+    }
+
+    /// Writes (or not) SOAP 1.2's `rpc:result` in rpc/encoded responses.
+    pub fn rpc_result(mut self, on: bool) -> Self {
+        self.rpc_result = on;
         self
     }
 

@@ -10,7 +10,9 @@ use std::collections::HashMap;
 
 use bytes::Bytes;
 use serde::{de::DeserializeOwned, Serialize};
-use soapstone_codec::{self as codec, EncodeOptions, Envelope, Fault, QName, Version};
+use soapstone_codec::{
+    self as codec, EncodeOptions, Envelope, Fault, FaultCode, QName, Style, Version,
+};
 use soapstone_wsdl::ServiceModel;
 
 use crate::cache::ResponseCache;
@@ -20,6 +22,9 @@ use crate::{SoapRequest, SoapResponse};
 const NEXT_11: &str = "http://schemas.xmlsoap.org/soap/actor/next";
 const NEXT_12: &str = "http://www.w3.org/2003/05/soap-envelope/role/next";
 const ULTIMATE_12: &str = "http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver";
+/// The SOAP 1.2 RPC namespace (Part 2 section 4.4), whose fault subcodes
+/// `ProcedureNotPresent` and `BadArguments` say what was wrong with the call.
+pub const RPC_NS: &str = "http://www.w3.org/2003/05/soap-rpc";
 
 /// Routing tables and settings of one generated server; shared by all its requests.
 #[derive(Debug)]
@@ -30,6 +35,9 @@ pub struct Dispatcher {
     by_request: HashMap<&'static str, usize>,
     responses: Vec<QName>,
     options: [EncodeOptions; 2],
+    /// SOAP 1.2 response options per operation: rpc style may name its single result part in
+    /// `rpc:result` (Part 2 4.2.2, [`ServiceConfig::rpc_result`]).
+    options12: Vec<EncodeOptions>,
     caches: Vec<Option<ResponseCache>>,
 }
 
@@ -39,6 +47,7 @@ pub struct Incoming<'a> {
     envelope: Envelope<'a>,
     op: usize,
     dispatcher: &'a Dispatcher,
+    request_len: usize,
 }
 
 /// What a reply needs to know about its request; owned, so it crosses the user's `.await`.
@@ -47,6 +56,8 @@ pub struct Reply {
     op: usize,
     version: Version,
     cache_key: Option<Vec<u8>>,
+    /// Bytes of the request: the first guess at the response's size.
+    request_len: usize,
 }
 
 fn options(version: Version, model: &ServiceModel, config: &ServiceConfig) -> EncodeOptions {
@@ -55,6 +66,7 @@ fn options(version: Version, model: &ServiceModel, config: &ServiceConfig) -> En
     o.style = model.style.body_style();
     o.qualified = model.style.qualified();
     o.array_item_types = config.array_item_types;
+    o.max_bytes = config.max_response_bytes;
     o
 }
 
@@ -108,6 +120,19 @@ impl Dispatcher {
                 .iter()
                 .map(|op| model.response_name(op))
                 .collect(),
+            options12: model
+                .operations
+                .iter()
+                .map(|op| {
+                    let mut o = options(Version::Soap12, model, &config);
+                    if let ([result], Style::Encoded, true) =
+                        (&op.output[..], o.style, config.rpc_result)
+                    {
+                        o.rpc_result = Some(result.name.clone());
+                    }
+                    o
+                })
+                .collect(),
             options: [
                 options(Version::Soap11, model, &config),
                 options(Version::Soap12, model, &config),
@@ -142,12 +167,10 @@ impl Dispatcher {
             Err(e) if e.is_version_mismatch() => {
                 let mut out = Vec::with_capacity(512);
                 codec::encode_version_mismatch_fault(&mut out, Version::Soap11, &e.to_string());
-                return Err(SoapResponse::new(
-                    Version::Soap11,
-                    true,
-                    None,
-                    Bytes::from(out),
-                ));
+                return Err(
+                    SoapResponse::new(Version::Soap11, true, None, Bytes::from(out))
+                        .with_fault_code(FaultCode::VersionMismatch),
+                );
             }
             Err(e) => return Err(fault_response(request.version, None, &Fault::from(&e))),
         };
@@ -162,7 +185,8 @@ impl Dispatcher {
         if !not_understood.is_empty() {
             let mut out = Vec::with_capacity(512);
             codec::encode_must_understand_fault(&mut out, version, &not_understood);
-            return Err(SoapResponse::new(version, true, None, Bytes::from(out)));
+            return Err(SoapResponse::new(version, true, None, Bytes::from(out))
+                .with_fault_code(FaultCode::MustUnderstand));
         }
         let Some(element) = envelope.body_element() else {
             return Err(fault_response(
@@ -187,13 +211,17 @@ impl Dispatcher {
                 envelope,
                 op,
                 dispatcher: self,
+                request_len: request.body.len(),
             }),
             None => {
-                let fault = Fault::client(format!(
+                let mut fault = Fault::client(format!(
                     "unknown operation `{}` in service `{}`",
                     clark(element),
                     self.model.name
                 ));
+                fault
+                    .subcodes
+                    .push(QName::new(RPC_NS, "ProcedureNotPresent"));
                 Err(fault_response(version, None, &fault))
             }
         }
@@ -207,11 +235,22 @@ impl Dispatcher {
             Ok(value) => value,
             Err(fault) => return fault_response(reply.version, Some(name), &fault),
         };
-        let mut out = Vec::with_capacity(512);
+        // Sized like the request (plus room for the response envelope): an echo's answer then
+        // never grows its buffer, so a large one is not copied (and held twice) on the way.
+        // Pages a smaller answer leaves untouched cost address space, not memory.
+        let mut out = Vec::with_capacity(reply.request_len.saturating_add(1024).max(512));
         let wrapper = &self.responses[reply.op];
-        if let Err(e) = codec::encode(&mut out, self.options(reply.version), &[], wrapper, &value) {
+        let options = match reply.version {
+            Version::Soap11 => self.options(reply.version),
+            Version::Soap12 => &self.options12[reply.op],
+        };
+        if let Err(e) = codec::encode(&mut out, options, &[], wrapper, &value) {
             let fault = Fault::server(format!("cannot encode the response of `{name}`: {e}"));
             return fault_response(reply.version, Some(name), &fault);
+        }
+        if out.capacity() - out.len() > 64 << 10 {
+            // a small answer to a large request: give the unused guess back
+            out.shrink_to_fit();
         }
         let body = Bytes::from(out);
         if let (Some(cache), Some(key)) = (&self.caches[reply.op], reply.cache_key) {
@@ -257,7 +296,7 @@ impl Incoming<'_> {
         let name = d.operation_name(self.op);
         let value: T = match self.envelope.body(d.model.style.body_style()) {
             Ok(v) => v,
-            Err(e) => return Err(fault_response(version, Some(name), &Fault::from(&e))),
+            Err(e) => return Err(fault_response(version, Some(name), &argument_fault(&e))),
         };
         let cache_key = match &d.caches[self.op] {
             Some(_) => {
@@ -276,6 +315,7 @@ impl Incoming<'_> {
                 op: self.op,
                 version,
                 cache_key,
+                request_len: self.request_len,
             },
         ))
     }
@@ -292,13 +332,23 @@ fn targets_us(version: Version, role: Option<&str>) -> bool {
     }
 }
 
+/// The fault for a request wrapper that did not decode: the codec's, and, when it is the
+/// sender's error and no limit, the SOAP 1.2 RPC subcode `rpc:BadArguments` ("the receiver
+/// cannot parse the arguments or there is a mismatch in number and/or type", Part 2 4.4).
+/// An encoding subcode the codec gave (`enc:MissingID`) is kept instead.
+fn argument_fault(e: &codec::DecodeError) -> Fault {
+    let mut fault = Fault::from(e);
+    if fault.code == FaultCode::Client && fault.subcodes.is_empty() && !e.is_limit() {
+        fault.subcodes.push(QName::new(RPC_NS, "BadArguments"));
+    }
+    fault
+}
+
 /// A response envelope holding `fault` in `version`'s shape.
 pub fn fault_response(
     version: Version,
     operation: Option<&'static str>,
     fault: &Fault,
 ) -> SoapResponse {
-    let mut out = Vec::with_capacity(512);
-    codec::encode_fault(&mut out, version, fault);
-    SoapResponse::new(version, true, operation, Bytes::from(out))
+    SoapResponse::from_fault(version, operation, fault)
 }

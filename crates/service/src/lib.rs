@@ -15,6 +15,7 @@ mod dispatch;
 mod stub;
 
 pub use config::ServiceConfig;
+pub use dispatch::RPC_NS;
 pub use soapstone_client as client;
 pub use soapstone_codec::{Fault, FaultCode, Limits, QName, Version};
 pub use soapstone_macros::{service, XsdType};
@@ -59,8 +60,13 @@ impl SoapRequest {
 pub struct SoapResponse {
     /// The envelope's version (the request's).
     pub version: Version,
-    /// True when `body` holds a Fault (the server answers HTTP 500).
+    /// True when `body` holds a Fault.
     pub fault: bool,
+    /// The code of that Fault, when the service says it: the server answers a SOAP 1.2
+    /// `env:Sender` fault with HTTP 400 (SOAP 1.2 Part 2 section 7.5.2.2) and every other fault
+    /// (and every SOAP 1.1 fault, and a fault of unknown code) with 500. Set by
+    /// [`SoapResponse::from_fault`] and [`SoapResponse::with_fault_code`].
+    pub fault_code: Option<FaultCode>,
     /// The operation's local name, when dispatch found one (for metrics and tracing).
     pub operation: Option<&'static str>,
     /// The envelope bytes.
@@ -80,7 +86,29 @@ impl SoapResponse {
             fault,
             operation,
             body,
+            fault_code: None,
         }
+    }
+
+    /// A response envelope holding `fault`, written in `version`'s shape, with its code
+    /// recorded for the HTTP status.
+    pub fn from_fault(version: Version, operation: Option<&'static str>, fault: &Fault) -> Self {
+        let mut out = Vec::with_capacity(512);
+        codec::encode_fault(&mut out, version, fault);
+        SoapResponse::new(version, true, operation, Bytes::from(out))
+            .with_fault_code(fault.code.clone())
+    }
+
+    /// Records the code of the fault `body` holds (see [`SoapResponse::fault_code`]).
+    pub fn with_fault_code(mut self, code: FaultCode) -> Self {
+        self.fault = true;
+        self.fault_code = Some(code);
+        self
+    }
+
+    /// Whether the body holds a fault the sender caused (1.1 `Client`, 1.2 `Sender`).
+    pub fn is_sender_fault(&self) -> bool {
+        self.fault && self.fault_code == Some(FaultCode::Client)
     }
 }
 

@@ -250,7 +250,8 @@ fn rpc_encoded_thesis_message() {
 
 #[test]
 fn rpc_encoded_soap12_struct_and_empty_result() {
-    let server = ChargingServer::new(Bank::default());
+    let server =
+        ChargingServer::new(Bank::default()).with_config(ServiceConfig::default().rpc_result(true));
     let body = r#"<c:account xmlns:c="urn:charging"><id xsi:type="xsd:int">7</id></c:account>"#;
     let response = call(
         &server,
@@ -263,7 +264,14 @@ fn rpc_encoded_soap12_struct_and_empty_result() {
     let answer = Answer::new(response, Version::Soap12);
     answer.with(|w| {
         assert_eq!(w.tag_name().name(), "accountResponse");
-        let ret = w.first_element_child().unwrap();
+        // SOAP 1.2 RPC (Part 2 4.2.2): the first child names the return value's accessor
+        let result = w.first_element_child().unwrap();
+        assert_eq!(
+            (result.tag_name().namespace(), result.tag_name().name()),
+            (Some("http://www.w3.org/2003/05/soap-rpc"), "result")
+        );
+        assert_eq!(result.text(), Some("return"));
+        let ret = result.next_sibling_element().unwrap();
         assert_eq!(ret.tag_name().name(), "return");
         let fields: Vec<_> = ret
             .children()

@@ -2,7 +2,8 @@
 //! operation of a document/literal and two rpc/encoded services, over both SOAP versions,
 //! offline: its transport refuses any non-loopback URL (tests/zeep/loopback.py).
 //!
-//! Needs `python3` with zeep installed (`pip install zeep`); fails with that message if not.
+//! Needs `python3` with zeep installed (`pip install zeep`); skipped with that message if not,
+//! except under CI, where it fails.
 
 mod common;
 
@@ -17,14 +18,18 @@ fn zeep_clients_from_served_wsdl() {
     let probe = Command::new(python()).args(["-c", "import zeep"]).output();
     match probe {
         Ok(out) if out.status.success() => {}
-        Ok(out) => panic!(
-            "this test needs python3 with zeep (`pip install zeep`): `import zeep` failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        ),
-        Err(e) => panic!(
-            "this test needs python3 with zeep (`pip install zeep`): cannot run `{}`: {e}",
-            python()
-        ),
+        Ok(out) => {
+            return skip_unless_ci(&format!(
+                "this test needs python3 with zeep (`pip install zeep`): `import zeep` failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+        Err(e) => {
+            return skip_unless_ci(&format!(
+                "this test needs python3 with zeep (`pip install zeep`): cannot run `{}`: {e}",
+                python()
+            ))
+        }
     }
     let server = common::start();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/zeep/echo_client.py");
@@ -43,4 +48,13 @@ fn zeep_clients_from_served_wsdl() {
         out.status
     );
     assert!(stdout.contains("checks ok"), "{stdout}");
+}
+
+/// A missing tool skips this test loudly on a developer's machine; under CI (`CI` set, as
+/// `.ci/run` runs) it is a failure, since `.ci/run` installs everything the tests need.
+fn skip_unless_ci(why: &str) {
+    if std::env::var_os("CI").is_some() {
+        panic!("{why} (CI is set: .ci/run installs it, so its absence is a failure)");
+    }
+    eprintln!("SKIPPED: {why}");
 }

@@ -10,7 +10,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use soapstone_service::SoapService;
+use soapstone_service::{ServiceConfig, SoapService};
 
 use crate::charging::sqlite::SqliteSync;
 use crate::charging::{
@@ -127,6 +127,9 @@ pub struct ServicesConfig {
     pub pg_connections: usize,
     /// How a SQLite store makes commits durable. Default: [`SqliteSync::Full`].
     pub sqlite_sync: SqliteSync,
+    /// Every service's settings (XML input limits, leniency, cache size). Default:
+    /// [`ServiceConfig::default`].
+    pub service: ServiceConfig,
 }
 
 impl Default for ServicesConfig {
@@ -137,6 +140,7 @@ impl Default for ServicesConfig {
             seed: SeedConfig::default(),
             pg_connections: 16,
             sqlite_sync: SqliteSync::Full,
+            service: ServiceConfig::default(),
         }
     }
 }
@@ -211,6 +215,7 @@ pub async fn build_services(config: &ServicesConfig) -> anyhow::Result<Services>
     kinds.sort();
     kinds.dedup();
     let mut out = Services::default();
+    let sc = &config.service;
     for kind in kinds {
         let mut mount = |path, service: Arc<dyn SoapService>| {
             out.mounts.push(Mount {
@@ -225,19 +230,34 @@ pub async fn build_services(config: &ServicesConfig) -> anyhow::Result<Services>
                     .await
                     .with_context(|| format!("charging store `{}`", config.db))?;
                 let system = ChargingSystem::new(store);
-                mount("/charging", Arc::new(ChargingServer::new(system.clone())));
+                mount(
+                    "/charging",
+                    Arc::new(ChargingServer::new(system.clone()).with_config(sc.clone())),
+                );
                 out.charging = Some(system);
             }
-            ServiceKind::Dp => mount("/dp", Arc::new(DpServer::new(DpState::default()))),
-            ServiceKind::Echo => mount("/echo", echo::service()),
+            ServiceKind::Dp => mount(
+                "/dp",
+                Arc::new(DpServer::new(DpState::default()).with_config(sc.clone())),
+            ),
+            ServiceKind::Echo => mount("/echo", echo::service_with(sc)),
             ServiceKind::Contacts => mount(
                 "/contacts",
-                Arc::new(ContactsServer::new(ContactBook::default())),
+                Arc::new(ContactsServer::new(ContactBook::default()).with_config(sc.clone())),
             ),
             ServiceKind::Wsb => {
-                mount("/wsb/card", Arc::new(CardServer::new(CardImpl)));
-                mount("/wsb/news", Arc::new(NewsServer::new(NewsImpl)));
-                mount("/wsb/shop", Arc::new(ShopServer::new(ShopImpl)));
+                mount(
+                    "/wsb/card",
+                    Arc::new(CardServer::new(CardImpl).with_config(sc.clone())),
+                );
+                mount(
+                    "/wsb/news",
+                    Arc::new(NewsServer::new(NewsImpl).with_config(sc.clone())),
+                );
+                mount(
+                    "/wsb/shop",
+                    Arc::new(ShopServer::new(ShopImpl).with_config(sc.clone())),
+                );
             }
         }
     }

@@ -21,6 +21,7 @@ pub mod contacts;
 pub mod dp;
 pub mod echo;
 mod gen;
+pub mod limits;
 pub mod route;
 mod serve;
 pub mod wsb;

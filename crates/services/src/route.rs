@@ -98,11 +98,16 @@ impl ByNamespace {
                     .map(|r| format!("`{}`", r.namespace))
                     .collect();
                 served.dedup();
-                Fault::client(format!(
+                let mut fault = Fault::client(format!(
                     "no service for namespace `{}` at this endpoint (it serves {})",
                     element.namespace,
                     served.join(", ")
-                ))
+                ));
+                fault.subcodes.push(soapstone_service::QName::new(
+                    soapstone_service::RPC_NS,
+                    "ProcedureNotPresent",
+                ));
+                fault
             })
     }
 }
@@ -211,9 +216,7 @@ impl SoapService for ByNamespace {
         match self.pick(&request.body) {
             Ok(route) => route.service.call(request),
             Err(fault) => {
-                let mut out = Vec::with_capacity(512);
-                soapstone_codec::encode_fault(&mut out, request.version, &fault);
-                let response = SoapResponse::new(request.version, true, None, out.into());
+                let response = SoapResponse::from_fault(request.version, None, &fault);
                 Box::pin(async move { response })
             }
         }

@@ -1,5 +1,6 @@
 //! `soapstone serve`: every seed's service on one port, each on its own path with its WSDL at
-//! `?wsdl`, until Ctrl-C (SIGINT) or SIGTERM, then a graceful drain.
+//! `?wsdl`, until Ctrl-C (SIGINT) or SIGTERM, then a graceful drain. Its limits (flags and
+//! `--config FILE`) are in [`crate::limits`].
 //!
 //! Once the socket is bound it prints one line per service and then, last, the machine-readable
 //! `listening on http://HOST:PORT` (also with `--addr ...:0`, with the real port), so a process
@@ -8,7 +9,6 @@
 
 use std::io::Write as _;
 use std::net::SocketAddr;
-use std::time::Duration;
 
 use anyhow::Context as _;
 use soapstone_server::{Runtime, Server, ServerConfig};
@@ -16,6 +16,7 @@ use soapstone_server::{Runtime, Server, ServerConfig};
 use crate::build::{build_services, Db, ServiceKind, ServicesConfig};
 use crate::charging::sqlite::SqliteSync;
 use crate::charging::SeedConfig;
+use crate::limits::LimitArgs;
 
 /// Where the server's connection tasks run (`--runtime`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -55,12 +56,9 @@ pub struct ServeArgs {
     /// Where connection tasks run.
     #[arg(long, value_enum, default_value_t = RuntimeArg::Ambient)]
     pub runtime: RuntimeArg,
-    /// Most requests handled at once; more are answered 503 at once.
-    #[arg(long, default_value_t = 512)]
-    pub max_in_flight: usize,
-    /// Seconds in-flight requests get to finish on shutdown.
-    #[arg(long, default_value_t = 10)]
-    pub drain_seconds: u64,
+    /// Every limit (HTTP, XML, timeouts) and `--config FILE`.
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 impl Default for ServeArgs {
@@ -73,22 +71,27 @@ impl Default for ServeArgs {
             pg_connections: 16,
             sqlite_sync: SqliteSync::Full,
             runtime: RuntimeArg::Ambient,
-            max_in_flight: 512,
-            drain_seconds: 10,
+            limits: LimitArgs::default(),
         }
     }
 }
 
 impl ServeArgs {
-    /// Checks the arguments and turns them into the services' and the server's settings.
+    /// Reads `--config FILE` into the arguments (flags win) and checks every value, so that a
+    /// bad one is reported before anything starts (`soapstone serve` exits with code 2).
+    pub fn resolve(mut self) -> anyhow::Result<ServeArgs> {
+        self.limits = self.limits.with_file()?;
+        self.to_configs()?;
+        Ok(self)
+    }
+
+    /// Checks the arguments and turns them into the services' and the server's settings
+    /// (reading `--config FILE` if [`Self::resolve`] has not).
     pub fn to_configs(&self) -> anyhow::Result<(ServicesConfig, ServerConfig)> {
         if self.services.is_empty() {
             anyhow::bail!(
                 "`--services` is empty: name at least one of charging, dp, echo, contacts, wsb"
             );
-        }
-        if self.max_in_flight == 0 {
-            anyhow::bail!("`--max-in-flight` must be at least 1");
         }
         let db: Db = self
             .db
@@ -101,8 +104,10 @@ impl ServeArgs {
         services.pg_connections = self.pg_connections.max(1);
         services.sqlite_sync = self.sqlite_sync;
         let mut server = ServerConfig::default();
-        server.max_in_flight = self.max_in_flight;
-        server.drain_timeout = Duration::from_secs(self.drain_seconds);
+        self.limits
+            .clone()
+            .with_file()?
+            .apply(&mut server, &mut services.service)?;
         server.runtime = match self.runtime {
             RuntimeArg::Ambient => Runtime::Ambient,
             RuntimeArg::CurrentThread => Runtime::CurrentThread,

@@ -30,10 +30,9 @@ async fn every_curl_line_of_the_docs_works() {
         .arg("--version")
         .output()
         .await;
-    assert!(
-        curl.is_ok_and(|o| o.status.success()),
-        "curl is required for the docs test (apt-get install curl)"
-    );
+    if !curl.is_ok_and(|o| o.status.success()) {
+        return common::skip_unless_ci("curl is required for the docs test (apt-get install curl)");
+    }
     let doc = std::fs::read_to_string(DOC).expect("docs/services.md");
     let blocks = blocks(&doc);
     assert!(blocks.len() >= 15, "found {} curl blocks", blocks.len());

@@ -14,7 +14,6 @@ use soapstone_services::echo::{
 use soapstone_services::wsb::{CardClient, NewsClient, ShopClient};
 use soapstone_services::{ServiceKind, ServicesConfig};
 
-const SEEDS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/seeds");
 const ROUND2: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../testdata/php-ext-soap/messages/Round2"
@@ -33,17 +32,12 @@ async fn server() -> TestServer {
 
 /// The body of Fig. 1 of Davis and Parashar (seed 001), as printed (HTTP/1.0, its headers).
 fn dp_fig1() -> String {
-    let text = std::fs::read_to_string(format!("{SEEDS}/001_3022fff715f967b2.txt")).unwrap();
-    let start = text.find("<?xml version=").unwrap();
-    let end = text.find("</SOAP-ENV:Envelope>").unwrap() + "</SOAP-ENV:Envelope>".len();
-    // The paper's typesetting: curly quotes in the XML declaration, and the encodingStyle URI
-    // broken over two lines. Undo both; nothing else is touched.
-    text[start..end]
-        .replace(['\u{2019}', '\u{2018}'], "'")
-        .replace(
-            "http://schemas.xmlsoap.org/\nsoap/encoding/",
-            "http://schemas.xmlsoap.org/soap/encoding/",
-        )
+    // The paper's typesetting broke the encodingStyle URI over two lines (the golden copy keeps
+    // it, and its README says so). Undo that; nothing else is touched.
+    common::seed_document("dp_getIntegers_request.xml").replace(
+        "http://schemas.xmlsoap.org/\nsoap/encoding/",
+        "http://schemas.xmlsoap.org/soap/encoding/",
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -108,17 +102,12 @@ async fn davis_parashar() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sam_ruby_echo_float_as_printed() {
     let s = server().await;
-    let text = std::fs::read_to_string(format!("{SEEDS}/002_beee6331424e7e78.txt")).unwrap();
-    let block = |from: &str| {
-        let at = text.find(from).unwrap();
-        let start = at + text[at..].find("<?xml").unwrap();
-        let end =
-            start + text[start..].find("</soap:Envelope>").unwrap() + "</soap:Envelope>".len();
-        // The mail's line wrap split `xmlns:xsi="` from its URI; put the attribute back together.
-        text[start..end].replace("xmlns:xsi=\"\n   http", "xmlns:xsi=\"http")
-    };
-    let request = block("The standard message was:");
-    let response = block("With a response of:");
+    // The mail's line wrap split `xmlns:xsi="` from its URI (the golden copies keep it); put the
+    // attribute back together.
+    let block =
+        |name: &str| common::seed_document(name).replace("xmlns:xsi=\"\nhttp", "xmlns:xsi=\"http");
+    let request = block("samruby_echoFloat_request.xml");
+    let response = block("samruby_echoFloat_response.xml");
     let r = post(s.addr, "/echo", "http://tempuri.org/echoFloat", &request).await;
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(
@@ -259,6 +248,21 @@ async fn soapbuilders_typed_clients() {
     assert_eq!(
         faultstring(&r.body).as_deref(),
         Some("no service for namespace `urn:elsewhere` at this endpoint (it serves `http://soapinterop.org/`, `http://tempuri.org/`)")
+    );
+    // In SOAP 1.2 that is a Sender fault (HTTP 400) with the subcode rpc:ProcedureNotPresent.
+    let other12 = r#"<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body><m:echoString xmlns:m="urn:elsewhere"/></s:Body></s:Envelope>"#;
+    let req = format!(
+        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/soap+xml\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{other12}",
+        other12.len()
+    );
+    let r = raw(s.addr, req.as_bytes()).await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(text_of(&r.body, "Value").as_deref(), Some("env:Sender"));
+    assert!(
+        r.body
+            .contains("ProcedureNotPresent</env:Value></env:Subcode>"),
+        "{}",
+        r.body
     );
     // Three WSDLs on one path.
     for (q, name) in [

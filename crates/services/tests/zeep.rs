@@ -24,11 +24,17 @@ async fn zeep_calls_every_operation_of_every_wsdl() {
         .await;
     match probe {
         Ok(o) if o.status.success() => {}
-        Ok(o) => panic!(
-            "python3 has no zeep (pip install zeep): {}",
-            String::from_utf8_lossy(&o.stderr)
-        ),
-        Err(e) => panic!("python3 is required for the zeep interop test: {e}"),
+        Ok(o) => {
+            return common::skip_unless_ci(&format!(
+                "python3 has no zeep (pip install zeep): {}",
+                String::from_utf8_lossy(&o.stderr)
+            ))
+        }
+        Err(e) => {
+            return common::skip_unless_ci(&format!(
+                "python3 is required for the zeep interop test: {e}"
+            ))
+        }
     }
     let dir = tempfile::tempdir().unwrap();
     let mut config = ServicesConfig::default();

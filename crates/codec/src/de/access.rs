@@ -20,6 +20,12 @@ pub(super) fn path_at(cur: &Cursor<'_, '_>, depth: usize, qname: &str) -> String
     }
 }
 
+/// Whether the element just opened is SOAP 1.2's `rpc:result`.
+fn is_rpc_result(cur: &Cursor<'_, '_>, qname: &str) -> Result<bool, DecodeError> {
+    let prefix = split_qname(qname).0;
+    Ok(!prefix.is_empty() && cur.resolve(prefix)? == "http://www.w3.org/2003/05/soap-rpc")
+}
+
 fn too_many(cur: &Cursor<'_, '_>) -> DecodeError {
     cur.err(DecodeError::limit(format!(
         "more than {} items in one array",
@@ -39,6 +45,9 @@ pub(crate) struct ChildrenMap<'c, 'a, 's> {
     absent: Option<&'static str>,
     absent_at: usize,
     ended: bool,
+    /// The element whose children these are (absent fields are reported under it, after
+    /// its end tag has closed it).
+    element: &'a str,
 }
 
 impl<'c, 'a, 's> ChildrenMap<'c, 'a, 's> {
@@ -48,7 +57,9 @@ impl<'c, 'a, 's> ChildrenMap<'c, 'a, 's> {
         fields: &'static [&'static str],
     ) -> Self {
         let fields = if fields.len() <= 64 { fields } else { &[] };
+        let element = cur.current_name().unwrap_or("");
         ChildrenMap {
+            element,
             cur,
             ctx,
             fields,
@@ -73,6 +84,12 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
                 Ev::Start(name) => {
                     let info = Info::read(self.cur, name)?;
                     let local = info.local();
+                    if local == "result" && is_rpc_result(self.cur, name)? {
+                        // SOAP 1.2 RPC's `rpc:result` names the return accessor; it is no
+                        // member (and must not shadow an accessor called `result`)
+                        self.cur.skip_element()?;
+                        continue;
+                    }
                     if let Some(i) = self.fields.iter().position(|f| *f == local) {
                         self.seen |= 1 << i;
                     }
@@ -108,7 +125,12 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
             return element_seed(seed, self.cur, self.ctx, info, false);
         }
         let name = self.absent.take().unwrap_or("?");
-        let path = format!("{}/{}", self.cur.path(), name);
+        let path = format!(
+            "{}/{}/{}",
+            self.cur.path(),
+            split_qname(self.element).1,
+            name
+        );
         seed.deserialize(Absent(name)).map_err(|e| e.at(|| path))
     }
 }

@@ -251,6 +251,11 @@ const STRINGS: &[&str] = &[
     "ur-type",
 ];
 
+/// Whether a schema-namespace `xsi:type` local name is one of the XSD integer types.
+pub(crate) fn int_type(local: &str) -> bool {
+    INTEGERS.contains(&local)
+}
+
 /// Whether a schema-namespace `xsi:type` local name may be read into `want`.
 pub(crate) fn compatible(want: Want, local: &str) -> bool {
     if local == "anyType" || local == "ur-type" || local == "anySimpleType" {

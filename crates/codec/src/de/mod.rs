@@ -6,8 +6,14 @@
 //! reads `xsi:nil` (or absence), a sequence reads either repeated sibling elements (literal) or
 //! the children of one array element (SOAP-ENC arrays, any item names, n-dimensional arrays
 //! flattened row by row). Multi-ref `href="#id"` / SOAP 1.2 `enc:ref` are followed by reading
-//! the target element again from its offset, with cycle detection and an event budget so a
-//! web of shared references cannot multiply the work.
+//! the target element again from its offset, with cycle detection and two budgets: XML events
+//! (so a web of shared references cannot multiply the work) and bytes (so it cannot multiply
+//! the memory: one reference to 1 MB of text is one event but a 1 MB copy). Every time a
+//! reference is followed, the byte length of its target is charged to the envelope's
+//! [`crate::Limits::reference_budget`] *before* the target is read; a reference the budget
+//! cannot pay for is refused with a limit error (a Client fault) and nothing is copied. Owned
+//! targets (`String`, `Vec`) must copy; sharing would need borrowed targets, which
+//! `Envelope::body` (`DeserializeOwned`, so the request buffer can be freed) does not offer.
 //! Must never: recurse without a bound, allocate from a size the input claims before it is
 //! checked, or lose the path in an error.
 
@@ -17,6 +23,7 @@ mod info;
 use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
@@ -26,13 +33,25 @@ use crate::xml::{is_blank, ns, split_qname, Binding, Cursor, Ev, NsStack, Source
 use crate::{Envelope, Style, Version};
 
 use access::{Absent, ArraySeq, ChildrenMap, RepeatedSeq};
-pub(crate) use info::{compatible, Info, Want};
+pub(crate) use info::{compatible, int_type, Info, Want};
 
-/// Where an `id` points: offset of its start tag and the bindings declared between Body and it.
+/// Where an `id` points: offsets of its start tag and of the end of its end tag, and the
+/// bindings declared between Body (or Header, for an id in a header block) and it.
 #[derive(Debug)]
 struct IdTarget {
     offset: usize,
+    end: usize,
     ns: (usize, usize),
+    in_header: bool,
+}
+
+/// The header blocks an `enc:ref` may point into (SOAP 1.2 Part 2 3.1.5.3: an id is unique
+/// in the whole envelope, so a body value may refer to data a header block carries).
+#[derive(Debug, Default)]
+struct Headers<'a> {
+    above: [&'a str; 2],
+    ns: Arc<[Binding<'a>]>,
+    starts: Vec<usize>,
 }
 
 #[derive(Debug, Default)]
@@ -48,27 +67,72 @@ pub(crate) struct Ctx<'a> {
     outer: [&'a str; 2],
     body_ns: Arc<[Binding<'a>]>,
     scan_from: usize,
+    headers: Headers<'a>,
+    version: Version,
     ids: OnceCell<Result<IdIndex<'a>, DecodeError>>,
     resolving: RefCell<Vec<String>>,
+    /// The envelope's multi-ref budget: what is left, and what it was.
+    references_left: Arc<AtomicUsize>,
+    references_budget: usize,
 }
 
 impl<'a> Ctx<'a> {
+    /// Takes `bytes` from the envelope's multi-ref budget, or refuses (taking nothing) when
+    /// less is left: called before a reference target is read again, so nothing is decoded
+    /// (nor allocated) for a reference the budget cannot pay for.
+    fn charge_reference(&self, id: &str, bytes: usize) -> Result<(), DecodeError> {
+        let paid =
+            self.references_left
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                    left.checked_sub(bytes)
+                });
+        if paid.is_ok() {
+            return Ok(());
+        }
+        Err(DecodeError::limit(format!(
+            "following reference `#{}` would decode its {bytes} bytes once more, past the \
+             budget of {} bytes of references for this document",
+            id.chars().take(40).collect::<String>(),
+            self.references_budget
+        )))
+    }
+
     fn id_index(&self) -> Result<&IdIndex<'a>, DecodeError> {
         let r = self.ids.get_or_init(|| self.scan_ids());
         r.as_ref().map_err(Clone::clone)
     }
 
-    /// One pass over the Body recording every element that carries an `id`.
+    /// One pass over the Body and the header blocks recording every element that carries an
+    /// `id`.
     fn scan_ids(&self) -> Result<IdIndex<'a>, DecodeError> {
         let mut index = IdIndex::default();
-        let base = self.body_ns.len();
-        let mut cur = Cursor::new(
+        let cur = Cursor::new(
             &self.src,
             self.scan_from,
             &self.outer,
             NsStack::from_bindings(&self.body_ns),
         );
+        self.scan_region(&mut index, cur, self.body_ns.len(), false)?;
+        let h = &self.headers;
+        for &start in &h.starts {
+            let cur = Cursor::new(&self.src, start, &h.above, NsStack::from_bindings(&h.ns));
+            self.scan_region(&mut index, cur, h.ns.len(), true)?;
+        }
+        Ok(index)
+    }
+
+    /// Records the ids of one region: the content of Body (through its end tag), or one
+    /// header block (`in_header`: from its start tag through its end tag).
+    fn scan_region(
+        &self,
+        index: &mut IdIndex<'a>,
+        mut cur: Cursor<'a, '_>,
+        base: usize,
+        in_header: bool,
+    ) -> Result<(), DecodeError> {
         let mut depth = 0usize;
+        // ids whose element is open, with its depth, to record where each one ends
+        let mut open: Vec<(usize, Cow<'a, str>)> = Vec::new();
         loop {
             match cur.next()? {
                 Ev::Start(_) => {
@@ -93,18 +157,31 @@ impl<'a> Ctx<'a> {
                         index.arena.extend_from_slice(extra);
                         let target = IdTarget {
                             offset: cur.last_start_at,
+                            end: cur.last_start_at,
                             ns: (start, index.arena.len()),
+                            in_header,
                         };
                         if index.map.insert(id.clone(), target).is_some() {
                             return Err(cur.malformed(format!("duplicate id {}", excerpt(&id))));
                         }
+                        open.push((depth, id));
                     }
                 }
                 Ev::End => {
                     if depth == 0 {
-                        return Ok(index);
+                        return Ok(());
+                    }
+                    if open.last().is_some_and(|(d, _)| *d == depth) {
+                        if let Some((_, id)) = open.pop() {
+                            if let Some(t) = index.map.get_mut(&id) {
+                                t.end = cur.position();
+                            }
+                        }
                     }
                     depth -= 1;
+                    if depth == 0 && in_header {
+                        return Ok(());
+                    }
                 }
                 Ev::Text(_) | Ev::CData(_) => {}
                 Ev::Eof => return Err(cur.malformed("unexpected end of document")),
@@ -121,8 +198,16 @@ impl<'a> Envelope<'a> {
             outer: self.outer,
             body_ns: Arc::clone(&self.body_ns),
             scan_from: self.body_content,
+            headers: Headers {
+                above: [self.outer[0], self.header_name],
+                ns: Arc::clone(&self.header_ns),
+                starts: self.header_extra.iter().map(|h| h.start).collect(),
+            },
+            version: self.version,
             ids: OnceCell::new(),
             resolving: RefCell::new(Vec::new()),
+            references_left: Arc::clone(&self.references_left),
+            references_budget: self.limits.reference_budget(self.input.len()),
         }
     }
 
@@ -160,10 +245,18 @@ impl<'a> Envelope<'a> {
     /// Reads the rest of Body (skipping other children, e.g. multi-ref targets) and Envelope,
     /// and checks that nothing but whitespace, comments and PIs follows.
     fn finish(&self, cur: &mut Cursor<'a, '_>) -> Result<(), DecodeError> {
-        // rest of Body
+        // rest of Body: only multi-ref targets (elements with an id) may follow the wrapper
         loop {
             match cur.next()? {
-                Ev::Start(_) => cur.skip_element()?,
+                Ev::Start(name) if has_id(cur)? => {
+                    let _ = name;
+                    cur.skip_element()?
+                }
+                Ev::Start(name) => {
+                    return Err(cur.malformed(format!(
+                        "second body element `<{name}>`: the body holds one operation element (and multi-ref targets with an `id`)"
+                    )))
+                }
                 Ev::End => break,
                 Ev::Text(t) if is_blank(t) => {}
                 Ev::Text(_) | Ev::CData(_) => return Err(cur.malformed("text in Body")),
@@ -174,7 +267,12 @@ impl<'a> Envelope<'a> {
         loop {
             match cur.next()? {
                 Ev::Start(name) if self.version == Version::Soap11 => {
-                    let _ = name;
+                    let (uri, local) = cur.resolve_element(name)?;
+                    if uri == ns::SOAP11_ENV && matches!(local, "Body" | "Header") {
+                        return Err(cur.malformed(format!(
+                            "second `<{name}>` after Body (an envelope has one Header and one Body)"
+                        )));
+                    }
                     cur.skip_element()?
                 }
                 Ev::Start(name) => {
@@ -231,6 +329,19 @@ impl<'a> Envelope<'a> {
     }
 }
 
+/// Whether the element just opened carries an `id` (SOAP 1.1 unqualified, SOAP 1.2 `enc:id`).
+fn has_id(cur: &Cursor<'_, '_>) -> Result<bool, DecodeError> {
+    for a in &cur.attrs {
+        if a.local == "id" {
+            let uri = cur.attr_ns(a)?;
+            if uri.is_empty() || uri == ns::SOAP12_ENC {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
 /// Deserializes one element (whose start tag has been consumed) as a value.
 pub(crate) struct ElemDe<'c, 'a, 's> {
     pub(crate) cur: &'c mut Cursor<'a, 's>,
@@ -264,6 +375,11 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
         };
         let (prefix, local) = split_qname(t.trim());
         if self.cur.resolve_kind(prefix)?.has_schema_types() && !compatible(want, local) {
+            if want == Want::Bool && self.cur.limits().lenient.int_booleans && int_type(local) {
+                // deserialize_bool still refuses any value but `1`/`0`/`true`/`false`
+                crate::lenient::log(crate::lenient::Accepted::IntBoolean, &self.closed_path());
+                return Ok(());
+            }
             return Err(self.cur.err(DecodeError::value(format!(
                 "expected {}, found xsi:type {}",
                 want.name(),
@@ -304,10 +420,13 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
         let path = || format!("{}/{}", cur.path(), info.local());
         let index = ctx.id_index()?;
         let target = index.map.get(id).ok_or_else(|| {
-            DecodeError::malformed(format!(
-                "unresolved reference `#{}`",
-                id.chars().take(40).collect::<String>()
-            ))
+            DecodeError::new(
+                crate::error::Kind::MissingId,
+                format!(
+                    "unresolved reference `#{}`",
+                    id.chars().take(40).collect::<String>()
+                ),
+            )
             .at(path)
         })?;
         {
@@ -324,7 +443,15 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
             }
             r.push(id.to_string());
         }
-        let mut bindings = ctx.body_ns.to_vec();
+        if let Err(e) = ctx.charge_reference(id, target.end.saturating_sub(target.offset)) {
+            ctx.resolving.borrow_mut().pop();
+            return Err(e.at(path));
+        }
+        let mut bindings = if target.in_header {
+            ctx.headers.ns.to_vec()
+        } else {
+            ctx.body_ns.to_vec()
+        };
         bindings.extend_from_slice(index.arena.get(target.ns.0..target.ns.1).unwrap_or(&[]));
         let mut sub = Cursor::new(
             &ctx.src,
@@ -566,7 +693,11 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
         follow_href!(self, deserialize_struct, name, fields; visitor);
-        self.check(Want::Struct)?;
+        // A struct without fields (a parameterless operation's wrapper) reads nothing from
+        // the element, so its `xsi:type` and any text in it do not matter.
+        if !fields.is_empty() {
+            self.check(Want::Struct)?;
+        }
         let mut map = ChildrenMap::new(self.cur, self.ctx, fields);
         let v = visitor.visit_map(&mut map)?;
         map.finish()?;
@@ -625,6 +756,17 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
             Ev::Start(_) => return self.deserialize_map(visitor),
             _ => {}
         }
+        if self.info.xsi_type.is_none()
+            && self.ctx.style == Style::Encoded
+            && self.ctx.version == Version::Soap12
+        {
+            let path = self.closed_path();
+            return Err(DecodeError::new(
+                crate::error::Kind::UntypedValue,
+                "encoded value has no `xsi:type` and the target does not tell its type",
+            )
+            .at(|| path));
+        }
         let local = self
             .info
             .xsi_type
@@ -637,7 +779,12 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
             "unsignedInt" | "unsignedLong" | "unsignedShort" | "unsignedByte" => {
                 self.deserialize_u64(visitor)
             }
-            _ => self.deserialize_str(visitor),
+            // any other type (`xsd:base64Binary`, `xsd:dateTime`, a user type) is its text:
+            // a self-describing target takes it as it is, without the string type check
+            _ => match self.cur.read_text()? {
+                Cow::Borrowed(t) => visitor.visit_borrowed_str(t),
+                Cow::Owned(t) => visitor.visit_string(t),
+            },
         }
     }
 }

@@ -51,6 +51,28 @@ pub(crate) struct Opts {
     /// A default namespace is declared on the wrapper (qualified children).
     default_ns: bool,
     any_type: &'static str,
+    /// [`EncodeOptions::max_bytes`].
+    max_bytes: usize,
+}
+
+impl Opts {
+    /// Refuses to go on when `extra` more bytes would take the output past `max_bytes`.
+    #[inline]
+    pub(crate) fn room(&self, out: &[u8], extra: usize) -> Result<(), EncodeError> {
+        if out.len().saturating_add(extra) > self.max_bytes {
+            return Err(self.too_big(out.len().saturating_add(extra)));
+        }
+        Ok(())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn too_big(&self, len: usize) -> EncodeError {
+        EncodeError::new(format!(
+            "the message would exceed the limit of {} bytes (at least {len} bytes)",
+            self.max_bytes
+        ))
+    }
 }
 
 const XSI_NS_2001: &str = "http://www.w3.org/2001/XMLSchema-instance";
@@ -83,7 +105,9 @@ pub fn encode<T: Serialize + ?Sized>(
             SchemaNs::Xsd2001 => "xsd:anyType",
             SchemaNs::Xsd1999 => "xsd:ur-type",
         },
+        max_bytes: options.max_bytes,
     };
+    opts.room(out, headers.iter().map(|h| h.len()).sum())?;
     out.reserve(512);
     if options.xml_declaration {
         out.extend_from_slice(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
@@ -137,6 +161,13 @@ pub fn encode<T: Serialize + ?Sized>(
         });
     }
     out.push(b'>');
+    if let (true, Some(result)) = (enc12, &options.rpc_result) {
+        out.extend_from_slice(
+            b"<rpc:result xmlns:rpc=\"http://www.w3.org/2003/05/soap-rpc\">".as_slice(),
+        );
+        write::text(out, result);
+        out.extend_from_slice(b"</rpc:result>");
+    }
     value.serialize(BodySer {
         out: &mut *out,
         opts: &opts,
@@ -147,7 +178,7 @@ pub fn encode<T: Serialize + ?Sized>(
     }
     out.extend_from_slice(wrapper.local.as_bytes());
     out.extend_from_slice(b"></soap:Body></soap:Envelope>");
-    Ok(())
+    opts.room(out, 0)
 }
 
 #[cold]
@@ -294,6 +325,7 @@ impl<'o, 'n> ser::SerializeStruct for Children<'o, 'n> {
         key: &'static str,
         v: &T,
     ) -> Result<(), EncodeError> {
+        self.opts.room(self.out, 0)?;
         v.serialize(ValueSer {
             out: self.out,
             opts: self.opts,
@@ -331,6 +363,7 @@ impl<'o, 'n> ser::SerializeMap for Children<'o, 'n> {
         Ok(())
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), EncodeError> {
+        self.opts.room(self.out, 0)?;
         v.serialize(ValueSer {
             out: self.out,
             opts: self.opts,
@@ -489,6 +522,7 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
     }
     #[inline]
     fn serialize_str(mut self, v: &str) -> Result<(), EncodeError> {
+        self.opts.room(self.out, v.len())?;
         self.open_simple("string");
         write::text_checked(self.out, v).map_err(bad_char)?;
         self.close();
@@ -496,6 +530,7 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<(), EncodeError> {
         use base64::Engine;
+        self.opts.room(self.out, v.len().saturating_mul(4) / 3)?;
         let s = base64::engine::general_purpose::STANDARD.encode(v);
         self.simple("base64Binary", |out| out.extend_from_slice(s.as_bytes()))
     }
@@ -547,6 +582,7 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         };
         let mut text = String::new();
         v.serialize(KeySer(&mut text))?;
+        self.opts.room(self.out, text.len())?;
         if xsd == "QName" {
             // Clark notation `{ns}local` from xsd::QNameValue
             let (ns, local) = match text.strip_prefix('{').and_then(|r| r.split_once('}')) {

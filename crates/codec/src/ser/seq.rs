@@ -28,6 +28,10 @@ impl<'o, 'n> ser::SerializeSeq for SeqSer<'o, 'n> {
     #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), EncodeError> {
         match self {
+            SeqSer::Repeat(s) | SeqSer::Wrapped(s) => s.opts.room(s.out, 0)?,
+            SeqSer::Array(_) => {}
+        }
+        match self {
             SeqSer::Repeat(s) => v.serialize(ValueSer {
                 out: s.out,
                 opts: s.opts,
@@ -189,6 +193,7 @@ impl<'o, 'n> ArraySer<'o, 'n> {
 
     #[inline]
     fn element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), EncodeError> {
+        self.v.opts.room(self.v.out, 0)?;
         if !self.started {
             let p = v.serialize(Prober)?;
             self.begin(Some(&p));
@@ -381,6 +386,7 @@ impl<'o> ser::SerializeSeq for RowSeq<'o> {
     type Error = EncodeError;
     #[inline]
     fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> Result<(), EncodeError> {
+        self.opts.room(self.out, 0)?;
         self.count += 1;
         v.serialize(ValueSer {
             out: &mut *self.out,

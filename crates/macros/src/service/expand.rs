@@ -111,9 +111,15 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             let default = is_vec(ty).then(|| quote!(#[serde(default)]));
             quote!(#[serde(rename = #name)] #default #id: #ty)
         });
+        // rpc: the wrapper's children are the call's arguments, so one the operation does not
+        // have is a mismatch in the number of arguments (SOAP 1.2 Part 2 4.4: a Sender fault
+        // with rpc:BadArguments), not something to skip. Literal wrappers stay open.
+        let deny =
+            matches!(service.style, Style::Rpc).then(|| quote!(#[serde(deny_unknown_fields)]));
         wrappers.push(quote! {
             #[derive(#cg::serde::Serialize, #cg::serde::Deserialize)]
             #[serde(crate = "::soapstone_service::codegen::serde", rename = #op_name)]
+            #deny
             #[allow(non_camel_case_types)]
             #[doc(hidden)]
             struct #req_ty { #(#fields),* }
@@ -162,8 +168,13 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         });
         arms.push(quote! {
             #index => {
+                let decoded = incoming.decode::<#req_ty>();
+                // The message is decoded: free its bytes before the handler runs and the
+                // response is written, so a large message is not held three times at once
+                // (bytes, decoded values, response).
+                { let _message = request; }
                 #[allow(unused_variables)]
-                let (request, reply) = match incoming.decode::<#req_ty>() {
+                let (request, reply) = match decoded {
                     #cg::Result::Ok(decoded) => decoded,
                     #cg::Result::Err(response) => return response,
                 };

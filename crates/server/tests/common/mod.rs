@@ -49,7 +49,8 @@ impl Default for Gate {
 }
 
 /// The test service: `echoFloat`, `fail` (Client fault), `panic`, `block` (waits on the
-/// gate), `slow` (300 ms), `big` (a large answer), `action` (answers the action it got).
+/// gate), `slow` (300 ms), `spin` (holds its thread 2 ms, like CPU work), `big` (a large
+/// answer), `action` (answers the action it got).
 pub struct TestService {
     pub gate: Arc<Gate>,
 }
@@ -144,6 +145,11 @@ async fn answer(req: SoapRequest, gate: Arc<Gate>) -> SoapResponse {
             tokio::time::sleep(Duration::from_millis(300)).await;
             ok(v, "slow", "<done/>")
         }
+        "spin" => {
+            // Blocks the runtime thread on purpose: CPU work that makes others queue.
+            std::thread::sleep(Duration::from_millis(2));
+            ok(v, "spin", "<done/>")
+        }
         "big" => ok(
             v,
             "big",
@@ -232,6 +238,39 @@ impl TestServer {
         let s = TcpStream::connect(self.addr).unwrap();
         s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
         s
+    }
+
+    /// A connection from the loopback address `ip` (any of 127.0.0.0/8 on Linux).
+    pub fn connect_from(&self, ip: [u8; 4]) -> TcpStream {
+        let sock =
+            socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+        let from = SocketAddr::from((ip, 0));
+        sock.bind(&from.into()).unwrap();
+        sock.connect(&self.addr.into()).unwrap();
+        let s: TcpStream = sock.into();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s
+    }
+
+    /// The value of an unlabelled metric.
+    pub fn metric(&self, name: &str) -> u64 {
+        let text = self.server.metrics_text();
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("no metric `{name}` in\n{text}"))
+    }
+
+    /// Waits (up to 10 s) until `name` reaches `value`.
+    pub fn wait_metric(&self, name: &str, value: u64) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while self.metric(name) < value {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "`{name}` stuck at {} below {value}",
+                self.metric(name)
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
 }
 

@@ -16,6 +16,13 @@ struct Cli {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    let args = match cli.args.resolve() {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("soapstone-serve: {e:#}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -26,7 +33,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(70);
         }
     };
-    match runtime.block_on(soapstone_services::run_serve(cli.args)) {
+    match runtime.block_on(soapstone_services::run_serve(args)) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("soapstone-serve: {e:#}");

@@ -8,7 +8,7 @@ pub mod tempuri;
 
 use std::sync::Arc;
 
-use soapstone_service::SoapService;
+use soapstone_service::{ServiceConfig, SoapService};
 
 pub use group_b::{
     group_b_model, GroupB, GroupBClient, GroupBServer, SoapArrayStruct, SoapStructStruct,
@@ -27,11 +27,17 @@ pub const TEMPURI_WSDL_KEY: &str = "tempuri";
 
 /// The `/echo` service.
 pub fn service() -> Arc<dyn SoapService> {
-    let base = Arc::new(InteropServer::new(Echo));
-    let group_b = Arc::new(GroupBServer::new(Echo));
-    let sam_ruby = Arc::new(SamRubyServer::new(Echo));
+    service_with(&ServiceConfig::default())
+}
+
+/// The `/echo` service with `config` (input limits, leniency) on every part of it.
+pub fn service_with(config: &ServiceConfig) -> Arc<dyn SoapService> {
+    let base = Arc::new(InteropServer::new(Echo).with_config(config.clone()));
+    let group_b = Arc::new(GroupBServer::new(Echo).with_config(config.clone()));
+    let sam_ruby = Arc::new(SamRubyServer::new(Echo).with_config(config.clone()));
     Arc::new(
         ByNamespace::builder("Echo")
+            .limits(config.limits.clone())
             .route(interop::NAMESPACE, BASE_WSDL_KEY, base)
             .route_elements(
                 interop::NAMESPACE,

@@ -8,6 +8,26 @@ pub mod xml;
 
 use soapstone_services::charging::{ChargingError, ChargingSystem, ResState, SeedConfig, TxKind};
 
+/// A message printed in a seed study, from the codec's golden copies
+/// (`crates/codec/tests/documents`, whose README cites the seed and line of each).
+pub fn seed_document(name: &str) -> String {
+    let path = format!(
+        "{}/../codec/tests/documents/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// A missing tool (zeep, curl, PostgreSQL) skips a test loudly on a developer's machine; under CI
+/// (`CI` set, as `.ci/run` runs) it is a failure, since `.ci/run` installs everything the tests
+/// need.
+pub fn skip_unless_ci(why: &str) {
+    if std::env::var_os("CI").is_some() {
+        panic!("{why} (CI is set: .ci/run installs it, so its absence is a failure)");
+    }
+    eprintln!("SKIPPED: {why}");
+}
+
 /// The seed the store tests use: 20 accounts.
 pub fn small_seed() -> SeedConfig {
     SeedConfig::with_accounts(20)

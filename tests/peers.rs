@@ -88,7 +88,7 @@ fn php_and_soap_lite_peers_run_beside_soapstone() {
             panic!("CI must install the smoke peers (php-cli php-soap libsoap-lite-perl): {why:?}");
         }
         eprintln!(
-            "SKIPPED php_and_soap_lite_peers_run_beside_soapstone: peers not installed: {why:?}"
+            "SKIPPED: php_and_soap_lite_peers_run_beside_soapstone: peers not installed: {why:?}"
         );
         return;
     }

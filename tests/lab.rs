@@ -31,6 +31,9 @@ fn lab(only: &str) -> (TempDir, Results) {
             "0.2s",
             "--warmup",
             "0.05s",
+            // Third-party peers have their own test (tests/peers.rs).
+            "--peers",
+            "none",
         ])
         .arg("--out")
         .arg(&dir.0)

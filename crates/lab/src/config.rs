@@ -29,17 +29,21 @@ pub enum Experiment {
     Wsb,
     /// Elfwing & Paulsson table 3: parse times of DOM and streaming parsers (seed 000).
     Parse,
+    /// Zilora & Ketha tables 1a/1b: the client language varies against one server (seed 003),
+    /// with the peer clients of `lab/peers/`.
+    Clients,
 }
 
 impl Experiment {
     /// Every experiment, in the order the lab runs them and the report shows them.
-    pub const ALL: [Experiment; 6] = [
+    pub const ALL: [Experiment; 7] = [
         Experiment::Echo,
         Experiment::Dp,
         Experiment::Thesis,
         Experiment::Contacts,
         Experiment::Wsb,
         Experiment::Parse,
+        Experiment::Clients,
     ];
 
     /// The id used on the command line and in `results.json`.
@@ -51,6 +55,7 @@ impl Experiment {
             Experiment::Contacts => "contacts",
             Experiment::Wsb => "wsb",
             Experiment::Parse => "parse",
+            Experiment::Clients => "clients",
         }
     }
 }
@@ -72,8 +77,10 @@ impl FromStr for Experiment {
             "contacts" | "zilora" | "zk" => Experiment::Contacts,
             "wsb" | "garcia" => Experiment::Wsb,
             "parse" | "parsers" => Experiment::Parse,
+            "clients" | "client-language" => Experiment::Clients,
             other => bail!(
-                "unknown experiment `{other}`: expected one of echo, dp, thesis, contacts, wsb, parse"
+                "unknown experiment `{other}`: expected one of echo, dp, thesis, contacts, wsb, \
+                 parse, clients"
             ),
         })
     }
@@ -149,6 +156,9 @@ pub struct LabConfig {
     /// Where criterion's results are read from for the parse experiment, if present.
     /// Default: `target/criterion`.
     pub criterion_dir: PathBuf,
+    /// The peer manifest written by `lab/peers/setup.sh`; `None` runs no peer and lists none.
+    /// Default: `lab/peers/build/manifest.json` (relative to the working directory).
+    pub peers: Option<PathBuf>,
 }
 
 impl LabConfig {
@@ -163,6 +173,7 @@ impl LabConfig {
             server_cpu: "0".to_owned(),
             other_cpu: "1".to_owned(),
             criterion_dir: PathBuf::from("target/criterion"),
+            peers: crate::peers::manifest_arg(None),
         }
     }
 
@@ -227,6 +238,7 @@ impl LabConfig {
         if let Some(d) = &args.criterion_dir {
             cfg.criterion_dir = d.clone();
         }
+        cfg.peers = crate::peers::manifest_arg(args.peers.as_deref());
         Ok(cfg)
     }
 }

@@ -28,6 +28,7 @@
 mod config;
 mod driver;
 mod experiments;
+mod peers;
 mod procs;
 mod report;
 mod results;
@@ -39,6 +40,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 
 pub use config::{parse_duration, Experiment, LabConfig, Timing};
+pub use peers::SystemInfo;
 pub use results::{Host, Placement, PlacementKind, Results, Run, Second, Settings};
 
 /// `soapstone lab`: run the seed studies' experiments and write the report.
@@ -53,7 +55,8 @@ pub struct LabArgs {
     #[arg(long, value_name = "DIR", default_value = "lab-out")]
     pub out: PathBuf,
 
-    /// Run only these experiments (comma-separated): echo, dp, thesis, contacts, wsb, parse.
+    /// Run only these experiments (comma-separated): echo, dp, thesis, contacts, wsb, parse,
+    /// clients.
     #[arg(long, value_name = "EXPERIMENTS", value_delimiter = ',')]
     pub only: Vec<String>,
 
@@ -77,6 +80,11 @@ pub struct LabArgs {
     /// Where to look for criterion's results for the parse experiment.
     #[arg(long, value_name = "DIR")]
     pub criterion_dir: Option<PathBuf>,
+
+    /// The peer manifest written by lab/peers/setup.sh (`none`: run no third-party peer).
+    /// Default: lab/peers/build/manifest.json.
+    #[arg(long, value_name = "MANIFEST")]
+    pub peers: Option<String>,
 
     /// Measure nothing: redraw index.html and report.md in --out from this results.json.
     #[arg(long, value_name = "RESULTS_JSON")]

@@ -154,6 +154,13 @@ pub struct Results {
     pub problems: Vec<String>,
     /// Every measurement.
     pub runs: Vec<Run>,
+    /// Every system the runs name (`system`), with its version and how it was set up, and
+    /// every third-party peer the lab knows, measured or not (a missing one with the reason).
+    #[serde(default)]
+    pub systems: Vec<crate::peers::SystemInfo>,
+    /// Seconds `lab/peers/setup.sh` took when it wrote the manifest used, if one was.
+    #[serde(default)]
+    pub peer_setup_s: Option<f64>,
 }
 
 /// The machine the lab ran on.

@@ -22,7 +22,7 @@ const NS: &str = "urn:test:soap";
 /// The operations measured, as `(operation id, SOAP operation, size)`. The sized calls use the
 /// service's stateless `getStringOfSize(n)` / `getIntegersOfSize(n)`: the same answers as the
 /// paper's `setSize(n)` followed by `getString()` / `getIntegers()`, in one call.
-fn operations() -> Vec<(String, &'static str, Option<u32>)> {
+pub(crate) fn operations() -> Vec<(String, &'static str, Option<u32>)> {
     let mut ops = vec![("doNothing".to_owned(), "doNothing", None)];
     for n in SIZES {
         ops.push((format!("getString/{n}"), "getStringOfSize", Some(n)));
@@ -92,6 +92,8 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
         }
     }
     server.stop().await?;
+
+    super::dp_peers::run(lab, &ops).await;
 
     let server = lab.baseline("tcp-connect").await?;
     for pin in &pins {
@@ -174,6 +176,36 @@ const TODAY: &[(&str, &str)] = &[
     ("tcp-pingpong", "tcp-pingpong (same bytes, raw TCP)"),
 ];
 
+/// soapstone, then every server peer the results list (measured, failed or missing: a missing
+/// one shows `–` and its reason is in the systems table), then the baselines.
+fn today_systems(results: &Results) -> Vec<(String, String)> {
+    let mut out = vec![(TODAY[0].0.to_owned(), TODAY[0].1.to_owned())];
+    for s in results
+        .systems
+        .iter()
+        .filter(|s| s.role == "server" && s.id != "soapstone")
+    {
+        let how = match s.transport.as_str() {
+            "soap-http" => "SOAP, timed by soapstone bench",
+            "corba" => "CORBA, timed by its own client",
+            "rmi" => "RMI, timed by its own client",
+            _ => "",
+        };
+        let status = if s.status == "ready" {
+            String::new()
+        } else {
+            format!(", {}", s.status)
+        };
+        out.push((s.id.clone(), format!("{} ({how}{status})", s.name)));
+    }
+    out.extend(
+        TODAY[1..]
+            .iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned())),
+    );
+    out
+}
+
 fn published_rows(t: &SeedTable, today_cols: usize) -> Vec<Row> {
     let mut rows = vec![Row::group(format!(
         "published ({}; same host, ms, average of 200 calls)",
@@ -195,11 +227,11 @@ fn table_i(results: &Results) -> Table {
     rows.push(Row::group(
         "today (p50 / p99 in µs; each cell same CPU / cross-CPU)",
     ));
-    for (sys, label) in TODAY {
-        let p50 = p50_pair(results, EXP, sys, "doNothing");
-        let p99 = p99_pair(results, EXP, sys, "doNothing");
+    for (sys, label) in today_systems(results) {
+        let p50 = p50_pair(results, EXP, &sys, "doNothing");
+        let p99 = p99_pair(results, EXP, &sys, "doNothing");
         rows.push(Row::today(vec![
-            (*label).to_owned(),
+            label,
             String::new(),
             pair(p50[0], p50[1], fmt::us),
             pair(p99[0], p99[1], fmt::us),
@@ -222,31 +254,47 @@ fn table_i(results: &Results) -> Table {
     }
 }
 
-/// Tables III and V: getString / getIntegers by size.
+/// Tables III and V: getString / getIntegers by size. One unit per column: each size has a
+/// published column (ms) and a today column (µs).
 fn sized_table(results: &Results, t: &SeedTable, op: &str, title: &str) -> Table {
-    // One column per size: published rows hold ms, today's rows µs (the group rows say so).
-    let mut rows = published_rows(t, 0);
+    let mut rows = vec![Row::group(format!(
+        "published ({}; same host, ms, average of 200 calls)",
+        t.source
+    ))];
+    for r in t.rows {
+        let mut cells = vec![r.label.to_owned()];
+        for v in r.values {
+            cells.push(fmt::ms(*v));
+            cells.push(String::new());
+        }
+        cells.resize(1 + 2 * SIZES.len(), String::new());
+        rows.push(Row::published(cells));
+    }
     rows.push(Row::group(
         "today (µs, median; each cell same CPU / cross-CPU)",
     ));
-    for (sys, label) in TODAY {
-        if matches!(*sys, "tcp-connect" | "http-noop") {
+    for (sys, label) in today_systems(results) {
+        if matches!(sys.as_str(), "tcp-connect" | "http-noop") {
             continue;
         }
-        let mut cells = vec![(*label).to_owned()];
+        let mut cells = vec![label];
         for n in SIZES {
-            let p = p50_pair(results, EXP, sys, &format!("{op}/{n}"));
+            let p = p50_pair(results, EXP, &sys, &format!("{op}/{n}"));
+            cells.push(String::new());
             cells.push(pair(p[0], p[1], fmt::us));
         }
         rows.push(Row::today(cells));
     }
     let mut header = vec!["system".to_owned()];
-    header.extend(t.columns.iter().map(|c| (*c).to_owned()));
+    for c in t.columns {
+        header.push(format!("{c}: 2002 (ms)"));
+        header.push(format!("{c}: today p50 (µs)"));
+    }
     Table {
         title: title.to_owned(),
         source: t.source.to_owned(),
-        note: "Published rows: ms, average of 200 calls († = the implementation returned an XML \
-               node list). Today's rows: µs, median, `same CPU / cross-CPU`; tcp-pingpong moves \
+        note: "Published: ms, average of 200 calls († = the implementation returned an XML \
+               node list). Today: µs, median, `same CPU / cross-CPU`; tcp-pingpong moves \
                exactly soapstone's request and response bytes for each size."
             .to_owned(),
         header,
@@ -254,8 +302,57 @@ fn sized_table(results: &Results, t: &SeedTable, op: &str, title: &str) -> Table
     }
 }
 
+/// One sentence: where soapstone's doNothing median (same CPU) stands among every server
+/// measured in this run, SOAP peers and CORBA/RMI alike, with the nearest one as a ratio.
+pub(crate) fn standing(results: &Results) -> Option<String> {
+    let mut all: Vec<(String, f64)> = today_systems(results)
+        .into_iter()
+        .filter(|(id, _)| !TODAY[1..].iter().any(|(b, _)| b == id))
+        .filter_map(|(id, _)| {
+            let r = results.get(EXP, &id, "doNothing", PlacementKind::SameCpu)?;
+            Some((id, r.p50_us))
+        })
+        .collect();
+    if all.len() < 2 {
+        return None;
+    }
+    all.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let rank = all.iter().position(|(id, _)| id == "soapstone")? + 1;
+    let me = all[rank - 1].1;
+    let is_soap = |id: &str| {
+        id == "soapstone"
+            || results
+                .systems
+                .iter()
+                .any(|s| s.id == id && s.transport == "soap-http")
+    };
+    let soap: Vec<&(String, f64)> = all.iter().filter(|(id, _)| is_soap(id)).collect();
+    let soap_servers = soap.len();
+    let soap_rank = soap.iter().position(|(id, _)| id == "soapstone")? + 1;
+    let (other, v) = if rank == 1 { &all[1] } else { &all[0] };
+    let relation = if rank == 1 {
+        format!(
+            "the next, {other}, takes {} soapstone's time",
+            fmt::ratio(v / me)
+        )
+    } else {
+        format!(
+            "the fastest, {other}, takes {} soapstone's time",
+            fmt::ratio(v / me)
+        )
+    };
+    Some(format!(
+        "Among the {} servers measured with doNothing in this run ({soap_servers} SOAP stacks, \
+         soapstone included, plus CORBA/RMI), soapstone's median round trip on one CPU ({} µs) \
+         ranks {rank} of {} ({soap_rank} of {soap_servers} among the SOAP stacks); {relation}.",
+        all.len(),
+        fmt::us(me),
+        all.len()
+    ))
+}
+
 pub(crate) fn section(results: &Results) -> Section {
-    let mut findings = Vec::new();
+    let mut findings: Vec<String> = standing(results).into_iter().collect();
     let soap = results.get(EXP, "soapstone", "doNothing", PlacementKind::SameCpu);
     if let (Some(s), Some(axis)) = (soap, seeds::DP_TABLE_I.value("Apache Axis", 0)) {
         findings.push(format!(
@@ -303,11 +400,11 @@ pub(crate) fn section(results: &Results) -> Section {
             ));
         }
     }
-    for (sys, _) in TODAY {
-        let p = p50_pair(results, EXP, sys, "doNothing");
-        chart
-            .groups
-            .push(((*sys).to_owned(), vec![None, p[0], p[1]]));
+    for (sys, _) in today_systems(results) {
+        let p = p50_pair(results, EXP, &sys, "doNothing");
+        if p.iter().any(Option::is_some) {
+            chart.groups.push((sys, vec![None, p[0], p[1]]));
+        }
     }
     let mut dist = LineChart {
         title: "getIntegers(800) latency distribution, same CPU".to_owned(),
@@ -317,11 +414,11 @@ pub(crate) fn section(results: &Results) -> Section {
         y_log: true,
         series: Vec::new(),
     };
-    for (sys, _) in TODAY {
-        if let Some(r) = results.get(EXP, sys, "getIntegers/800", PlacementKind::SameCpu) {
+    for (sys, _) in today_systems(results) {
+        if let Some(r) = results.get(EXP, &sys, "getIntegers/800", PlacementKind::SameCpu) {
             if !r.percentiles.is_empty() {
                 dist.series.push(LineSeries {
-                    name: (*sys).to_owned(),
+                    name: sys.clone(),
                     points: r.percentiles.clone(),
                     ..Default::default()
                 });

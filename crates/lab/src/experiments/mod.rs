@@ -8,10 +8,13 @@
 //! "today" value that no run measured.
 
 pub(crate) mod charging_calls;
+pub(crate) mod clients;
 pub(crate) mod contacts;
 pub(crate) mod dp;
+pub(crate) mod dp_peers;
 pub(crate) mod echo;
 pub(crate) mod parse;
+pub(crate) mod peers_table;
 pub(crate) mod thesis;
 pub(crate) mod wsb;
 
@@ -22,12 +25,13 @@ use anyhow::Context as _;
 
 use crate::config::{Experiment, LabConfig};
 use crate::driver::{self, BenchSpec};
+use crate::peers::{Discovery, SystemInfo};
 use crate::procs::{find_taskset, Launcher, Server};
 use crate::report::Section;
 use crate::results::{Host, Placement, PlacementKind, Results, Run};
 
-/// How long a server may take to print `listening on`.
-const READY: Duration = Duration::from_secs(20);
+/// How long a server may take to print `listening on` (or a peer to open its port).
+pub(crate) const READY: Duration = Duration::from_secs(20);
 
 /// Where the client of a point runs relative to the server.
 #[derive(Debug, Clone)]
@@ -55,6 +59,8 @@ pub(crate) struct Lab {
     pub(crate) bodies: PathBuf,
     pub(crate) runs: Vec<Run>,
     pub(crate) problems: Vec<String>,
+    /// The third-party peers found in the manifest, and every known peer's status.
+    pub(crate) peers: Discovery,
     cpus: usize,
 }
 
@@ -185,6 +191,20 @@ impl Lab {
         }
     }
 
+    /// Records how using peer `id` in `experiment` went: a failure becomes a problem.
+    pub(crate) fn peer_outcome(&mut self, experiment: &str, id: &str, r: anyhow::Result<()>) {
+        match r {
+            Ok(()) => self.peers.mark(id, None),
+            Err(e) => {
+                let reason = format!("{e:#}");
+                self.problem(format!(
+                    "{experiment}: peer {id} was not measured: {reason}"
+                ));
+                self.peers.mark(id, Some(reason));
+            }
+        }
+    }
+
     pub(crate) fn problem(&mut self, p: String) {
         eprintln!("lab: {p}");
         self.problems.push(p);
@@ -216,6 +236,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
         bodies,
         runs: Vec::new(),
         problems: Vec::new(),
+        peers: Discovery::load(cfg.peers.as_deref()),
         cpus: host.cpus,
     };
     if lab.launcher.taskset.is_none() {
@@ -238,6 +259,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
             Experiment::Contacts => contacts::run(&mut lab).await,
             Experiment::Wsb => wsb::run(&mut lab).await,
             Experiment::Parse => parse::run(&mut lab).await,
+            Experiment::Clients => clients::run(&mut lab).await,
         };
         if let Err(e) = result {
             lab.problem(format!("{exp}: the experiment could not run: {e:#}"));
@@ -256,8 +278,73 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
         host,
         experiments: cfg.experiments.iter().map(|e| e.id().to_owned()).collect(),
         problems: lab.problems,
+        peer_setup_s: lab.peers.setup.as_ref().map(|(s, _)| *s),
+        systems: systems(&lab.runs, lab.peers.systems),
         runs: lab.runs,
     })
+}
+
+/// soapstone and the baselines that ran, then the peers (each with its status).
+fn systems(runs: &[Run], peers: Vec<SystemInfo>) -> Vec<SystemInfo> {
+    let own = [
+        (
+            "soapstone",
+            "soapstone (this build)",
+            "server",
+            "soap-http",
+            "the system under test",
+        ),
+        (
+            "tcp-connect",
+            "soapstone baseline tcp-connect",
+            "baseline",
+            "tcp",
+            "TCP setup time",
+        ),
+        (
+            "tcp-pingpong",
+            "soapstone baseline tcp-pingpong",
+            "baseline",
+            "tcp",
+            "the raw TCP floor",
+        ),
+        (
+            "http-noop",
+            "soapstone baseline http-noop (hyper)",
+            "baseline",
+            "http",
+            "HTTP to Tomcat/IIS",
+        ),
+        (
+            "grpc",
+            "soapstone baseline grpc (tonic)",
+            "baseline",
+            "grpc",
+            "binary RPC of today",
+        ),
+    ];
+    let mut out = Vec::new();
+    for (id, name, role, transport, stands_for) in own {
+        if runs.iter().any(|r| r.system == id) {
+            out.push(SystemInfo {
+                id: id.to_owned(),
+                name: name.to_owned(),
+                role: role.to_owned(),
+                transport: transport.to_owned(),
+                stands_for: stands_for.to_owned(),
+                status: "ready".to_owned(),
+                reason: String::new(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                installed_via: "cargo build --release".to_owned(),
+                build: "release profile".to_owned(),
+                config:
+                    "tokio multi-threaded runtime, default size (one worker under taskset -c N)"
+                        .to_owned(),
+            });
+        }
+    }
+    out.extend(peers);
+    out
 }
 
 /// The report sections of the experiments that ran, in report order.
@@ -275,7 +362,11 @@ pub(crate) fn sections(results: &Results) -> Vec<Section> {
             Experiment::Contacts => contacts::section(results),
             Experiment::Wsb => wsb::section(results),
             Experiment::Parse => parse::section(results),
+            Experiment::Clients => clients::section(results),
         });
+    }
+    if !results.systems.is_empty() {
+        out.push(peers_table::section(results));
     }
     out
 }

@@ -13,9 +13,10 @@ pub(crate) mod fmt;
 pub(crate) mod headline;
 pub(crate) mod html;
 pub(crate) mod markdown;
+pub(crate) mod suspect;
 pub(crate) mod svg;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use crate::results::Results;
 
@@ -136,8 +137,13 @@ impl Report {
                 );
             }
         }
+        problems.extend(suspect::suspect_points(results));
+        let mut headline = headline::Headline::from_results(results);
+        if let Some(standing) = crate::experiments::dp::standing(results) {
+            headline.summary = format!("{standing} {}", headline.summary);
+        }
         Report {
-            headline: headline::Headline::from_results(results),
+            headline,
             sections,
             facts,
             problems,

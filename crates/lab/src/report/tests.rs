@@ -3,6 +3,7 @@
 //! Markdown tables that carry both the published figures and the given values.
 
 use crate::experiments;
+use crate::peers::SystemInfo;
 use crate::report::{html, markdown, Report};
 use crate::results::{Host, Placement, PlacementKind, Results, Run, Second, Settings};
 
@@ -143,7 +144,104 @@ pub(crate) fn sample() -> Results {
             .to_vec(),
         problems: vec!["dp: grpc `x` was not measured: <boom>".into()],
         runs,
+        systems: Vec::new(),
+        peer_setup_s: None,
     }
+}
+
+fn system(id: &str, role: &str, transport: &str, status: &str, reason: &str) -> SystemInfo {
+    SystemInfo {
+        id: id.into(),
+        name: format!("{id} name"),
+        role: role.into(),
+        transport: transport.into(),
+        stands_for: "a seed's row".into(),
+        status: status.into(),
+        reason: reason.into(),
+        version: "9.8.7".into(),
+        installed_via: "Debian package".into(),
+        build: "-O2".into(),
+        config: "one thread".into(),
+    }
+}
+
+/// The sample with peers: gSOAP and omniORB measured in dp, a PHP client measured in clients,
+/// spyne missing with a reason.
+fn with_peers() -> Results {
+    let mut r = sample();
+    r.experiments.push("clients".into());
+    for kind in [PlacementKind::SameCpu, PlacementKind::CrossCpu] {
+        r.runs.push(run("gsoap", "dp", "doNothing", kind, 71.5));
+        r.runs.push(run("gsoap", "dp", "getString/800", kind, 72.5));
+        r.runs.push(run("omniorb", "dp", "doNothing", kind, 13.5));
+        r.runs.push(run(
+            "php-soapclient",
+            "clients",
+            "getIntegers/800",
+            kind,
+            911.0,
+        ));
+        r.runs
+            .push(run("soapstone", "clients", "getIntegers/800", kind, 45.5));
+    }
+    r.systems = vec![
+        system("gsoap", "server", "soap-http", "ready", ""),
+        system("omniorb", "server", "corba", "ready", ""),
+        system(
+            "spyne",
+            "server",
+            "soap-http",
+            "missing",
+            "pip install failed",
+        ),
+        system("php-soapclient", "client", "soap-http", "ready", ""),
+    ];
+    r.peer_setup_s = Some(42.0);
+    r
+}
+
+#[test]
+fn peers_stand_beside_soapstone_and_missing_ones_say_why() {
+    let r = with_peers();
+    let (md, _page) = render(&r);
+    let row = |start: &str| {
+        md.lines()
+            .find(|l| l.starts_with(&format!("| {start}")))
+            .unwrap_or_else(|| panic!("no row `{start}` in\n{md}"))
+            .to_owned()
+    };
+    // Table I: gSOAP's and omniORB's measured cells, spyne's row present and empty.
+    assert!(
+        md.contains("| gsoap name (SOAP, timed by soapstone bench) |  | 71.5 / 71.5 |"),
+        "{md}"
+    );
+    assert!(md.contains("| omniorb name (CORBA, timed by its own client) |  | 13.5 / 13.5 |"));
+    assert!(md.contains("| spyne name (SOAP, timed by soapstone bench, missing) |  | – / – |"));
+    // Table III: one unit per column.
+    assert!(
+        md.contains("| char[200]: 2002 (ms) | char[200]: today p50 (µs) |"),
+        "{md}"
+    );
+    // The client table and the systems table.
+    assert!(row("php-soapclient name [ready]").contains("911"));
+    let spyne = row("spyne | spyne name | 9.8.7");
+    assert!(spyne.contains("missing: pip install failed"), "{spyne}");
+    assert!(md.contains("setup.sh took 42 s"));
+    // The headline places soapstone among every server measured: omniORB 13.5 µs, soapstone
+    // 42 µs, gSOAP 71.5 µs on one CPU.
+    let first = md
+        .lines()
+        .find(|l| l.starts_with("Among the "))
+        .expect("standing sentence");
+    assert!(
+        first.starts_with(
+            "Among the 3 servers measured with doNothing in this run (2 SOAP stacks, soapstone \
+             included, plus CORBA/RMI), soapstone's median round trip on one CPU (42.0 µs) ranks \
+             2 of 3 (1 of 2 among the SOAP stacks); the fastest, omniorb, takes ×0.32 soapstone's \
+             time."
+        ),
+        "{first}"
+    );
 }
 
 fn render(results: &Results) -> (String, String) {

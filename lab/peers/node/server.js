@@ -1,0 +1,55 @@
+// node-soap server for Davis & Parashar's TestService from the same WSDL soapstone serves
+// (contract/dp.wsdl, rpc/encoded): the peer standing for a JavaScript SOAP server.
+// `node server.js PORT` listens on 127.0.0.1:PORT/dp; Node's http server (one event loop,
+// keep-alive on).
+'use strict';
+const fs = require('fs');
+const http = require('http');
+const path = require('path');
+const soap = require('soap');
+
+const MAX_SIZE = 100000;
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
+
+// node-soap keeps an element with xsi:type (as rpc/encoded requests have) as {attributes, $value}.
+function checkSize(arg) {
+  const n = arg !== null && typeof arg === 'object' && '$value' in arg ? arg.$value : arg;
+  const v = Number(n);
+  if (!Number.isInteger(v) || v < 0 || v > MAX_SIZE) {
+    throw { Fault: { faultcode: 'soap:Client', faultstring: `size \`${n}\` is out of range \`0..=${MAX_SIZE}\`` } };
+  }
+  return v;
+}
+
+const service = {
+  TestService: {
+    TestServiceSoap11Port: {
+      doNothing() {
+        return {};
+      },
+      getStringOfSize(args) {
+        const n = checkSize(args.n);
+        return { return: ALPHABET.repeat(Math.floor(n / 26) + 1).slice(0, n) };
+      },
+      getIntegersOfSize(args) {
+        const n = checkSize(args.n);
+        return { return: { item: Array.from({ length: n }, (_, i) => i) } };
+      },
+    },
+  },
+};
+
+const port = Number(process.argv[2]);
+if (!port) {
+  console.error('usage: node server.js PORT');
+  process.exit(2);
+}
+const wsdl = fs.readFileSync(path.join(__dirname, '..', 'contract', 'dp.wsdl'), 'utf8');
+const server = http.createServer((req, res) => {
+  res.statusCode = 404;
+  res.end('not found\n');
+});
+server.listen(port, '127.0.0.1', () => {
+  soap.listen(server, { path: '/dp', services: service, xml: wsdl, uri: path.join(__dirname, '..', 'contract', 'dp.wsdl') });
+  console.log(`listening on http://127.0.0.1:${port}/dp`);
+});

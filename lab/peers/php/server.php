@@ -1,0 +1,42 @@
+<?php
+// PHP ext/soap SoapServer for Davis & Parashar's TestService, from the same WSDL soapstone
+// serves (contract/dp.wsdl): the peer standing for a PHP SOAP server. Run as a router script of
+// PHP's built-in server: `php -S 127.0.0.1:PORT server.php` (one process, one request at a
+// time, Connection: close after every answer). The WSDL is parsed once and cached on disk.
+ini_set('soap.wsdl_cache_enabled', '1');
+ini_set('soap.wsdl_cache', '1'); // WSDL_CACHE_DISK
+
+const MAX_SIZE = 100000;
+
+function check_size($n) {
+    $n = (int) $n;
+    if ($n < 0 || $n > MAX_SIZE) {
+        throw new SoapFault('Client', "size `$n` is out of range `0..=" . MAX_SIZE . '`');
+    }
+    return $n;
+}
+
+final class TestService {
+    public function doNothing() {
+    }
+
+    public function getStringOfSize($n) {
+        $n = check_size($n);
+        return substr(str_repeat('abcdefghijklmnopqrstuvwxyz', intdiv($n, 26) + 1), 0, $n);
+    }
+
+    public function getIntegersOfSize($n) {
+        $n = check_size($n);
+        return $n === 0 ? [] : range(0, $n - 1);
+    }
+}
+
+if ($_SERVER['REQUEST_METHOD'] !== 'POST') {
+    http_response_code(405);
+    header('Allow: POST');
+    echo "POST a SOAP envelope\n";
+    return true;
+}
+$server = new SoapServer(__DIR__ . '/../contract/dp.wsdl', ['soap_version' => SOAP_1_1]);
+$server->setClass('TestService');
+$server->handle();

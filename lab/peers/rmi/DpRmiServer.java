@@ -1,0 +1,58 @@
+// JDK RMI server of TestService, the peer standing for Davis & Parashar's JavaRMI row.
+// `java -Djava.rmi.server.hostname=127.0.0.1 DpRmiServer PORT`: a registry and the object on
+// 127.0.0.1:PORT (both on the one port), bound as `dp`. Default RMI thread pool, no tuning.
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.rmi.registry.LocateRegistry;
+import java.rmi.registry.Registry;
+import java.rmi.server.RMIServerSocketFactory;
+import java.rmi.server.UnicastRemoteObject;
+
+public final class DpRmiServer implements TestService {
+    static final int MAX_SIZE = 100000;
+
+    public void doNothing() {}
+
+    public String getStringOfSize(int n) {
+        if (n < 0 || n > MAX_SIZE) throw new IllegalArgumentException("size `" + n + "` is out of range");
+        char[] c = new char[n];
+        for (int i = 0; i < n; i++) c[i] = (char) ('a' + i % 26);
+        return new String(c);
+    }
+
+    public int[] getIntegersOfSize(int n) {
+        if (n < 0 || n > MAX_SIZE) throw new IllegalArgumentException("size `" + n + "` is out of range");
+        int[] v = new int[n];
+        for (int i = 0; i < n; i++) v[i] = i;
+        return v;
+    }
+
+    /** Binds to loopback only. */
+    static final class Loopback implements RMIServerSocketFactory {
+        public ServerSocket createServerSocket(int port) throws java.io.IOException {
+            return new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
+        }
+
+        @Override
+        public boolean equals(Object o) { return o instanceof Loopback; }
+
+        @Override
+        public int hashCode() { return 1; }
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 1) {
+            System.err.println("usage: DpRmiServer PORT");
+            System.exit(2);
+        }
+        int port = Integer.parseInt(args[0]);
+        Loopback ssf = new Loopback();
+        Registry registry = LocateRegistry.createRegistry(port, null, ssf);
+        DpRmiServer impl = new DpRmiServer();
+        TestService stub = (TestService) UnicastRemoteObject.exportObject(impl, port, null, ssf);
+        registry.rebind("dp", stub);
+        System.out.println("listening on rmi://127.0.0.1:" + port + "/dp");
+        System.out.flush();
+        Thread.currentThread().join();
+    }
+}

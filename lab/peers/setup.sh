@@ -1,0 +1,343 @@
+#!/usr/bin/env bash
+# Installs and builds the lab's third-party peers (the seeds' systems, today) and writes
+# lab/peers/build/manifest.json, which `soapstone lab` reads to find them.
+#
+#   lab/peers/setup.sh                  # install what is missing, build every peer
+#   lab/peers/setup.sh --no-install     # install nothing: build and record what is there
+#   lab/peers/setup.sh --only php,perl  # some peer groups only (the lab lists the others as missing)
+#   lab/peers/setup.sh --out DIR        # build into DIR (default lab/peers/build)
+#
+# Groups: gsoap, php, perl, python, node, omniorb, rmi, axis1. Installs only from Debian packages
+# (apt-get), Maven Central (mvn, Axis 1.4's jars), PyPI (pip, into a venv in the build directory) and npm (into lab/peers/node/node_modules,
+# versions pinned by lab/peers/node/package-lock.json). Idempotent: a second run installs nothing
+# and rebuilds only what changed. A peer that cannot be installed or built is written to the
+# manifest as `missing` with the reason (the lab lists it in its report); this script never
+# fakes one and exits 0 unless its own arguments are wrong.
+set -uo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+BUILD="$HERE/build"
+INSTALL=1
+ONLY=""
+GROUPS_ALL="gsoap php perl python node omniorb rmi axis1"
+SPYNE_VERSION="2.14.0"
+ZEEP_VERSION="4.3.3"
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-install) INSTALL=0 ;;
+    --only) shift; ONLY="${1:-}" ;;
+    --only=*) ONLY="${1#--only=}" ;;
+    --out) shift; BUILD="${1:?--out needs a directory}" ;;
+    --out=*) BUILD="${1#--out=}" ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    *) echo "setup.sh: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+for g in ${ONLY//,/ }; do
+  case " $GROUPS_ALL " in *" $g "*) ;; *) echo "setup.sh: unknown group \`$g\`: expected one of $GROUPS_ALL" >&2; exit 2 ;; esac
+done
+
+mkdir -p "$BUILD"
+BUILD="$(cd "$BUILD" && pwd)"
+MANIFEST="$BUILD/manifest.json"
+LOG="$BUILD/setup.log"
+: > "$LOG"
+STARTED_NS=$(date +%s%N)
+ENTRIES=()
+APT_UPDATED=0
+
+say() { echo "setup: $*" >&2; }
+wanted() { [ -z "$ONLY" ] || [[ ",$ONLY," == *",$1,"* ]]; }
+
+# JSON string escaping (backslash, quote, control characters as spaces).
+js() { local s="${1//\\/\\\\}"; s="${s//\"/\\\"}"; s="$(printf '%s' "$s" | tr '\n\t\r' '   ')"; printf '"%s"' "$s"; }
+# A JSON array of strings from the arguments.
+jarr() { local out="" a; for a in "$@"; do out+="${out:+,}$(js "$a")"; done; printf '[%s]' "$out"; }
+
+# entry ID ROLE TRANSPORT NAME STANDS_FOR STATUS REASON VERSION INSTALLED_VIA BUILD CONFIG EXTRA_JSON
+entry() {
+  local e
+  e="{\"id\":$(js "$1"),\"role\":$(js "$2"),\"transport\":$(js "$3"),\"name\":$(js "$4"),"
+  e+="\"stands_for\":$(js "$5"),\"status\":$(js "$6"),\"reason\":$(js "$7"),\"version\":$(js "$8"),"
+  e+="\"installed_via\":$(js "$9"),\"build\":$(js "${10}"),\"config\":$(js "${11}")${12:+,${12}}}"
+  ENTRIES+=("$e")
+}
+missing() { # ID ROLE TRANSPORT NAME STANDS_FOR REASON
+  say "$1: missing: $6"
+  entry "$1" "$2" "$3" "$4" "$5" missing "$6" "" "" "" "" ""
+}
+
+have_deb() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]; }
+deb_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null; }
+
+# apt_install PKG...: installs the Debian packages that are not installed yet.
+apt_install() {
+  local need=() p
+  for p in "$@"; do have_deb "$p" || need+=("$p"); done
+  [ ${#need[@]} -eq 0 ] && return 0
+  if [ "$INSTALL" -eq 0 ]; then
+    echo "not installed (--no-install): ${need[*]}"
+    return 1
+  fi
+  if ! command -v apt-get >/dev/null; then
+    echo "apt-get not found; install ${need[*]} by hand"
+    return 1
+  fi
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    say "apt-get update"
+    apt-get update >>"$LOG" 2>&1 || { echo "apt-get update failed (see $LOG)"; return 1; }
+    APT_UPDATED=1
+  fi
+  say "apt-get install ${need[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${need[@]}" >>"$LOG" 2>&1 \
+    || { echo "apt-get install ${need[*]} failed (see $LOG)"; return 1; }
+}
+
+# newer OUT SRC...: true when OUT exists and is newer than every SRC (nothing to rebuild).
+newer() { local out="$1" s; shift; [ -e "$out" ] || return 1; for s in "$@"; do [ "$s" -nt "$out" ] && return 1; done; return 0; }
+
+CXXFLAGS="-O2"
+
+# ---------------------------------------------------------------------------------------------
+setup_gsoap() {
+  local name="gSOAP 2.8 (C++)" stands="today's C/C++ SOAP stack (the issue's \"today's stacks\")"
+  local why; why=$(apt_install gsoap libgsoap-dev g++ 2>&1) || { missing gsoap server soap-http "$name" "$stands" "$why"; return; }
+  local out="$BUILD/gsoap" bin="$BUILD/gsoap/dp-gsoap-server" cbin="$BUILD/gsoap/dp-gsoap-client"
+  mkdir -p "$out"
+  if ! newer "$cbin" "$HERE/gsoap/server.cpp" "$HERE/gsoap/client.cpp" "$HERE/contract/dp.wsdl" || ! newer "$bin" "$HERE/gsoap/server.cpp"; then
+    say "gsoap: wsdl2h + soapcpp2 + g++"
+    ( cd "$out" && cp "$HERE/contract/dp.wsdl" "$HERE/contract/soapenc.xsd" . \
+      && wsdl2h -s -o dp.h -t /usr/share/gsoap/WS/typemap.dat dp.wsdl \
+      && soapcpp2 -L -x -I/usr/share/gsoap/import dp.h \
+      && g++ $CXXFLAGS -I. -o dp-gsoap-server "$HERE/gsoap/server.cpp" soapC.cpp soapServer.cpp -lgsoap++ \
+      && g++ $CXXFLAGS -I. -o dp-gsoap-client "$HERE/gsoap/client.cpp" soapC.cpp soapClient.cpp -lgsoap++ ) >>"$LOG" 2>&1 \
+      || { missing gsoap server soap-http "$name" "$stands" "the build failed (see $LOG)"; missing gsoap-client client soap-http "$name client" "a C/C++ SOAP client" "the build failed (see $LOG)"; return; }
+  fi
+  entry gsoap server soap-http "$name" "$stands" ready "" "$(deb_version gsoap)" "Debian packages gsoap, libgsoap-dev" \
+    "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
+    "standalone server, one thread, one connection at a time, HTTP keep-alive" \
+    "\"command\":$(jarr "$bin" "{port}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+  entry gsoap-client client soap-http "$name client" "a C/C++ SOAP client (Zilora & Ketha's table: C++)" ready "" "$(deb_version gsoap)" \
+    "Debian packages gsoap, libgsoap-dev" "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
+    "one soap context, HTTP keep-alive, memory released after each call" \
+    "\"command\":$(jarr "$cbin")"
+}
+
+setup_php() {
+  local name="PHP ext/soap" why
+  why=$(apt_install php-cli php-soap 2>&1) || {
+    missing php-soapserver server soap-http "$name SoapServer" "the PHP server of Zilora & Ketha's client table" "$why"
+    missing php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" "$why"
+    return
+  }
+  local v; v=$(php -r 'echo PHP_VERSION;' 2>/dev/null)
+  if ! php -r 'exit(extension_loaded("soap") ? 0 : 1);' 2>/dev/null; then
+    why="php $v has no soap extension (php-soap)"
+    missing php-soapserver server soap-http "$name SoapServer" "a PHP SOAP server" "$why"
+    missing php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" "$why"
+    return
+  fi
+  entry php-soapserver server soap-http "$name SoapServer" "a PHP SOAP server (WSDL mode, contract/dp.wsdl)" ready "" "$v" \
+    "Debian packages php-cli, php-soap" "none (interpreted; WSDL cached on disk)" \
+    "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer" \
+    "\"command\":$(jarr php -S "127.0.0.1:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+  entry php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" ready "" "$v" \
+    "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive" \
+    "\"command\":$(jarr php "$HERE/php/client.php")"
+}
+
+setup_perl() {
+  local why
+  why=$(apt_install libsoap-lite-perl 2>&1) || {
+    missing soaplite-server server soap-http "SOAP::Lite server" "Davis & Parashar's SOAP::Lite row" "$why"
+    missing soaplite-client client soap-http "SOAP::Lite client" "a Perl SOAP client" "$why"
+    return
+  }
+  local v; v=$(perl -MSOAP::Lite -e 'print $SOAP::Lite::VERSION' 2>/dev/null) \
+    || { missing soaplite-server server soap-http "SOAP::Lite server" "Davis & Parashar's SOAP::Lite row" "SOAP::Lite does not load"; return; }
+  entry soaplite-server server soap-http "SOAP::Lite $v server (Perl)" "Davis & Parashar's SOAP::Lite row" ready "" "$v" \
+    "Debian package libsoap-lite-perl" "none (interpreted)" \
+    "SOAP::Transport::HTTP::Daemon: one process, one connection at a time, keep-alive" \
+    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+  entry soaplite-client client soap-http "SOAP::Lite $v client (Perl)" "a Perl SOAP client (Davis & Parashar's SOAP::Lite)" ready "" "$v" \
+    "Debian package libsoap-lite-perl" "none (interpreted)" "LWP keep-alive; calls built by name (no WSDL)" \
+    "\"command\":$(jarr perl "$HERE/perl/client.pl")"
+}
+
+setup_python() {
+  local venv="$BUILD/venv" why=""
+  if [ ! -x "$venv/bin/python" ]; then
+    if ! python3 -m venv "$venv" >>"$LOG" 2>&1; then
+      rm -rf "$venv"
+      why=$(apt_install python3-venv 2>&1) && python3 -m venv "$venv" >>"$LOG" 2>&1 || why="${why:-python3 -m venv failed (see $LOG)}"
+    fi
+  fi
+  if [ -x "$venv/bin/python" ]; then
+    if ! "$venv/bin/python" -c "import spyne, zeep" 2>/dev/null; then
+      if [ "$INSTALL" -eq 0 ]; then
+        why="spyne/zeep not installed in $venv (--no-install)"
+      else
+        say "pip install spyne==$SPYNE_VERSION zeep==$ZEEP_VERSION"
+        "$venv/bin/pip" install -q "spyne==$SPYNE_VERSION" "zeep==$ZEEP_VERSION" >>"$LOG" 2>&1 || why="pip install failed (see $LOG)"
+      fi
+    fi
+  else
+    why="${why:-no python3 venv}"
+  fi
+  local py; py=$("$venv/bin/python" -c 'import sys; print(".".join(map(str, sys.version_info[:3])))' 2>/dev/null)
+  if [ -z "$why" ] && "$venv/bin/python" -c "import spyne" 2>/dev/null; then
+    local v; v=$("$venv/bin/python" -c "import spyne; print(spyne.__version__)")
+    entry spyne server soap-http "spyne $v (Python $py)" "a Python SOAP server" ready "" "$v" "PyPI spyne==$SPYNE_VERSION (venv in the build directory)" \
+      "none (interpreted)" "wsgiref's single-threaded server (HTTP/1.0: a connection per call); document/literal only, so it gets the request without xsi:type" \
+      "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}"),\"path\":\"/dp\",\"request\":\"literal\""
+  else
+    missing spyne server soap-http "spyne (Python)" "a Python SOAP server" "${why:-spyne does not import}"
+  fi
+  if [ -z "$why" ] && "$venv/bin/python" -c "import zeep" 2>/dev/null; then
+    local v; v=$("$venv/bin/python" -c "import importlib.metadata as m; print(m.version('zeep'))")
+    entry zeep client soap-http "zeep $v (Python $py)" "Zilora & Ketha's client-language table: Python" ready "" "$v" "PyPI zeep==$ZEEP_VERSION (venv in the build directory)" \
+      "none (interpreted)" "WSDL mode (contract/dp.wsdl), requests session with keep-alive" \
+      "\"command\":$(jarr "$venv/bin/python" "$HERE/python/zeep_client.py")"
+  else
+    missing zeep client soap-http "zeep (Python)" "a Python SOAP client" "${why:-zeep does not import}"
+  fi
+}
+
+setup_node() {
+  local why=""
+  why=$(command -v node >/dev/null && command -v npm >/dev/null && echo ok || apt_install nodejs npm 2>&1) || true
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    missing node-soap-server server soap-http "node-soap" "a JavaScript SOAP server" "node/npm not available: $why"
+    missing node-soap-client client soap-http "node-soap" "a JavaScript SOAP client" "node/npm not available: $why"
+    return
+  fi
+  why=""
+  if ! (cd "$HERE/node" && node -e 'require("soap")') 2>/dev/null; then
+    if [ "$INSTALL" -eq 0 ]; then
+      why="npm package soap not installed (--no-install)"
+    else
+      say "npm install (lab/peers/node)"
+      (cd "$HERE/node" && npm install --no-audit --no-fund >>"$LOG" 2>&1) || why="npm install failed (see $LOG)"
+    fi
+  fi
+  if [ -n "$why" ]; then
+    missing node-soap-server server soap-http "node-soap" "a JavaScript SOAP server" "$why"
+    missing node-soap-client client soap-http "node-soap" "a JavaScript SOAP client" "$why"
+    return
+  fi
+  local v nv; v=$(cd "$HERE/node" && node -p 'require("soap/package.json").version'); nv=$(node --version)
+  entry node-soap-server server soap-http "node-soap $v (Node $nv)" "a JavaScript SOAP server" ready "" "$v" "npm soap@$v (package-lock.json)" \
+    "none (JIT)" "Node http server, one event loop, keep-alive; WSDL mode (contract/dp.wsdl)" \
+    "\"command\":$(jarr node "$HERE/node/server.js" "{port}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+  entry node-soap-client client soap-http "node-soap $v (Node $nv)" "Zilora & Ketha's client-language table: JavaScript" ready "" "$v" "npm soap@$v (package-lock.json)" \
+    "none (JIT)" "WSDL mode, keep-alive agent with one socket" \
+    "\"command\":$(jarr node "$HERE/node/client.js")"
+}
+
+setup_omniorb() {
+  local name="omniORB 4 (C++ CORBA)" stands="the seeds' CORBA rows (Davis & Parashar; the thesis's CORBA)" why
+  why=$(apt_install omniidl libomniorb4-dev g++ 2>&1) || {
+    missing omniorb server corba "$name" "$stands" "$why"
+    missing omniorb-client client corba "$name client" "$stands" "$why"
+    return
+  }
+  local out="$BUILD/omniorb"
+  mkdir -p "$out"
+  if ! newer "$out/dp-omniorb-client" "$HERE/omniorb/server.cc" "$HERE/omniorb/client.cc" "$HERE/contract/dp.idl"; then
+    say "omniorb: omniidl + g++"
+    ( cd "$out" && omniidl -bcxx -Wbh=.hh -Wbs=SK.cc "$HERE/contract/dp.idl" \
+      && g++ $CXXFLAGS -I. -o dp-omniorb-server "$HERE/omniorb/server.cc" dpSK.cc -lomniORB4 -lomnithread \
+      && g++ $CXXFLAGS -I. -o dp-omniorb-client "$HERE/omniorb/client.cc" dpSK.cc -lomniORB4 -lomnithread ) >>"$LOG" 2>&1 \
+      || { missing omniorb server corba "$name" "$stands" "the build failed (see $LOG)"; missing omniorb-client client corba "$name client" "$stands" "the build failed (see $LOG)"; return; }
+  fi
+  local v; v=$(deb_version libomniorb4-dev)
+  entry omniorb server corba "$name" "$stands" ready "" "$v" "Debian packages omniidl, libomniorb4-dev" \
+    "omniidl -bcxx; g++ $CXXFLAGS -lomniORB4 -lomnithread" "thread per connection (omniORB default), endPoint giop:tcp:127.0.0.1:PORT, omniINSPOA key dp" \
+    "\"command\":$(jarr "$out/dp-omniorb-server" "{port}"),\"url\":\"corbaloc::127.0.0.1:{port}/dp\""
+  entry omniorb-client client corba "$name client" "$stands" ready "" "$v" "Debian packages omniidl, libomniorb4-dev" \
+    "omniidl -bcxx; g++ $CXXFLAGS" "one object reference from corbaloc, one GIOP connection" \
+    "\"command\":$(jarr "$out/dp-omniorb-client"),\"client_of\":\"omniorb\""
+}
+
+setup_rmi() {
+  local stands="Davis & Parashar's JavaRMI row" why=""
+  if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
+    why=$(apt_install openjdk-17-jdk-headless 2>&1) || {
+      missing java-rmi server rmi "Java RMI" "$stands" "$why"
+      missing java-rmi-client client rmi "Java RMI client" "$stands" "$why"
+      return
+    }
+  fi
+  local out="$BUILD/rmi"
+  mkdir -p "$out"
+  if ! newer "$out/DpRmiClient.class" "$HERE"/rmi/*.java; then
+    say "rmi: javac"
+    javac -d "$out" "$HERE"/rmi/*.java >>"$LOG" 2>&1 || {
+      missing java-rmi server rmi "Java RMI" "$stands" "javac failed (see $LOG)"
+      missing java-rmi-client client rmi "Java RMI client" "$stands" "javac failed (see $LOG)"
+      return
+    }
+  fi
+  local v jflags="-XX:+UseSerialGC -Xms64m -Xmx256m"
+  v=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
+  entry java-rmi server rmi "Java RMI (JDK $v)" "$stands" ready "" "$v" "the JDK (Debian openjdk-17-jdk-headless)" "javac (default flags)" \
+    "JVM flags $jflags; registry and object on one loopback port; default RMI thread pool; JIT warmed by each point's warm-up" \
+    "\"command\":$(jarr java $jflags -Djava.rmi.server.hostname=127.0.0.1 -cp "$out" DpRmiServer "{port}"),\"url\":\"rmi://127.0.0.1:{port}/dp\""
+  entry java-rmi-client client rmi "Java RMI client (JDK $v)" "$stands" ready "" "$v" "the JDK (Debian openjdk-17-jdk-headless)" "javac (default flags)" \
+    "JVM flags $jflags; JIT warmed by each point's warm-up" \
+    "\"command\":$(jarr java $jflags -cp "$out" DpRmiClient),\"client_of\":\"java-rmi\""
+}
+
+setup_axis1() {
+  local name="Apache Axis 1.4" stands="the thesis's and Davis & Parashar's Apache Axis rows" why=""
+  if ! command -v javac >/dev/null || ! command -v mvn >/dev/null; then
+    why=$(apt_install openjdk-17-jdk-headless maven 2>&1) || { missing axis1 server soap-http "$name" "$stands" "$why"; return; }
+  fi
+  local out="$BUILD/axis1"
+  mkdir -p "$out/lib" "$out/classes"
+  if ! ls "$out/lib"/axis-1.4.jar >/dev/null 2>&1; then
+    if [ "$INSTALL" -eq 0 ]; then
+      missing axis1 server soap-http "$name" "$stands" "Axis 1.4 jars not fetched (--no-install)"; return
+    fi
+    say "axis1: mvn dependency:copy-dependencies (Maven Central)"
+    mvn -q -B -f "$HERE/axis1/pom.xml" dependency:copy-dependencies -DoutputDirectory="$out/lib" >>"$LOG" 2>&1 \
+      || { missing axis1 server soap-http "$name" "$stands" "mvn could not fetch axis:axis:1.4 (see $LOG)"; return; }
+  fi
+  if ! newer "$out/classes/DpAxisServer.class" "$HERE"/axis1/*.java; then
+    say "axis1: javac --release 8"
+    # Axis 1.4 reads parameter names from the service's bytecode and cannot parse class files
+    # newer than Java 8.
+    javac --release 8 -nowarn -d "$out/classes" -cp "$out/lib/*" "$HERE"/axis1/*.java >>"$LOG" 2>&1 \
+      || { missing axis1 server soap-http "$name" "$stands" "javac failed (see $LOG)"; return; }
+  fi
+  local jflags="-XX:+UseSerialGC -Xms64m -Xmx256m" jv
+  jv=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
+  entry axis1 server soap-http "$name (SimpleAxisServer, JDK $jv)" "$stands" ready "" "1.4" \
+    "Maven Central axis:axis:1.4 (mvn dependency:copy-dependencies)" "javac --release 8" \
+    "Axis's own SimpleAxisServer (no Tomcat), rpc/encoded, multi-ref arrays (Axis defaults); JVM flags $jflags; JIT warm-up: 5 s of untimed calls before the first point" \
+    "\"command\":$(jarr java $jflags -cp "$out/classes:$out/lib/*" DpAxisServer "{port}" "$HERE/axis1/server-config.wsdd"),\"path\":\"/axis/services/dp\",\"request\":\"rpc-encoded\",\"warmup_s\":5"
+}
+
+for g in $GROUPS_ALL; do
+  if wanted "$g"; then
+    "setup_$g"
+  else
+    say "$g: skipped (--only)"
+  fi
+done
+# Peers of groups left out with --only are absent from the manifest: the lab lists every peer
+# it knows and does not find there as missing, with that reason.
+
+ELAPSED_MS=$(( ($(date +%s%N) - STARTED_NS) / 1000000 ))
+ELAPSED=$(printf '%d.%03d' $((ELAPSED_MS / 1000)) $((ELAPSED_MS % 1000)))
+{
+  printf '{\n  "schema": 1,\n  "created": %s,\n  "setup_seconds": %s,\n  "installed": %s,\n  "peers": [\n' \
+    "$(js "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$ELAPSED" "$([ "$INSTALL" -eq 1 ] && echo true || echo false)"
+  for i in "${!ENTRIES[@]}"; do
+    printf '    %s%s\n' "${ENTRIES[$i]}" "$([ "$i" -lt $((${#ENTRIES[@]} - 1)) ] && echo ,)"
+  done
+  printf '  ]\n}\n'
+} > "$MANIFEST.tmp" && mv "$MANIFEST.tmp" "$MANIFEST"
+say "wrote $MANIFEST in ${ELAPSED} s ($(grep -c '"status":"ready"' "$MANIFEST") ready, $(grep -c '"status":"missing"' "$MANIFEST") missing)"

@@ -15,7 +15,8 @@ use common::*;
 use soapstone_server::{Runtime, ServerConfig};
 
 /// Connections, each with one request always outstanding: a standing queue of this many
-/// 2 ms requests (about 64 ms) in front of one server thread.
+/// 4 ms requests (about 128 ms, most waits over the 20 ms default target) in front of one
+/// server thread.
 const CLIENTS: usize = 32;
 
 #[derive(Default)]

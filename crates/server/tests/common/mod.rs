@@ -49,7 +49,7 @@ impl Default for Gate {
 }
 
 /// The test service: `echoFloat`, `fail` (Client fault), `panic`, `block` (waits on the
-/// gate), `slow` (300 ms), `spin` (holds its thread 2 ms, like CPU work), `big` (a large
+/// gate), `slow` (300 ms), `spin` (holds its thread 4 ms, like CPU work), `big` (a large
 /// answer), `action` (answers the action it got).
 pub struct TestService {
     pub gate: Arc<Gate>,
@@ -147,7 +147,7 @@ async fn answer(req: SoapRequest, gate: Arc<Gate>) -> SoapResponse {
         }
         "spin" => {
             // Blocks the runtime thread on purpose: CPU work that makes others queue.
-            std::thread::sleep(Duration::from_millis(2));
+            std::thread::sleep(Duration::from_millis(4));
             ok(v, "spin", "<done/>")
         }
         "big" => ok(
@@ -269,7 +269,7 @@ impl TestServer {
                 "`{name}` stuck at {} below {value}",
                 self.metric(name)
             );
-            std::thread::sleep(Duration::from_millis(2));
+            std::thread::sleep(Duration::from_millis(4));
         }
     }
 }

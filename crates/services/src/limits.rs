@@ -170,7 +170,8 @@ pub struct LimitArgs {
     /// Most request headers (more: 431). [default: 100]
     #[arg(long, value_name = "N")]
     pub max_headers: Option<usize>,
-    /// Most open connections; at the limit the server stops accepting. [default: 4096]
+    /// Most open connections; at the limit the longest-idle one is evicted to make room (503
+    /// and close only when all are busy). [default: 4096]
     #[arg(long, value_name = "N")]
     pub max_connections: Option<usize>,
     /// Most open connections from one peer IP address; past it the peer's own longest-idle
@@ -184,12 +185,12 @@ pub struct LimitArgs {
     /// Most requests read or handled at once; more are answered 503 at once. [default: 512]
     #[arg(long, value_name = "N")]
     pub max_in_flight: Option<usize>,
-    /// Queue-delay shedding (CoDel) target: when even the shortest wait over a whole interval
-    /// was above it, requests that waited more than twice it get 503; `off` disables it.
-    /// [default: 5ms]
+    /// Queue-delay shedding (CoDel-like) target: when most requests of a whole interval waited
+    /// longer, requests that waited more than twice it get 503; `off` disables it.
+    /// [default: 20ms]
     #[arg(long, value_name = "DURATION|off")]
     pub queue_delay_target: Option<Toggle>,
-    /// The window over which queue-delay shedding looks for a standing queue. [default: 100ms]
+    /// The window over which queue-delay shedding looks for a standing queue. [default: 200ms]
     #[arg(long, value_name = "DURATION")]
     pub queue_delay_interval: Option<Secs>,
     /// Time a client has to send a request head. [default: 10s]

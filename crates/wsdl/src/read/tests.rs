@@ -1,0 +1,1 @@
+//! Reader tests on the WSDLs in `testdata/` and on hostile documents.

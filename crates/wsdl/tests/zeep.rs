@@ -55,7 +55,11 @@ fn inspect_lists_the_operations_zeep_lists() {
         .args(&files)
         .output()
         .expect("run python3");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let zeep: Vec<serde_json::Value> = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(zeep.len(), files.len());
     let (mut same, mut zeep_only, mut ours_only, mut both_refuse) = (0, Vec::new(), Vec::new(), 0);
@@ -75,7 +79,11 @@ fn inspect_lists_the_operations_zeep_lists() {
                     }
                 }
                 for s in inspect(&defs) {
-                    let ops = mine.entry(s.service).or_default().entry(s.port).or_default();
+                    let ops = mine
+                        .entry(s.service)
+                        .or_default()
+                        .entry(s.port)
+                        .or_default();
                     // zeep leaves out an operation whose messages are not all defined.
                     if s.problem.is_none() {
                         ops.push(s.operation);

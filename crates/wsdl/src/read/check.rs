@@ -46,7 +46,10 @@ impl Definitions {
         let undefined = |what: &str, name: &QName, at: &Loc| {
             ReadError::new(
                 at.clone(),
-                format!("{what} `{{{}}}{}` is not defined", name.namespace, name.local),
+                format!(
+                    "{what} `{{{}}}{}` is not defined",
+                    name.namespace, name.local
+                ),
             )
         };
         let mut messages = BTreeSet::new();
@@ -248,7 +251,11 @@ impl Definitions {
                     let names: Vec<&str> = chain.iter().map(|q| q.local.as_str()).collect();
                     return Err(ReadError::new(
                         decl.loc.clone(),
-                        format!("type `{}` derives from itself: {}", name.local, names.join(" → ")),
+                        format!(
+                            "type `{}` derives from itself: {}",
+                            name.local,
+                            names.join(" → ")
+                        ),
                     ));
                 }
                 chain.push(base);

@@ -231,7 +231,7 @@ pub enum TypeKind {
     /// A simple type.
     Simple(SimpleType),
     /// A complex type.
-    Complex(ComplexType),
+    Complex(Box<ComplexType>),
 }
 
 /// Every global schema component of a WSDL, from all its schemas.

@@ -106,7 +106,10 @@ pub fn inspect(defs: &Definitions) -> Vec<Signature> {
 }
 
 /// The first undefined name an operation's messages use directly.
-fn operation_problem(defs: &Definitions, op: &super::components::AbstractOperation) -> Option<String> {
+fn operation_problem(
+    defs: &Definitions,
+    op: &super::components::AbstractOperation,
+) -> Option<String> {
     let messages = op
         .input
         .iter()
@@ -236,7 +239,11 @@ impl Prefixes {
     ) -> Vec<(String, String)> {
         let parts: Vec<_> = parts.collect();
         if let (OpStyle::Document, [part]) = (style, parts.as_slice()) {
-            if let Some(e) = part.element.as_ref().and_then(|e| defs.schema.elements.get(e)) {
+            if let Some(e) = part
+                .element
+                .as_ref()
+                .and_then(|e| defs.schema.elements.get(e))
+            {
                 let complex = match &e.ty {
                     Some(TypeUse::Inline(d)) => match &d.kind {
                         TypeKind::Complex(c) => Some(c),
@@ -295,7 +302,9 @@ impl Prefixes {
                             defs.schema
                                 .elements
                                 .get(r)
-                                .map_or("xsd:anyType".to_string(), |g| self.type_use(g.ty.as_ref())),
+                                .map_or("xsd:anyType".to_string(), |g| {
+                                    self.type_use(g.ty.as_ref())
+                                }),
                         ),
                         None => (e.name.local.clone(), self.type_use(e.ty.as_ref())),
                     };
@@ -315,7 +324,11 @@ impl Prefixes {
                     }
                 }
                 Particle::Any { max, .. } => {
-                    let suffix = if *max != MaxOccurs::Bounded(1) { "[]" } else { "" };
+                    let suffix = if *max != MaxOccurs::Bounded(1) {
+                        "[]"
+                    } else {
+                        ""
+                    };
                     out.push(("_value_1".to_string(), format!("xsd:any{suffix}")));
                 }
             }

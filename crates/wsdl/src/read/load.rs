@@ -131,7 +131,10 @@ impl<'o> Loader<'o> {
 
     fn read_file(&self, name: &str, path: &Path, from: &Loc) -> Result<Source, ReadError> {
         let meta = std::fs::metadata(path).map_err(|e| {
-            ReadError::new(from.clone(), format!("cannot read `{}`: {e}", path.display()))
+            ReadError::new(
+                from.clone(),
+                format!("cannot read `{}`: {e}", path.display()),
+            )
         })?;
         if !meta.is_file() {
             return Err(ReadError::new(
@@ -141,13 +144,19 @@ impl<'o> Loader<'o> {
         }
         self.check_size(name, meta.len().try_into().unwrap_or(usize::MAX), from)?;
         let bytes = std::fs::read(path).map_err(|e| {
-            ReadError::new(from.clone(), format!("cannot read `{}`: {e}", path.display()))
+            ReadError::new(
+                from.clone(),
+                format!("cannot read `{}`: {e}", path.display()),
+            )
         })?;
         self.check_size(name, bytes.len(), from)?;
         let text = String::from_utf8(bytes).map_err(|e| {
             ReadError::new(
                 Loc::file(name, 0),
-                format!("the document is not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+                format!(
+                    "the document is not UTF-8 (byte {})",
+                    e.utf8_error().valid_up_to()
+                ),
             )
         })?;
         Ok(Source {
@@ -164,9 +173,12 @@ impl<'o> Loader<'o> {
         };
         let text = source.text.strip_prefix('\u{feff}').unwrap_or(&source.text);
         Document::parse_with_options(text, options).map_err(|e| {
-            let pos = e.pos();
+            let mut pos = e.pos();
             let message = match e {
                 roxmltree::Error::DtdDetected => {
+                    if let Some(at) = text.find("<!DOCTYPE") {
+                        pos.row = text[..at].matches('\n').count() as u32 + 1;
+                    }
                     "a DTD (`<!DOCTYPE`) is not accepted: a WSDL needs none, and its entities are a denial-of-service risk".to_string()
                 }
                 roxmltree::Error::NodesLimitReached => format!(
@@ -260,6 +272,17 @@ impl<'o> Loader<'o> {
         }
     }
 
+    /// Whether an import of `namespace` from `location` is better served by the namespace:
+    /// SOAP-ENC always (the bundled copy; servers publish it under many URLs), and a remote
+    /// location the catalog does not map when it maps the namespace.
+    pub(super) fn by_namespace(&self, namespace: &str, location: &str) -> bool {
+        let catalog = &self.options.catalog;
+        is_soap_enc(namespace)
+            || (is_url(location)
+                && catalog.lookup(location).is_none()
+                && catalog.lookup(namespace).is_some())
+    }
+
     /// Reads the namespace-only import of `namespace` if the catalog knows it (or it is
     /// SOAP-ENC); otherwise its components must come from another schema of the WSDL.
     pub(super) fn load_namespace(&mut self, namespace: &str, from: &Loc) -> Result<(), ReadError> {
@@ -330,7 +353,10 @@ pub(super) fn resolve(base: &str, location: &str) -> String {
     if Path::new(location).is_absolute() {
         return location.to_string();
     }
-    let dir = Path::new(base).parent().map(PathBuf::from).unwrap_or_default();
+    let dir = Path::new(base)
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_default();
     let mut out = dir;
     for seg in Path::new(location).components() {
         match seg {
@@ -381,7 +407,10 @@ pub(super) fn qname_value(file: &str, n: Node<'_, '_>, value: &str) -> Result<QN
                 format!("prefix `{prefix}` of `{value}` is not declared"),
             )),
         },
-        None => Ok(QName::new(n.lookup_namespace_uri(None).unwrap_or(""), value)),
+        None => Ok(QName::new(
+            n.lookup_namespace_uri(None).unwrap_or(""),
+            value,
+        )),
     }
 }
 

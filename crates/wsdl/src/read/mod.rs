@@ -141,10 +141,7 @@ impl Catalog {
         if name.is_empty() {
             return None;
         }
-        self.dirs
-            .iter()
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
+        self.dirs.iter().map(|d| d.join(name)).find(|p| p.is_file())
     }
 }
 
@@ -185,7 +182,11 @@ pub fn read(location: &str, options: &ReadOptions) -> Result<Definitions, ReadEr
 }
 
 /// Reads a WSDL given as text; `location` names it in errors and resolves its relative imports.
-pub fn read_str(text: &str, location: &str, options: &ReadOptions) -> Result<Definitions, ReadError> {
+pub fn read_str(
+    text: &str,
+    location: &str,
+    options: &ReadOptions,
+) -> Result<Definitions, ReadError> {
     let mut defs = load::Loader::new(options).load_root(location, Some(text.to_string()))?;
     defs.check()?;
     Ok(defs)

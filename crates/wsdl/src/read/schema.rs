@@ -9,12 +9,10 @@ use roxmltree::Node;
 use soapstone_codec::QName;
 
 use super::components::{
-    AttrItem, AttributeDecl, ComplexType, Compositor, Derivation, ElementDecl, MaxOccurs,
-    Particle, SimpleType, TypeDecl, TypeKind, TypeUse,
+    AttrItem, AttributeDecl, ComplexType, Compositor, Derivation, ElementDecl, MaxOccurs, Particle,
+    SimpleType, TypeDecl, TypeKind, TypeUse,
 };
-use super::load::{
-    attr, children, documentation, loc, qname_value, resolve, Loader, WSDL_NS,
-};
+use super::load::{attr, children, documentation, loc, qname_value, resolve, Loader, WSDL_NS};
 use super::ReadError;
 use crate::xsd::XSD_NS;
 
@@ -72,10 +70,15 @@ pub(super) fn read_schema(
         }
         let here = loc(file, c);
         match c.tag_name().name() {
-            "import" => match attr(c, "schemaLocation") {
-                Some(sl) => ld.load_schema(&resolve(file, sl), None, &here)?,
-                None => ld.load_namespace(attr(c, "namespace").unwrap_or(""), &here)?,
-            },
+            "import" => {
+                let ns = attr(c, "namespace").unwrap_or("");
+                match attr(c, "schemaLocation") {
+                    Some(sl) if !ld.by_namespace(ns, &resolve(file, sl)) => {
+                        ld.load_schema(&resolve(file, sl), None, &here)?
+                    }
+                    _ => ld.load_namespace(ns, &here)?,
+                }
+            }
             "include" | "redefine" => {
                 let Some(sl) = attr(c, "schemaLocation") else {
                     return Err(ReadError::new(
@@ -249,15 +252,11 @@ fn inline_or_named(
     }
 }
 
-fn type_decl(
-    ctx: &Ctx<'_>,
-    n: Node<'_, '_>,
-    name: Option<QName>,
-) -> Result<TypeDecl, ReadError> {
+fn type_decl(ctx: &Ctx<'_>, n: Node<'_, '_>, name: Option<QName>) -> Result<TypeDecl, ReadError> {
     let kind = if n.tag_name().name() == "simpleType" {
         TypeKind::Simple(simple(ctx, n)?)
     } else {
-        TypeKind::Complex(complex(ctx, n)?)
+        TypeKind::Complex(Box::new(complex(ctx, n)?))
     };
     Ok(TypeDecl {
         name,

@@ -213,7 +213,10 @@ fn binding(
                     && matches!(h.tag_name().namespace(), Some(SOAP11 | SOAP12))
             }) {
                 let Some(message) = qname_attr(file, h, "message")? else {
-                    return Err(ReadError::new(loc(file, h), "`soap:header` has no `message`"));
+                    return Err(ReadError::new(
+                        loc(file, h),
+                        "`soap:header` has no `message`",
+                    ));
                 };
                 headers.push(HeaderBinding {
                     message,

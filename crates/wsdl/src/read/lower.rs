@@ -333,18 +333,19 @@ impl Lower<'_> {
     }
 
     fn element_ref(&mut self, schema: &mut Schema, e: &ElementDecl) -> Result<TypeRef, LowerError> {
-        let name =
-            match &e.ty {
-                Some(TypeUse::Named(q)) => q.clone(),
-                Some(TypeUse::Inline(_)) => return Err(LowerError::new(
+        let name = match &e.ty {
+            Some(TypeUse::Named(q)) => q.clone(),
+            Some(TypeUse::Inline(_)) => {
+                return Err(LowerError::new(
                     &e.loc,
                     format!(
                         "element `{}` has an anonymous type: the service model names every type",
                         e.name.local
                     ),
-                )),
-                None => QName::new(XSD_NS, "anyType"),
-            };
+                ))
+            }
+            None => QName::new(XSD_NS, "anyType"),
+        };
         let mut t = self.type_ref(schema, &name, &e.loc)?;
         t.optional = e.min == 0;
         t.repeated = e.max.repeats();

@@ -104,6 +104,13 @@ impl Catalog {
         self
     }
 
+    /// This catalog's mappings followed by `other`'s.
+    pub fn merge(mut self, other: Catalog) -> Self {
+        self.entries.extend(other.entries);
+        self.dirs.extend(other.dirs);
+        self
+    }
+
     /// Reads a catalog file: one mapping per line, `URL-or-namespace = path` (a relative path
     /// is relative to the file); blank lines and lines starting with `#` are ignored.
     pub fn from_file(path: impl Into<PathBuf>) -> Result<Catalog, ReadError> {

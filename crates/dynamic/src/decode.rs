@@ -265,6 +265,22 @@ impl<'d, 'a, 'i> Reader<'d, 'a, 'i> {
         depth: usize,
     ) -> Result<Value, String> {
         let items: Vec<_> = n.children().filter(|c| c.is_element()).collect();
+        if items.is_empty() && !text(n).trim().is_empty() {
+            return Err(format!(
+                "text `{}` where an array was expected at `{path}`",
+                text(n).trim()
+            ));
+        }
+        // The declared size (`xsd:int[5]`, SOAP 1.2 `arraySize="5"`): a partial or sparse
+        // array is as long as it says, within the bound above.
+        let declared = n
+            .attribute((SOAP_ENC_NS, "arrayType"))
+            .and_then(|t| t.rsplit_once('[').map(|(_, d)| format!("[{d}")))
+            .or_else(|| {
+                n.attribute((SOAP12_ENC, "arraySize"))
+                    .map(|s| format!("[{s}]"))
+            })
+            .and_then(|d| first_index(&d));
         let offset = n
             .attribute((SOAP_ENC_NS, "offset"))
             .map(|o| first_index(o).ok_or_else(|| format!("bad `offset` `{o}` at `{path}`")))
@@ -305,6 +321,9 @@ impl<'d, 'a, 'i> Reader<'d, 'a, 'i> {
             }
             out[at] = v;
             next = at + 1;
+        }
+        if let Some(size) = declared.filter(|&d| d > out.len() && d <= limit) {
+            out.resize(size, Value::Null);
         }
         Ok(Value::Array(out))
     }

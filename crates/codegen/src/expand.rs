@@ -1,4 +1,4 @@
-//! Code generation of `#[service]` from the validated model in `parse`.
+//! The one emitter: a [`Service`] becomes the trait, the server, the client and the model.
 //!
 //! Emits the trait (async fns made `Send`), private request/response wrapper structs, the
 //! `<Trait>Server<T>` (a `SoapService`), the `<Trait>Client` stub and the `<trait>_model()`
@@ -9,8 +9,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{ItemTrait, TraitItem};
 
-use super::parse::{Method, Service, Style};
-use crate::case::snake;
+use crate::model::{Method, Service, Style};
+use crate::snake;
 
 fn pascal(ident: &str) -> String {
     ident
@@ -50,7 +50,8 @@ fn rewrite_trait(item: &mut ItemTrait) {
     }
 }
 
-pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
+/// The code of `service` whose trait is `item` (its `async fn`s are made `Send`).
+pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
     rewrite_trait(&mut item);
     let cg = quote!(::soapstone_service::codegen);
     let vis = &item.vis;

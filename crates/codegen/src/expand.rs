@@ -186,11 +186,17 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             [single] => quote!(response.#single),
             many => quote!((#(response.#many),*)),
         };
+        // A method without results does not read the (empty) response wrapper.
+        let response_binding = if result_ids.is_empty() {
+            quote!(_)
+        } else {
+            quote!(response)
+        };
         let method_doc = format!(" Calls `{op_name}` (SOAPAction `{action}`).");
         client_methods.push(quote! {
             #[doc = #method_doc]
             pub async fn #ident(&self, #(#param_ids: #param_tys),*) -> #cg::Result<#ret_ty, #cg::client::Error> {
-                let response: #resp_ty = self.stub.call(#index, &#req_ty { #(#param_ids),* }).await?;
+                let #response_binding: #resp_ty = self.stub.call(#index, &#req_ty { #(#param_ids),* }).await?;
                 #cg::Result::Ok(#ret_val)
             }
         });
@@ -277,6 +283,8 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 #cg::wsdl::document(self.dispatcher.model(), query, endpoint)
             }
 
+            // `E: Into<Fault>` is `Fault` itself for a generated trait.
+            #[allow(clippy::useless_conversion)]
             fn call(&self, request: #cg::SoapRequest) -> #cg::BoxFuture<#cg::SoapResponse> {
                 let inner = #cg::Arc::clone(&self.inner);
                 let dispatcher = #cg::Arc::clone(&self.dispatcher);

@@ -13,9 +13,13 @@
 
 mod expand;
 mod model;
+#[cfg(feature = "wsdl")]
+mod wsdl;
 
 pub use expand::expand;
 pub use model::{Method, Param, ResultPart, Service, Style};
+#[cfg(feature = "wsdl")]
+pub use wsdl::{generate, GenerateError};
 
 /// `WSTest` -> `ws_test`, `Charging` -> `charging`, `EchoService2` -> `echo_service2`.
 pub fn snake(ident: &str) -> String {
@@ -23,11 +27,13 @@ pub fn snake(ident: &str) -> String {
     let mut out = String::with_capacity(ident.len() + 4);
     for (i, &c) in chars.iter().enumerate() {
         if c.is_uppercase() {
-            let prev_lower =
-                i > 0 && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit());
+            let prev_lower = i > 0 && chars[i - 1].is_lowercase();
+            let prev_digit = i > 0 && chars[i - 1].is_ascii_digit();
             let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
             let prev_upper = i > 0 && chars[i - 1].is_uppercase();
-            if i > 0 && (prev_lower || (prev_upper && next_lower)) {
+            // `Echo2DArray` -> `echo2d_array`: a letter right after a digit joins it unless
+            // it starts a word (`Service2Name` -> `service2_name`).
+            if i > 0 && (prev_lower || ((prev_upper || prev_digit) && next_lower)) {
                 out.push('_');
             }
             out.extend(c.to_lowercase());
@@ -46,5 +52,7 @@ mod tests {
         assert_eq!(super::snake("WSTest"), "ws_test");
         assert_eq!(super::snake("EchoService2"), "echo_service2");
         assert_eq!(super::snake("InteropTestB"), "interop_test_b");
+        assert_eq!(super::snake("echo2DStringArray"), "echo2d_string_array");
+        assert_eq!(super::snake("Service2Name"), "service2_name");
     }
 }

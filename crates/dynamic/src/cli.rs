@@ -29,6 +29,21 @@ pub struct WsdlArgs {
 pub enum WsdlCommand {
     /// List services, ports and operations with their input and output signatures.
     Inspect(InspectArgs),
+    /// Generate Rust code (types, a typed client, a server trait and `FooServer<T>`) for
+    /// each service's SOAP 1.1 port.
+    Generate(GenerateArgs),
+}
+
+/// `soapstone wsdl generate`.
+#[derive(Debug, Clone, clap::Args)]
+#[non_exhaustive]
+pub struct GenerateArgs {
+    /// The WSDL.
+    #[command(flatten)]
+    pub source: SourceArgs,
+    /// Write the code to this file (default: standard output).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 /// Where a WSDL comes from.
@@ -148,6 +163,38 @@ pub async fn run_wsdl_cli(args: WsdlArgs) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        WsdlCommand::Generate(a) => {
+            let defs = load(&a.source).await?;
+            let files = soapstone_build::generate_defs(&defs, &a.source.wsdl)?;
+            let code = match files.as_slice() {
+                [(_, code)] => code.clone(),
+                many => many
+                    .iter()
+                    .map(|(service, code)| {
+                        format!(
+                            "/// The service `{service}`.\npub mod {} {{\n{code}}}\n",
+                            soapstone_codegen_name(service)
+                        )
+                    })
+                    .collect(),
+            };
+            match &a.out {
+                Some(path) => std::fs::write(path, code)
+                    .with_context(|| format!("cannot write `{}`", path.display()))?,
+                None => {
+                    use std::io::Write as _;
+                    let mut out = std::io::stdout().lock();
+                    // A closed pipe (`| head`) is not an error worth a message.
+                    match out.write_all(code.as_bytes()).and_then(|()| out.flush()) {
+                        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                            return Err(e).context("cannot write the code");
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Ok(())
+        }
     }
 }
 
@@ -190,4 +237,18 @@ pub async fn run_call_cli(args: CallArgs) -> anyhow::Result<()> {
         }
         Err(e) => Err(e.into()),
     }
+}
+
+/// The module name of a service in a file with several.
+fn soapstone_codegen_name(service: &str) -> String {
+    let snake: String = service
+        .chars()
+        .enumerate()
+        .flat_map(|(i, c)| {
+            let sep = (i > 0 && c.is_uppercase()).then_some('_');
+            sep.into_iter().chain(c.to_lowercase())
+        })
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("r#{snake}")
 }

@@ -1,0 +1,17 @@
+//! Generates the code of every WSDL in `wsdl/` (snapshots of what `soapstone serve` publishes,
+//! kept equal to it by `tests/round_trip.rs`).
+
+fn main() {
+    soapstone_build::configure()
+        .compile(&[
+            "wsdl/interop.wsdl",
+            "wsdl/group_b.wsdl",
+            "wsdl/tempuri.wsdl",
+            "wsdl/card.wsdl",
+            "wsdl/news.wsdl",
+            "wsdl/shop.wsdl",
+            "wsdl/contacts.wsdl",
+            "wsdl/dp.wsdl",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+}

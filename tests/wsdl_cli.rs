@@ -109,4 +109,45 @@ fn inspect_and_call_a_served_wsdl_by_url() {
         err.contains("no operation `echoNothing`") && err.contains("echoVoid"),
         "{err}"
     );
+
+    // Code generation: rustfmt-clean when rustfmt is there (it is, with cargo).
+    let out_file = std::env::temp_dir().join(format!("soapstone-gen-{}.rs", std::process::id()));
+    let out = soapstone(&[
+        "wsdl",
+        "generate",
+        &wsdl,
+        "--out",
+        out_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let code = std::fs::read_to_string(&out_file).unwrap();
+    assert!(code.contains("pub struct InteropTestClient"), "{code}");
+    assert!(code.contains("pub trait InteropTest"), "{code}");
+    let fmt = Command::new("rustfmt")
+        .args(["--edition", "2021", "--check"])
+        .arg(&out_file)
+        .output();
+    if let Ok(fmt) = fmt {
+        assert!(
+            fmt.status.success(),
+            "{}",
+            String::from_utf8_lossy(&fmt.stdout)
+        );
+    }
+    let _ = std::fs::remove_file(&out_file);
+}
+
+#[test]
+fn generate_refuses_what_it_cannot_express_with_file_and_line() {
+    let wsdl = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/soapbuilders-round2-wsdl/r2-interop.wsdl"
+    );
+    let out = soapstone(&["wsdl", "generate", wsdl]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("r2-interop.wsdl:61: type `{http://soapinterop.org/xsd}ArrayOfstring` is not in the service namespace"),
+        "{err}"
+    );
 }

@@ -178,6 +178,7 @@ pub async fn run_wsdl_cli(args: WsdlArgs) -> anyhow::Result<()> {
                     })
                     .collect(),
             };
+            let code = rustfmt(code);
             match &a.out {
                 Some(path) => std::fs::write(path, code)
                     .with_context(|| format!("cannot write `{}`", path.display()))?,
@@ -251,4 +252,37 @@ fn soapstone_codegen_name(service: &str) -> String {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
         .collect();
     format!("r#{snake}")
+}
+
+/// `code` through `rustfmt` when one is on the `PATH` (prettyplease's layout is close to
+/// rustfmt's but not the same, and checked-in code should pass `cargo fmt --check`); as it
+/// is otherwise.
+fn rustfmt(code: String) -> String {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let child = Command::new("rustfmt")
+        .args(["--edition", "2021", "--emit", "stdout", "--quiet"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return code;
+    };
+    let input = code.clone();
+    let writer = child.stdin.take().map(|mut stdin| {
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(input.as_bytes());
+        })
+    });
+    let out = child.wait_with_output();
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    match out {
+        Ok(o) if o.status.success() && !o.stdout.is_empty() => {
+            String::from_utf8(o.stdout).unwrap_or(code)
+        }
+        _ => code,
+    }
 }

@@ -12,6 +12,8 @@ fn main() {
             "wsdl/shop.wsdl",
             "wsdl/contacts.wsdl",
             "wsdl/dp.wsdl",
+            // Sun WSTest 1.0 (document/literal, an extension, a recursive type), as published.
+            "../../testdata/wstest/conf/wstest.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -43,3 +43,8 @@ pub mod contacts {
 pub mod dp {
     soapstone_service::include_wsdl!("dp");
 }
+
+/// Sun WSTest 1.0 (`testdata/wstest/conf/wstest.wsdl`).
+pub mod wstest {
+    soapstone_service::include_wsdl!("wstest");
+}

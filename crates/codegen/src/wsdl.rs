@@ -71,7 +71,13 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
                 let mut names = Names::default();
                 let fields = fields.iter().map(|f| {
                     let id = names.field_ident(&f.name);
-                    let ty = g.rust(&f.ty);
+                    // A field that leads back to this struct without a `Vec` between is boxed,
+                    // or the type would be infinitely large.
+                    let ty = if !f.ty.repeated && g.reaches(&f.ty.name.local, &t.name) {
+                        g.rust_boxed(&f.ty)
+                    } else {
+                        g.rust(&f.ty)
+                    };
                     let wire = &f.name;
                     let default =
                         (f.ty.optional && f.ty.repeated).then(|| quote!(#[serde(default)]));
@@ -218,6 +224,40 @@ impl Gen<'_> {
         } else {
             base
         }
+    }
+
+    /// `Option<Box<T>>` or `Box<T>`.
+    fn rust_boxed(&self, t: &TypeRef) -> Type {
+        let base = self.base(&t.name.namespace, &t.name.local);
+        let boxed: Type = syn::parse_quote!(::soapstone_service::codegen::Box<#base>);
+        if t.optional {
+            syn::parse_quote!(::soapstone_service::codegen::Option<#boxed>)
+        } else {
+            boxed
+        }
+    }
+
+    /// Whether the struct `from` contains `to` (itself or through other structs' fields),
+    /// not counting fields that repeat (a `Vec` is already indirect).
+    fn reaches(&self, from: &str, to: &str) -> bool {
+        let mut stack = vec![from.to_string()];
+        let mut seen = HashSet::new();
+        while let Some(name) = stack.pop() {
+            if name == to {
+                return true;
+            }
+            if !seen.insert(name.clone()) {
+                continue;
+            }
+            if let Some(TypeDef::Struct(fields)) = self.model.schema.get(&name) {
+                for f in fields.iter().filter(|f| !f.ty.repeated) {
+                    if f.ty.name.namespace == self.model.namespace {
+                        stack.push(f.ty.name.local.clone());
+                    }
+                }
+            }
+        }
+        false
     }
 
     fn base(&self, namespace: &str, local: &str) -> Type {

@@ -263,6 +263,11 @@ fn sequence<'d>(c: &'d ComplexType, at: &Loc) -> Result<Vec<&'d ElementDecl>, Lo
             "a derived, mixed or simple-content type is not a plain sequence",
         ));
     }
+    own_sequence(c, at)
+}
+
+/// The elements `c` itself declares (for an extension: what it adds to its base).
+fn own_sequence<'d>(c: &'d ComplexType, at: &Loc) -> Result<Vec<&'d ElementDecl>, LowerError> {
     if let Some(a) = c.attributes.first() {
         let what = match a {
             AttrItem::Attribute(a) => format!("attribute `{}`", a.name.local),
@@ -312,6 +317,34 @@ fn sequence<'d>(c: &'d ComplexType, at: &Loc) -> Result<Vec<&'d ElementDecl>, Lo
 struct Lower<'d> {
     defs: &'d Definitions,
     namespace: String,
+}
+
+/// The elements of `c` with its extension bases' first: a literal instance of an extension is
+/// its base's elements followed by its own, so the flattened sequence is the same on the wire
+/// (what is lost is only substitution by `xsi:type`, which the model does not do).
+fn flattened<'t>(
+    defs: &'t Definitions,
+    c: &'t ComplexType,
+    at: &Loc,
+    depth: usize,
+) -> Result<Vec<&'t ElementDecl>, LowerError> {
+    match &c.base {
+        Some((base, Derivation::Extension)) if !c.simple_content && !c.mixed && depth < 32 => {
+            let Some(TypeKind::Complex(b)) = defs.schema.types.get(base).map(|d| &d.kind) else {
+                return Err(LowerError::new(
+                    at,
+                    format!(
+                        "extension of `{}`, which is not a complex type of the schema",
+                        base.local
+                    ),
+                ));
+            };
+            let mut out = flattened(defs, b, at, depth + 1)?;
+            out.extend(own_sequence(c, at)?);
+            Ok(out)
+        }
+        _ => sequence(c, at),
+    }
 }
 
 impl Lower<'_> {
@@ -457,7 +490,7 @@ impl Lower<'_> {
                         return self.soap_array(c, name, at);
                     }
                 }
-                let elements = sequence(c, at)?;
+                let elements = flattened(self.defs, c, at, 0)?;
                 // The list wrapper the writer emits for a `Vec` in a `Vec` (literal style).
                 if let [item] = elements.as_slice() {
                     if item.name.local == "item" && name.local.starts_with("ArrayOf") && item.max.repeats() && item.min == 0 {

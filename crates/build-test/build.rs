@@ -4,6 +4,7 @@
 fn main() {
     soapstone_build::configure()
         .compile(&[
+            "wsdl/charging.wsdl",
             "wsdl/interop.wsdl",
             "wsdl/group_b.wsdl",
             "wsdl/tempuri.wsdl",

@@ -4,6 +4,11 @@
 
 #![allow(missing_docs)]
 
+/// The charging service of the thesis seed.
+pub mod charging {
+    soapstone_service::include_wsdl!("charging");
+}
+
 /// SOAPBuilders Round 2 base (rpc/encoded).
 pub mod interop {
     soapstone_service::include_wsdl!("interop");

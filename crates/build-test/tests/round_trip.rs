@@ -18,7 +18,13 @@ fn snapshot(name: &str) -> String {
 
 #[test]
 fn snapshots_are_what_serve_publishes_and_generated_models_write_them_back() {
-    let cases: [(&str, &str, &ServiceModel, &ServiceModel); 8] = [
+    let cases: [(&str, &str, &ServiceModel, &ServiceModel); 9] = [
+        (
+            "charging",
+            "/charging",
+            soapstone_services::charging::charging_model(),
+            soapstone_build_test::charging::charging_model(),
+        ),
         (
             "interop",
             "/echo",

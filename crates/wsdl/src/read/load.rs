@@ -372,10 +372,32 @@ pub(super) fn resolve(base: &str, location: &str) -> String {
     out.display().to_string()
 }
 
+thread_local! {
+    /// The line starts of the document `loc` last looked at (its text's address and length),
+    /// so that a line number is a binary search, not a scan from the start of the text
+    /// (roxmltree's `text_pos_at` scans: quadratic over a big schema).
+    static LINES: std::cell::RefCell<(usize, usize, Vec<usize>)> =
+        const { std::cell::RefCell::new((0, 0, Vec::new())) };
+}
+
 /// Where `node` is in `file`.
 pub(super) fn loc(file: &str, node: Node<'_, '_>) -> Loc {
-    let pos = node.document().text_pos_at(node.range().start);
-    Loc::file(file, pos.row)
+    let text = node.document().input_text();
+    let offset = node.range().start;
+    let line = LINES.with(|cell| {
+        let mut cache = cell.borrow_mut();
+        let key = (text.as_ptr() as usize, text.len());
+        if (cache.0, cache.1) != key {
+            let starts = text
+                .bytes()
+                .enumerate()
+                .filter(|&(_, b)| b == b'\n')
+                .map(|(i, _)| i + 1);
+            *cache = (key.0, key.1, std::iter::once(0).chain(starts).collect());
+        }
+        cache.2.partition_point(|&start| start <= offset)
+    });
+    Loc::file(file, line as u32)
 }
 
 /// The element children of `n` named `{ns}local`.

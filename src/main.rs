@@ -31,6 +31,11 @@ enum Command {
     Baseline(soapstone_bench::BaselineArgs),
     /// Run the seeds' experiments and write the report (index.html, results.json, report.md).
     Lab(soapstone_lab::LabArgs),
+    /// Read someone else's WSDL: `inspect` lists its services, ports and operations.
+    Wsdl(soapstone_dynamic::cli::WsdlArgs),
+    /// Call an operation of any WSDL with JSON arguments; prints the answer as JSON
+    /// (exit code 2 when the service answers with a Fault).
+    Call(soapstone_dynamic::cli::CallArgs),
 }
 
 fn main() -> ExitCode {
@@ -68,13 +73,15 @@ fn main() -> ExitCode {
             Command::Bench(args) => soapstone_bench::run_cli(args).await,
             Command::Baseline(args) => soapstone_bench::run_baseline_cli(args).await,
             Command::Lab(args) => soapstone_lab::run_cli(args).await,
+            Command::Wsdl(args) => soapstone_dynamic::cli::run_wsdl_cli(args).await,
+            Command::Call(args) => soapstone_dynamic::cli::run_call_cli(args).await,
         }
     });
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("soapstone: {e:#}");
-            ExitCode::from(1)
+            ExitCode::from(soapstone_dynamic::cli::exit_code(&e))
         }
     }
 }

@@ -21,27 +21,6 @@ pub(crate) fn lower_camel(ident: &str) -> String {
     out
 }
 
-/// `WSTest` -> `ws_test`, `Charging` -> `charging`, `EchoService2` -> `echo_service2`.
-pub(crate) fn snake(ident: &str) -> String {
-    let chars: Vec<char> = ident.chars().collect();
-    let mut out = String::with_capacity(ident.len() + 4);
-    for (i, &c) in chars.iter().enumerate() {
-        if c.is_uppercase() {
-            let prev_lower =
-                i > 0 && (chars[i - 1].is_lowercase() || chars[i - 1].is_ascii_digit());
-            let next_lower = chars.get(i + 1).is_some_and(|n| n.is_lowercase());
-            let prev_upper = i > 0 && chars[i - 1].is_uppercase();
-            if i > 0 && (prev_lower || (prev_upper && next_lower)) {
-                out.push('_');
-            }
-            out.extend(c.to_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// A serde `rename_all` rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum RenameRule {
@@ -144,14 +123,6 @@ mod tests {
         assert_eq!(lower_camel("echo_2d_array"), "echo2dArray");
         assert_eq!(lower_camel("r#type"), "type");
         assert_eq!(lower_camel("_private"), "private");
-    }
-
-    #[test]
-    fn snakes() {
-        assert_eq!(snake("Charging"), "charging");
-        assert_eq!(snake("WSTest"), "ws_test");
-        assert_eq!(snake("EchoService2"), "echo_service2");
-        assert_eq!(snake("InteropTestB"), "interop_test_b");
     }
 
     #[test]

@@ -123,3 +123,12 @@ pub trait SoapService: Send + Sync + 'static {
     /// Handles one request. Never fails: every failure is a Fault in the response.
     fn call(&self, request: SoapRequest) -> BoxFuture<SoapResponse>;
 }
+
+/// Includes the code `soapstone-build` generated in `build.rs` for the WSDL `stem` (its file
+/// name without `.wsdl`): `pub mod vendor { soapstone_service::include_wsdl!("vendor"); }`.
+#[macro_export]
+macro_rules! include_wsdl {
+    ($stem:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $stem, ".rs"));
+    };
+}

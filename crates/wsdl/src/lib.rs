@@ -25,6 +25,7 @@
 
 mod generate;
 mod model;
+pub mod read;
 mod soapenc;
 mod xsd;
 

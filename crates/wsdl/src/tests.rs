@@ -26,7 +26,7 @@ impl XsdType for Contact {
     }
 }
 
-fn model(style: BindingStyle) -> ServiceModel {
+pub(crate) fn model(style: BindingStyle) -> ServiceModel {
     let mut m = ServiceModel::new("Book", "urn:book", style);
     m.documentation = Some("An address book & more".into());
     let mut add = OperationModel::new("addContact", "urn:book#addContact");

@@ -1,9 +1,9 @@
-//! `#[service]`: parse and validate the trait into a model (`parse`), then generate (`expand`).
+//! `#[service]`: parse and validate the trait into a model (`parse`), then generate with the
+//! emitter WSDL input uses too (`soapstone_codegen::expand`).
 //!
 //! Must never emit code when the model has errors: the errors alone are emitted, with the
 //! trait itself (cleaned of `#[soap]` attributes) so the user's other code still type-checks.
 
-mod expand;
 mod parse;
 
 use proc_macro2::TokenStream;
@@ -27,7 +27,7 @@ pub(crate) fn expand(args: TokenStream, input: TokenStream) -> TokenStream {
     parse::strip_soap_attrs(&mut item);
     parse::add_supertraits(&mut item);
     match cx.check() {
-        Ok(()) => expand::expand(&service, item),
+        Ok(()) => soapstone_codegen::expand(&service, item),
         Err(e) => {
             let errors = to_compile_errors(e);
             quote!(#item #errors)

@@ -16,51 +16,7 @@ use crate::attr::docs;
 use crate::case::lower_camel;
 use crate::ctxt::Ctxt;
 
-/// The binding style chosen with `style = "..."`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Style {
-    Document,
-    Rpc,
-}
-
-/// A whole service.
-pub(crate) struct Service {
-    pub(crate) ident: Ident,
-    pub(crate) name: String,
-    pub(crate) namespace: String,
-    pub(crate) style: Style,
-    pub(crate) docs: Option<String>,
-    pub(crate) methods: Vec<Method>,
-}
-
-/// One parameter of an operation.
-pub(crate) struct Param {
-    pub(crate) ident: Ident,
-    pub(crate) ty: Type,
-    pub(crate) part: String,
-}
-
-/// One part of an operation's response: the single result, or one element of a tuple result.
-pub(crate) struct ResultPart {
-    pub(crate) name: String,
-    pub(crate) ty: Type,
-}
-
-/// One operation.
-pub(crate) struct Method {
-    pub(crate) ident: Ident,
-    pub(crate) name: String,
-    pub(crate) action: String,
-    pub(crate) response: String,
-    pub(crate) params: Vec<Param>,
-    /// The `T` of `Result<T, E>`; `None` for `()`.
-    pub(crate) ok: Option<Type>,
-    /// The response parts: none for `()`, one for a plain `T`, one per element of a tuple
-    /// `T` whose part names `result = "a, b"` lists.
-    pub(crate) results: Vec<ResultPart>,
-    pub(crate) cache: bool,
-    pub(crate) docs: Option<String>,
-}
+pub(crate) use soapstone_codegen::{Method, Param, ResultPart, Service, Style};
 
 /// `name = "..."`, `namespace = "..."`, `style = "..."` of `#[service(...)]`.
 pub(crate) struct ServiceArgs {

@@ -1,4 +1,4 @@
-//! Code generation of `#[service]` from the validated model in `parse`.
+//! The one emitter: a [`Service`] becomes the trait, the server, the client and the model.
 //!
 //! Emits the trait (async fns made `Send`), private request/response wrapper structs, the
 //! `<Trait>Server<T>` (a `SoapService`), the `<Trait>Client` stub and the `<trait>_model()`
@@ -9,8 +9,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::{ItemTrait, TraitItem};
 
-use super::parse::{Method, Service, Style};
-use crate::case::snake;
+use crate::model::{Method, Service, Style};
+use crate::snake;
 
 fn pascal(ident: &str) -> String {
     ident
@@ -50,7 +50,8 @@ fn rewrite_trait(item: &mut ItemTrait) {
     }
 }
 
-pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
+/// The code of `service` whose trait is `item` (its `async fn`s are made `Send`).
+pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
     rewrite_trait(&mut item);
     let cg = quote!(::soapstone_service::codegen);
     let vis = &item.vis;
@@ -196,11 +197,17 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             [single] => quote!(response.#single),
             many => quote!((#(response.#many),*)),
         };
+        // A method without results does not read the (empty) response wrapper.
+        let response_binding = if result_ids.is_empty() {
+            quote!(_)
+        } else {
+            quote!(response)
+        };
         let method_doc = format!(" Calls `{op_name}` (SOAPAction `{action}`).");
         client_methods.push(quote! {
             #[doc = #method_doc]
             pub async fn #ident(&self, #(#param_ids: #param_tys),*) -> #cg::Result<#ret_ty, #cg::client::Error> {
-                let response: #resp_ty = self.stub.call(#index, &#req_ty { #(#param_ids),* }).await?;
+                let #response_binding: #resp_ty = self.stub.call(#index, &#req_ty { #(#param_ids),* }).await?;
                 #cg::Result::Ok(#ret_val)
             }
         });
@@ -287,6 +294,8 @@ pub(crate) fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 #cg::wsdl::document(self.dispatcher.model(), query, endpoint)
             }
 
+            // `E: Into<Fault>` is `Fault` itself for a generated trait.
+            #[allow(clippy::useless_conversion)]
             fn call(&self, request: #cg::SoapRequest) -> #cg::BoxFuture<#cg::SoapResponse> {
                 let inner = #cg::Arc::clone(&self.inner);
                 let dispatcher = #cg::Arc::clone(&self.dispatcher);

@@ -1,0 +1,20 @@
+//! Generates the code of every WSDL in `wsdl/` (snapshots of what `soapstone serve` publishes,
+//! kept equal to it by `tests/round_trip.rs`).
+
+fn main() {
+    soapstone_build::configure()
+        .compile(&[
+            "wsdl/charging.wsdl",
+            "wsdl/interop.wsdl",
+            "wsdl/group_b.wsdl",
+            "wsdl/tempuri.wsdl",
+            "wsdl/card.wsdl",
+            "wsdl/news.wsdl",
+            "wsdl/shop.wsdl",
+            "wsdl/contacts.wsdl",
+            "wsdl/dp.wsdl",
+            // Sun WSTest 1.0 (document/literal, an extension, a recursive type), as published.
+            "../../testdata/wstest/conf/wstest.wsdl",
+        ])
+        .unwrap_or_else(|e| panic!("{e}"));
+}

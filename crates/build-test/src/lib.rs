@@ -1,0 +1,55 @@
+//! The code `soapstone-build` generates from the WSDLs `soapstone serve` publishes (snapshots
+//! in `wsdl/`), compiled with the workspace's lints. The tests call the original services with
+//! the generated clients and serve the generated traits to the original, hand-declared clients.
+
+#![allow(missing_docs)]
+
+/// The charging service of the thesis seed.
+pub mod charging {
+    soapstone_service::include_wsdl!("charging");
+}
+
+/// SOAPBuilders Round 2 base (rpc/encoded).
+pub mod interop {
+    soapstone_service::include_wsdl!("interop");
+}
+
+/// SOAPBuilders Round 2 group B (rpc/encoded, several results).
+pub mod group_b {
+    soapstone_service::include_wsdl!("group_b");
+}
+
+/// Sam Ruby's echoFloat (document/literal wrapped).
+pub mod tempuri {
+    soapstone_service::include_wsdl!("tempuri");
+}
+
+/// The WS benchmark's card service (document/literal).
+pub mod card {
+    soapstone_service::include_wsdl!("card");
+}
+
+/// The WS benchmark's news service (repeated elements, nested types).
+pub mod news {
+    soapstone_service::include_wsdl!("news");
+}
+
+/// The WS benchmark's shop service.
+pub mod shop {
+    soapstone_service::include_wsdl!("shop");
+}
+
+/// The contacts service of the Zilora & Ketha seed.
+pub mod contacts {
+    soapstone_service::include_wsdl!("contacts");
+}
+
+/// The Davis & Parashar service.
+pub mod dp {
+    soapstone_service::include_wsdl!("dp");
+}
+
+/// Sun WSTest 1.0 (`testdata/wstest/conf/wstest.wsdl`).
+pub mod wstest {
+    soapstone_service::include_wsdl!("wstest");
+}

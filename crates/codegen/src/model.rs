@@ -1,0 +1,53 @@
+//! The service a code generator emits: Rust names and types beside the wire names.
+//!
+//! Both front ends build one: `#[service]` from a trait (types as the user wrote them), and
+//! [`generate`](crate::generate) from a WSDL (types it generates). Must never hold anything the
+//! emitter would have to decide itself: every name, action and wrapper is settled here.
+
+use syn::{Ident, Type};
+
+/// The binding style: document/literal wrapped or rpc/encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Document,
+    Rpc,
+}
+
+/// A whole service.
+pub struct Service {
+    pub ident: Ident,
+    pub name: String,
+    pub namespace: String,
+    pub style: Style,
+    pub docs: Option<String>,
+    pub methods: Vec<Method>,
+}
+
+/// One parameter of an operation.
+pub struct Param {
+    pub ident: Ident,
+    pub ty: Type,
+    pub part: String,
+}
+
+/// One part of an operation's response: the single result, or one element of a tuple result.
+pub struct ResultPart {
+    pub name: String,
+    pub ty: Type,
+}
+
+/// One operation.
+pub struct Method {
+    pub ident: Ident,
+    pub name: String,
+    pub action: String,
+    pub response: String,
+    pub params: Vec<Param>,
+    /// The `T` of `Result<T, E>`; `None` for `()`.
+    pub ok: Option<Type>,
+    /// The response parts: none for `()`, one for a plain `T`, one per element of a tuple
+    /// `T` whose part names `result = "a, b"` lists.
+    pub results: Vec<ResultPart>,
+    pub cache: bool,
+    pub docs: Option<String>,
+}

@@ -1,0 +1,203 @@
+//! Reading someone else's WSDL 1.1 (and the XML Schemas it uses) into [`Definitions`].
+//!
+//! This is the front end of WSDL-first work: `soapstone wsdl inspect`, the dynamic client and
+//! code generation all start from what this module reads. It keeps every WSDL and XSD
+//! component it understands, with the file and line it came from, so that a later stage can
+//! refuse a construct with a message that points at it.
+//!
+//! It must never fetch from the network unless the caller hands it a [`Fetch`] (this crate has
+//! no HTTP; the CLI supplies one when asked), never accept a DTD or expand an entity (roxmltree
+//! with DTDs off), never read a document twice, never recurse without bound (an import cycle of
+//! WSDL documents is an error; XSD imports may be mutual, as the XSD spec allows, and each
+//! document is read once), and never read more than [`ReadOptions`] allows.
+
+mod check;
+mod components;
+mod inspect;
+mod load;
+mod lower;
+mod schema;
+mod wsdl;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+pub use components::{
+    AbstractOperation, AttrItem, AttributeDecl, Binding, BindingOperation, BodyBinding,
+    ComplexType, Compositor, Definitions, Derivation, ElementDecl, FaultBinding, HeaderBinding,
+    Loc, MaxOccurs, Message, MessagePart, OpStyle, Particle, Port, PortType, SchemaSet, Service,
+    SimpleType, SoapVersion, TypeDecl, TypeKind, TypeUse, Use,
+};
+pub use inspect::{inspect, Signature};
+pub use lower::LowerError;
+
+/// Fetches a document that is not a local file (an `http(s)` URL): returns its text.
+pub type Fetch = Arc<dyn Fn(&str) -> Result<String, String> + Send + Sync>;
+
+/// Limits and resolution rules of [`read`].
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// Largest WSDL or XSD document read. Default: `16 MiB`.
+    pub max_document_bytes: usize,
+    /// Most documents read for one WSDL (itself, its imports and includes). Default: `512`.
+    pub max_documents: usize,
+    /// Most XML nodes in one document (elements, attributes, text). Default: `4_000_000`.
+    pub max_nodes: u32,
+    /// Local copies of remote documents, consulted before anything else.
+    /// Default: empty (only the bundled SOAP 1.1 encoding schema).
+    pub catalog: Catalog,
+    /// How to read a URL that the catalog does not map. Default: `None`: URLs are refused
+    /// with a message that names them ("no network unless asked").
+    pub fetch: Option<Fetch>,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            max_document_bytes: 16 << 20,
+            max_documents: 512,
+            max_nodes: 4_000_000,
+            catalog: Catalog::default(),
+            fetch: None,
+        }
+    }
+}
+
+impl fmt::Debug for ReadOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReadOptions")
+            .field("max_document_bytes", &self.max_document_bytes)
+            .field("max_documents", &self.max_documents)
+            .field("max_nodes", &self.max_nodes)
+            .field("catalog", &self.catalog)
+            .field("fetch", &self.fetch.is_some())
+            .finish()
+    }
+}
+
+/// An offline catalog: where to find, on disk, the documents a WSDL names by URL or by
+/// namespace only. A location is looked up exactly first (a URL or a namespace), then by its
+/// last path segment (file name) in each directory, in order.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    entries: Vec<(String, PathBuf)>,
+    dirs: Vec<PathBuf>,
+}
+
+impl Catalog {
+    /// An empty catalog.
+    pub fn new() -> Self {
+        Catalog::default()
+    }
+
+    /// Maps a URL or a namespace to a local file.
+    pub fn map(mut self, from: impl Into<String>, to: impl Into<PathBuf>) -> Self {
+        self.entries.push((from.into(), to.into()));
+        self
+    }
+
+    /// Looks remote documents up by file name in `dir`.
+    pub fn dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.dirs.push(dir.into());
+        self
+    }
+
+    /// This catalog's mappings followed by `other`'s.
+    pub fn merge(mut self, other: Catalog) -> Self {
+        self.entries.extend(other.entries);
+        self.dirs.extend(other.dirs);
+        self
+    }
+
+    /// Reads a catalog file: one mapping per line, `URL-or-namespace = path` (a relative path
+    /// is relative to the file); blank lines and lines starting with `#` are ignored.
+    pub fn from_file(path: impl Into<PathBuf>) -> Result<Catalog, ReadError> {
+        let path = path.into();
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            ReadError::new(
+                Loc::file(&path.display().to_string(), 0),
+                format!("cannot read the catalog: {e}"),
+            )
+        })?;
+        let base = path.parent().map(PathBuf::from).unwrap_or_default();
+        let mut catalog = Catalog::new();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let Some((from, to)) = line.split_once('=') else {
+                return Err(ReadError::new(
+                    Loc::file(&path.display().to_string(), i as u32 + 1),
+                    format!("catalog line `{line}` is not `URL-or-namespace = path`"),
+                ));
+            };
+            catalog = catalog.map(from.trim(), base.join(to.trim()));
+        }
+        Ok(catalog)
+    }
+
+    pub(crate) fn lookup(&self, key: &str) -> Option<PathBuf> {
+        if let Some((_, p)) = self.entries.iter().find(|(k, _)| k == key) {
+            return Some(p.clone());
+        }
+        let name = key.trim_end_matches('/').rsplit('/').next()?;
+        let name = name.split(['?', '#']).next().unwrap_or(name);
+        if name.is_empty() {
+            return None;
+        }
+        self.dirs.iter().map(|d| d.join(name)).find(|p| p.is_file())
+    }
+}
+
+/// Why a WSDL could not be read: what, and where (file and line; line 0 when the problem is
+/// the file as a whole).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadError {
+    /// Where the problem is.
+    pub loc: Loc,
+    /// What it is (lower case, offending token in backticks).
+    pub message: String,
+}
+
+impl ReadError {
+    pub(crate) fn new(loc: Loc, message: impl Into<String>) -> Self {
+        ReadError {
+            loc,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.loc, self.message)
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+/// Reads the WSDL at `location` (a file path, or a URL when `options` can fetch it or its
+/// catalog maps it) with everything it imports and includes, and checks that every name it
+/// refers to is defined.
+pub fn read(location: &str, options: &ReadOptions) -> Result<Definitions, ReadError> {
+    let mut defs = load::Loader::new(options).load_root(location, None)?;
+    defs.check()?;
+    Ok(defs)
+}
+
+/// Reads a WSDL given as text; `location` names it in errors and resolves its relative imports.
+pub fn read_str(
+    text: &str,
+    location: &str,
+    options: &ReadOptions,
+) -> Result<Definitions, ReadError> {
+    let mut defs = load::Loader::new(options).load_root(location, Some(text.to_string()))?;
+    defs.check()?;
+    Ok(defs)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,153 @@
+//! End to end: the real `soapstone` binary serves the echo service on loopback, and
+//! `soapstone wsdl inspect` and `soapstone call` use its published WSDL by URL: the signature
+//! listing, a call's JSON answer, `--xml`, and a Fault's exit code 2.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+
+struct Serve(Child);
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve() -> (Serve, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_soapstone"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--services", "echo"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start soapstone serve");
+    let out = child.stdout.take().unwrap();
+    let serve = Serve(child);
+    for line in BufReader::new(out).lines() {
+        let line = line.unwrap();
+        if let Some(url) = line.strip_prefix("listening on ") {
+            return (serve, url.trim().to_string());
+        }
+    }
+    panic!("soapstone serve ended without `listening on`");
+}
+
+fn soapstone(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_soapstone"))
+        .args(args)
+        .output()
+        .expect("run soapstone")
+}
+
+#[test]
+fn inspect_and_call_a_served_wsdl_by_url() {
+    let (_serve, base) = serve();
+    let wsdl = format!("{base}/echo?wsdl");
+
+    let out = soapstone(&["wsdl", "inspect", &wsdl]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Service: InteropTest\n"), "{text}");
+    assert!(
+        text.contains("     Port: InteropTestSoap12Port (SOAP 1.2)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "            echoStruct(inputStruct: ns0:SOAPStruct) -> outputStruct: ns0:SOAPStruct\n"
+        ),
+        "{text}"
+    );
+
+    let out = soapstone(&[
+        "call",
+        &wsdl,
+        "echoStruct",
+        "--json",
+        r#"{"inputStruct":{"varString":"x","varInt":7,"varFloat":0.5}}"#,
+        "--soap12",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        value,
+        serde_json::json!({"varString": "x", "varInt": 7, "varFloat": 0.5})
+    );
+
+    let out = soapstone(&[
+        "call",
+        &wsdl,
+        "echoInteger",
+        "--json",
+        r#"{"inputInteger":5}"#,
+        "--xml",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let xml = String::from_utf8(out.stdout).unwrap();
+    assert!(xml.contains(">5</outputInteger>"), "{xml}");
+
+    // A Fault: readable on stderr, exit code 2.
+    let out = soapstone(&[
+        "call",
+        &wsdl,
+        "echoInteger",
+        "--json",
+        r#"{"inputInteger":"five"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("fault `") && err.contains("inputInteger"),
+        "{err}"
+    );
+
+    // A usage error: exit code 1, the operations listed.
+    let out = soapstone(&["call", &wsdl, "echoNothing"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("no operation `echoNothing`") && err.contains("echoVoid"),
+        "{err}"
+    );
+
+    // Code generation: rustfmt-clean when rustfmt is there (it is, with cargo).
+    let out_file = std::env::temp_dir().join(format!("soapstone-gen-{}.rs", std::process::id()));
+    let out = soapstone(&[
+        "wsdl",
+        "generate",
+        &wsdl,
+        "--out",
+        out_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let code = std::fs::read_to_string(&out_file).unwrap();
+    assert!(code.contains("pub struct InteropTestClient"), "{code}");
+    assert!(code.contains("pub trait InteropTest"), "{code}");
+    let fmt = Command::new("rustfmt")
+        .args(["--edition", "2021", "--check"])
+        .arg(&out_file)
+        .output();
+    if let Ok(fmt) = fmt {
+        assert!(
+            fmt.status.success(),
+            "{}",
+            String::from_utf8_lossy(&fmt.stdout)
+        );
+    }
+    let _ = std::fs::remove_file(&out_file);
+}
+
+#[test]
+fn generate_refuses_what_it_cannot_express_with_file_and_line() {
+    let wsdl = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/soapbuilders-round2-wsdl/r2-interop.wsdl"
+    );
+    let out = soapstone(&["wsdl", "generate", wsdl]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("r2-interop.wsdl:61: type `{http://soapinterop.org/xsd}ArrayOfstring` is not in the service namespace"),
+        "{err}"
+    );
+}

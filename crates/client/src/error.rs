@@ -24,6 +24,7 @@ enum Kind {
     Url(String),
     Connect(String),
     ConnectTimeout(String, Duration),
+    Tls(String),
     Timeout(Duration),
     Http,
     Status { status: u16, body: String },
@@ -47,6 +48,9 @@ impl Error {
     }
     pub(crate) fn connect_timeout(addr: &str, after: Duration) -> Self {
         Error::new(Kind::ConnectTimeout(addr.to_owned(), after), None)
+    }
+    pub(crate) fn tls(addr: &str, e: std::io::Error) -> Self {
+        Error::new(Kind::Tls(addr.to_owned()), Some(e.into()))
     }
     pub(crate) fn timeout(after: Duration) -> Self {
         Error::new(Kind::Timeout(after), None)
@@ -91,6 +95,11 @@ impl Error {
     pub fn is_connect(&self) -> bool {
         matches!(self.inner.kind, Kind::Connect(_) | Kind::ConnectTimeout(..))
     }
+    /// The TLS handshake failed: the server's certificate is not trusted (unknown issuer,
+    /// expired) or not for the host name of the URL, or the server speaks no TLS.
+    pub fn is_tls(&self) -> bool {
+        matches!(self.inner.kind, Kind::Tls(_))
+    }
     /// The HTTP status, when the server answered (a Fault's too).
     pub fn status(&self) -> Option<u16> {
         match &self.inner.kind {
@@ -133,6 +142,7 @@ impl fmt::Display for Error {
             Kind::ConnectTimeout(addr, d) => {
                 write!(f, "connecting to `{addr}` timed out after `{d:?}`")?
             }
+            Kind::Tls(addr) => write!(f, "tls handshake with `{addr}` failed")?,
             Kind::Timeout(d) => write!(f, "request timed out after `{d:?}`")?,
             Kind::Http => f.write_str("http error")?,
             Kind::Status { status, body } if body.is_empty() => {

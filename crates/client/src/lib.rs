@@ -25,6 +25,7 @@
 mod compress;
 mod conn;
 mod error;
+mod tls;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -58,6 +59,10 @@ pub struct ClientConfig {
     /// and the leniency towards old servers ([`ClientConfig::lenient`]). Default:
     /// [`Limits::default`](soapstone_codec::Limits::default) (strict).
     pub limits: soapstone_codec::Limits,
+    /// The TLS settings of `https://` URLs (ignored for `http://`): whom to trust. `None`
+    /// trusts the Mozilla roots of `webpki-roots`; [`ClientConfig::tls_ca_pem`] trusts given
+    /// CAs only. The server name of the URL is always sent (SNI) and verified. Default: `None`.
+    pub tls: Option<Arc<tokio_rustls::rustls::ClientConfig>>,
 }
 
 impl Default for ClientConfig {
@@ -69,6 +74,7 @@ impl Default for ClientConfig {
             accept_compressed: false,
             compress_requests_over: None,
             limits: soapstone_codec::Limits::default(),
+            tls: None,
         }
     }
 }
@@ -91,6 +97,14 @@ impl ClientConfig {
     pub fn limits(mut self, limits: soapstone_codec::Limits) -> Self {
         self.limits = limits;
         self
+    }
+
+    /// Trusts only the CA certificates of `pem` (one or more `-----BEGIN CERTIFICATE-----`
+    /// blocks) for `https://` URLs, e.g. a private CA or a self-signed server certificate.
+    pub fn tls_ca_pem(mut self, pem: &[u8]) -> Result<Self, Error> {
+        let config = tls::config_for_ca_pem(pem).map_err(|why| Error::url("https://", why))?;
+        self.tls = Some(Arc::new(config));
+        Ok(self)
     }
 
     /// Sets the whole-request timeout.
@@ -140,6 +154,8 @@ struct Inner {
     path: http::Uri,
     config: ClientConfig,
     pool: Pool,
+    /// The TLS connector of an `https://` URL.
+    tls: Option<tls::Connector>,
     /// Recently used action headers: building one is a format and a validation per call.
     actions: std::sync::Mutex<Vec<(Version, Option<String>, HeaderValue)>>,
 }
@@ -202,15 +218,16 @@ impl Client {
         Self::with_config(url, ClientConfig::default())
     }
 
-    /// A client with these settings. Only `http://` URLs: TLS is a proxy's job here.
+    /// A client with these settings, for an `http://` or `https://` URL.
     pub fn with_config(url: &str, config: ClientConfig) -> Result<Self, Error> {
         let uri: http::Uri = url.parse().map_err(|e| Error::url(url, e))?;
-        match uri.scheme_str() {
-            Some("http") => {}
+        let https = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
             Some(other) => {
                 return Err(Error::url(
                     url,
-                    format!("unsupported scheme `{other}`, expected `http`"),
+                    format!("unsupported scheme `{other}`, expected `http` or `https`"),
                 ))
             }
             None => {
@@ -219,7 +236,7 @@ impl Client {
                     "missing scheme, expected `http://host:port/path`",
                 ))
             }
-        }
+        };
         let authority = uri
             .authority()
             .ok_or_else(|| Error::url(url, "missing host"))?;
@@ -228,7 +245,16 @@ impl Client {
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_owned();
-        let port = authority.port_u16().unwrap_or(80);
+        let port = authority.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let tls = if https {
+            let tls_config = match &config.tls {
+                Some(c) => c.clone(),
+                None => Arc::new(tls::default_config().map_err(|why| Error::url(url, why))?),
+            };
+            Some(tls::Connector::new(tls_config, &host).map_err(|why| Error::url(url, why))?)
+        } else {
+            None
+        };
         let host_header =
             HeaderValue::from_str(authority.as_str()).map_err(|e| Error::url(url, e))?;
         let path: http::Uri = uri
@@ -246,6 +272,7 @@ impl Client {
                 path,
                 config,
                 pool,
+                tls,
                 actions: std::sync::Mutex::new(Vec::new()),
             }),
         })
@@ -361,7 +388,13 @@ impl Client {
                 Some(c) => c,
                 None => {
                     fresh = true;
-                    Conn::connect(&inner.host, inner.port, inner.config.connect_timeout).await?
+                    Conn::connect(
+                        &inner.host,
+                        inner.port,
+                        inner.tls.as_ref(),
+                        inner.config.connect_timeout,
+                    )
+                    .await?
                 }
             };
             match conn.exchange(req, inner.config.request_timeout).await? {

@@ -87,6 +87,11 @@ pub struct ServerConfig {
     pub public_url: Option<String>,
     /// Where connection tasks run. Default: [`Runtime::Ambient`].
     pub runtime: Runtime,
+    /// Serve HTTPS: every accepted connection first completes a TLS handshake, within
+    /// `header_read_timeout` counted from the accept (the first request head shares that
+    /// deadline). Plain HTTP sent to such a server is answered `400` and closed. `None`
+    /// serves plain HTTP. Default: `None`.
+    pub tls: Option<crate::Tls>,
 }
 
 impl Default for ServerConfig {
@@ -110,6 +115,7 @@ impl Default for ServerConfig {
             metrics_path: Some("/metrics".to_owned()),
             public_url: None,
             runtime: Runtime::Ambient,
+            tls: None,
         }
     }
 }

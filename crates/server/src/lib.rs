@@ -85,6 +85,7 @@ mod metrics;
 mod negotiate;
 mod serve;
 mod timer;
+mod tls;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -102,6 +103,7 @@ use soapstone_service::SoapService;
 pub use config::{Runtime, ServerConfig};
 pub use dispatch::ResponseBody;
 pub use serve::{Listener, Serving};
+pub use tls::Tls;
 
 use dispatch::Inner;
 

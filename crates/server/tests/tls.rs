@@ -239,7 +239,10 @@ fn client_certificates_when_asked() {
 fn bad_pem_is_a_clear_error() {
     let (_, cert, key) = pki();
     let err = Tls::from_pem(b"not a pem", key.as_bytes()).unwrap_err();
-    assert!(err.to_string().contains("no certificate in the pem"), "{err}");
+    assert!(
+        err.to_string().contains("no certificate in the pem"),
+        "{err}"
+    );
     let err = Tls::from_pem(cert.as_bytes(), b"").unwrap_err();
     assert!(err.to_string().contains("no usable private key"), "{err}");
     let (_, _, other_key) = pki();

@@ -3,7 +3,10 @@
 //! On the wire, by design: `TCP_NODELAY`, each request's head and body in one write, responses
 //! framed by `Content-Length` or chunked encoding (never read to EOF to find their end when
 //! they say their length), keep-alive connections reused across calls, connect and request
-//! timeouts, gzip both ways when configured. A SOAP Fault, also one sent with HTTP 500 (or
+//! timeouts, gzip both ways when configured. `https://` URLs speak TLS (rustls): the webpki
+//! roots by default or the CAs of [`ClientConfig::tls_ca_pem`], the URL's host sent as SNI and
+//! verified; a failed handshake is an [`Error`] with [`Error::is_tls`], never a plain-HTTP
+//! fallback. A SOAP Fault, also one sent with HTTP 500 (or
 //! 400, a SOAP 1.2 Sender fault), is an [`Error`] whose [`Error::fault`] is set.
 //!
 //! ```no_run

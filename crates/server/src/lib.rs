@@ -40,6 +40,12 @@
 //! `tracing` span per request (`soap_request`, at DEBUG level so that an INFO subscriber pays
 //! nothing for it: `RUST_LOG=soapstone_server=debug` shows them).
 //!
+//! HTTPS: set [`ServerConfig::tls`] to a [`Tls`] (rustls; certificate chain and key from PEM,
+//! optionally client CAs for mutual TLS). The handshake runs on the connection's task within
+//! the first head's `header_read_timeout`, and everything above holds on the TLS path too
+//! (keep-alive, limits, flood defence, one write and so one TLS record per response up to
+//! 16 KiB); plain HTTP sent to the TLS port is answered `400` and closed.
+//!
 //! Against floods and overload:
 //! - **Connection floods.** The server always accepts. When the table is full
 //!   ([`ServerConfig::max_connections`]) or the peer address has its share

@@ -105,7 +105,7 @@ impl ClientConfig {
     /// Trusts only the CA certificates of `pem` (one or more `-----BEGIN CERTIFICATE-----`
     /// blocks) for `https://` URLs, e.g. a private CA or a self-signed server certificate.
     pub fn tls_ca_pem(mut self, pem: &[u8]) -> Result<Self, Error> {
-        let config = tls::config_for_ca_pem(pem).map_err(|why| Error::url("https://", why))?;
+        let config = tls::config_for_ca_pem(pem).map_err(Error::tls_config)?;
         self.tls = Some(Arc::new(config));
         Ok(self)
     }

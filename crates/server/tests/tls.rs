@@ -1,7 +1,8 @@
 //! The server's TLS accept path over real sockets, with certificates made at test time
 //! (rcgen) and a rustls client that counts the TLS records it receives: keep-alive over TLS,
 //! one record per response, plain HTTP on the TLS port answered and closed, a stalled
-//! handshake closed by the header-read deadline, client certificates.
+//! handshake closed by the header-read deadline or evicted for a new client, client
+//! certificates.
 
 mod common;
 
@@ -248,4 +249,30 @@ fn bad_pem_is_a_clear_error() {
     let (_, _, other_key) = pki();
     let err = Tls::from_pem(cert.as_bytes(), other_key.as_bytes()).unwrap_err();
     assert!(err.to_string().contains("do not fit"), "{err}");
+}
+
+#[test]
+fn a_stalled_handshake_is_evicted_for_a_new_client() {
+    let (ca, cert, key) = pki();
+    let mut config = ServerConfig::default();
+    config.tls = Some(Tls::from_pem(cert.as_bytes(), key.as_bytes()).unwrap());
+    config.max_connections_per_ip = 1;
+    let srv = TestServer::start(config);
+    // Holds the address's only slot in a handshake that never goes on.
+    let mut stalled = srv.connect_from([127, 0, 0, 9]);
+    stalled.write_all(&[0x16, 0x03, 0x01]).unwrap();
+    // A real client from the same address (accepted after it: one listener, FIFO) gets the
+    // slot, and is served.
+    let records = Arc::new(Mutex::new(Records::default()));
+    let tcp = srv.connect_from([127, 0, 0, 9]);
+    let conn =
+        rustls::ClientConnection::new(client_config(&ca, None), "localhost".try_into().unwrap())
+            .unwrap();
+    let mut s = rustls::StreamOwned::new(conn, Counting { tcp, records });
+    s.write_all(&post(ECHO_FLOAT, "")).unwrap();
+    assert_eq!(read_tls_response(&mut s).unwrap().0, 200);
+    // The stalled one was closed to make room, long before its header deadline (10 s).
+    let mut buf = [0u8; 16];
+    assert_eq!(stalled.read(&mut buf).expect("closed, not timed out"), 0);
+    assert_eq!(srv.metric("soapstone_connections_evicted_total"), 1);
 }

@@ -29,6 +29,7 @@ use crate::conns::{Refused, Slot, Table};
 use crate::dispatch::{busy as busy_response, handle, Inner};
 use crate::metrics::Metrics;
 use crate::timer::{Clock, ConnTimer, Watched};
+use crate::tls::{Handshake, PLAIN_ON_TLS};
 use crate::Runtime;
 
 /// A listener the server can take: a bound `std` or `tokio` TCP listener.
@@ -286,30 +287,15 @@ async fn serve_conn(
     // The handshake shares the first head's deadline; an idle handshake is evictable like an
     // idle connection, and stopping abandons it.
     let deadline = tokio::time::Instant::from_std(accepted + inner.config.header_read_timeout);
-    let handshake = async {
-        let mut first = [0u8; 1];
-        match stream.peek(&mut first).await {
-            Ok(0) | Err(_) => return Ok(None),
-            Ok(_) if first[0] != crate::tls::HANDSHAKE_RECORD => return Err(stream),
-            Ok(_) => {}
-        }
-        match tls.acceptor().accept(stream).await {
-            Ok(s) => Ok(Some(s)),
-            Err(e) => {
-                tracing::debug!(%peer, error = %e, "tls handshake failed");
-                Ok(None)
-            }
-        }
-    };
+    let handshake = crate::tls::handshake(tls.acceptor(), stream, peer);
     let mut stop_early = stop.clone();
     let tls_stream = tokio::select! {
         r = tokio::time::timeout_at(deadline, handshake) => match r {
-            Ok(Ok(Some(s))) => s,
-            Ok(Ok(None)) => return,
-            Ok(Err(plain)) => {
+            Ok(Handshake::Done(s)) => s,
+            Ok(Handshake::Failed) => return,
+            Ok(Handshake::Plain(plain)) => {
                 tracing::debug!(%peer, "plain http on the tls port: answered 400 and closed");
-                let body = crate::tls::PLAIN_ON_TLS;
-                return close_with(plain, "400 Bad Request", body, None).await;
+                return close_with(plain, "400 Bad Request", PLAIN_ON_TLS, None).await;
             }
             Err(_) => {
                 tracing::debug!(%peer, "tls handshake timed out");

@@ -9,12 +9,15 @@
 //! when hyper hands it over in one write (records are cut at 16 KiB by TLS itself only).
 
 use std::io;
+use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
 
 use rustls_pki_types::pem::PemObject as _;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+use tokio::net::TcpStream;
 use tokio_rustls::rustls;
+use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
 
 /// A server's TLS settings: its certificate chain and key, and the CAs its clients'
@@ -132,7 +135,38 @@ fn invalid(msg: String) -> io::Error {
 }
 
 /// The first byte of a TLS handshake record (`ContentType::Handshake`).
-pub(crate) const HANDSHAKE_RECORD: u8 = 0x16;
+const HANDSHAKE_RECORD: u8 = 0x16;
+
+/// How an accepted connection's handshake ended.
+pub(crate) enum Handshake {
+    Done(Box<TlsStream<TcpStream>>),
+    /// The peer spoke something else first (plain HTTP): answer it and close.
+    Plain(TcpStream),
+    /// Closed, broken, or refused by rustls (logged at debug).
+    Failed,
+}
+
+/// The server side of the handshake, without a deadline (the caller has it). Looks at the
+/// first byte before rustls does, so that plain HTTP can be told apart and answered.
+pub(crate) async fn handshake(
+    acceptor: &TlsAcceptor,
+    stream: TcpStream,
+    peer: SocketAddr,
+) -> Handshake {
+    let mut first = [0u8; 1];
+    match stream.peek(&mut first).await {
+        Ok(0) | Err(_) => return Handshake::Failed,
+        Ok(_) if first[0] != HANDSHAKE_RECORD => return Handshake::Plain(stream),
+        Ok(_) => {}
+    }
+    match acceptor.accept(stream).await {
+        Ok(s) => Handshake::Done(Box::new(s)),
+        Err(e) => {
+            tracing::debug!(%peer, error = %e, "tls handshake failed");
+            Handshake::Failed
+        }
+    }
+}
 
 /// What a peer that speaks plain HTTP to the TLS port is told before the close.
 pub(crate) const PLAIN_ON_TLS: &str = "this port speaks https (tls): use an `https://` url\n";

@@ -41,6 +41,8 @@ use serde::{de::DeserializeOwned, Serialize};
 use soapstone_codec::{EncodeOptions, Envelope, QName, Style, Version};
 
 pub use error::Error;
+/// The TLS library behind `https://` URLs, for [`ClientConfig::tls`].
+pub use tokio_rustls::rustls;
 
 use conn::{Conn, Exchange, Pool};
 
@@ -108,6 +110,18 @@ impl ClientConfig {
         let config = tls::config_for_ca_pem(pem).map_err(Error::tls_config)?;
         self.tls = Some(Arc::new(config));
         Ok(self)
+    }
+
+    /// The TLS settings `https://` URLs use: [`ClientConfig::tls`] if set, otherwise the
+    /// Mozilla roots of `webpki-roots`. For other code that must speak TLS as this client does
+    /// (e.g. fetching a WSDL over https).
+    pub fn tls_config(&self) -> Result<Arc<rustls::ClientConfig>, Error> {
+        match &self.tls {
+            Some(c) => Ok(Arc::clone(c)),
+            None => tls::default_config()
+                .map(Arc::new)
+                .map_err(Error::tls_config),
+        }
     }
 
     /// Sets the whole-request timeout.

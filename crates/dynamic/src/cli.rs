@@ -62,6 +62,27 @@ pub struct SourceArgs {
     /// Largest document read, in bytes.
     #[arg(long, default_value_t = 16 << 20)]
     pub max_document_bytes: usize,
+    /// Trust only the CA certificates of this PEM file for https (WSDL fetches and calls),
+    /// e.g. a private CA or a self-signed server certificate. Default: the Mozilla roots.
+    #[arg(long, value_name = "PEM")]
+    pub tls_ca: Option<PathBuf>,
+}
+
+impl SourceArgs {
+    /// The client settings for https: the Mozilla roots, or only the CAs of `--tls-ca`.
+    pub fn client_config(&self) -> anyhow::Result<soapstone_client::ClientConfig> {
+        let config = soapstone_client::ClientConfig::default();
+        match &self.tls_ca {
+            None => Ok(config),
+            Some(path) => {
+                let pem = std::fs::read(path)
+                    .with_context(|| format!("cannot read `--tls-ca {}`", path.display()))?;
+                config
+                    .tls_ca_pem(&pem)
+                    .with_context(|| format!("`--tls-ca {}`", path.display()))
+            }
+        }
+    }
 }
 
 /// `soapstone wsdl inspect`.
@@ -140,9 +161,11 @@ pub async fn load(source: &SourceArgs) -> anyhow::Result<Definitions> {
     }
     let is_url = source.wsdl.starts_with("http://") || source.wsdl.starts_with("https://");
     if is_url || source.fetch {
+        let tls = source.client_config()?.tls_config()?;
         options.fetch = Some(crate::http_fetch(
             source.max_document_bytes,
             Duration::from_secs(30),
+            Some(tls),
         ));
     }
     let wsdl = source.wsdl.clone();
@@ -210,7 +233,7 @@ pub async fn run_call_cli(args: CallArgs) -> anyhow::Result<()> {
         soap12: args.soap12,
         endpoint: args.endpoint.clone(),
     };
-    let client = DynamicClient::new(defs, &target)?;
+    let client = DynamicClient::with_config(defs, &target, args.source.client_config()?)?;
     if args.dry_run {
         let (action, envelope) = client.request(&args.operation, &json)?;
         eprintln!(

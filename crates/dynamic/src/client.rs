@@ -100,6 +100,16 @@ pub struct DynamicClient {
 impl DynamicClient {
     /// A client for the port `target` picks.
     pub fn new(defs: Arc<Definitions>, target: &Target) -> Result<Self, CallError> {
+        Self::with_config(defs, target, soapstone_client::ClientConfig::default())
+    }
+
+    /// A client for the port `target` picks, with the HTTP client's settings (timeouts, TLS
+    /// roots or CA, lenient reading).
+    pub fn with_config(
+        defs: Arc<Definitions>,
+        target: &Target,
+        config: soapstone_client::ClientConfig,
+    ) -> Result<Self, CallError> {
         let want = if target.soap12 {
             SoapVersion::Soap12
         } else {
@@ -150,7 +160,8 @@ impl DynamicClient {
                     port.name
                 ))
             })?;
-        let http = soapstone_client::Client::new(&endpoint).map_err(CallError::Transport)?;
+        let http = soapstone_client::Client::with_config(&endpoint, config)
+            .map_err(CallError::Transport)?;
         let version = match binding.soap {
             Some(SoapVersion::Soap12) => Version::Soap12,
             _ => Version::Soap11,

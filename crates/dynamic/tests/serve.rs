@@ -61,7 +61,7 @@ const PUBLISHED: [(&str, &str); 9] = [
 ];
 
 async fn fetch(url: String) -> String {
-    tokio::task::spawn_blocking(move || get(&url, 16 << 20, Duration::from_secs(30)))
+    tokio::task::spawn_blocking(move || get(&url, 16 << 20, Duration::from_secs(30), None))
         .await
         .unwrap()
         .unwrap()
@@ -70,7 +70,7 @@ async fn fetch(url: String) -> String {
 async fn defs(url: String) -> Arc<Definitions> {
     let d = tokio::task::spawn_blocking(move || {
         let mut options = ReadOptions::default();
-        options.fetch = Some(http_fetch(16 << 20, Duration::from_secs(30)));
+        options.fetch = Some(http_fetch(16 << 20, Duration::from_secs(30), None));
         read(&url, &options)
     })
     .await

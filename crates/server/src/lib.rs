@@ -82,6 +82,7 @@ mod config;
 mod conns;
 mod dispatch;
 mod metrics;
+mod naive;
 mod negotiate;
 mod serve;
 mod timer;
@@ -101,6 +102,7 @@ use soapstone_service::SoapService;
 
 pub use config::{Runtime, ServerConfig};
 pub use dispatch::ResponseBody;
+pub use naive::NaiveModes;
 pub use serve::{Listener, Serving};
 
 use dispatch::Inner;

@@ -25,6 +25,7 @@
 mod compress;
 mod conn;
 mod error;
+mod naive;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -37,6 +38,7 @@ use serde::{de::DeserializeOwned, Serialize};
 use soapstone_codec::{EncodeOptions, Envelope, QName, Style, Version};
 
 pub use error::Error;
+pub use naive::NaiveModes;
 
 use conn::{Conn, Exchange, Pool};
 
@@ -58,6 +60,9 @@ pub struct ClientConfig {
     /// and the leniency towards old servers ([`ClientConfig::lenient`]). Default:
     /// [`Limits::default`](soapstone_codec::Limits::default) (strict).
     pub limits: soapstone_codec::Limits,
+    /// The seeds' client causes on purpose, for the lab only (read to EOF, a connection per
+    /// call, `Expect: 100-continue`). Default: all off ([`NaiveModes::default`]).
+    pub naive: NaiveModes,
 }
 
 impl Default for ClientConfig {
@@ -69,6 +74,7 @@ impl Default for ClientConfig {
             accept_compressed: false,
             compress_requests_over: None,
             limits: soapstone_codec::Limits::default(),
+            naive: NaiveModes::default(),
         }
     }
 }
@@ -140,6 +146,8 @@ struct Inner {
     path: http::Uri,
     config: ClientConfig,
     pool: Pool,
+    /// The naive path's one keep-alive connection (only with `Expect: 100-continue` alone).
+    naive_idle: std::sync::Mutex<Option<tokio::net::TcpStream>>,
     /// Recently used action headers: building one is a format and a validation per call.
     actions: std::sync::Mutex<Vec<(Version, Option<String>, HeaderValue)>>,
 }
@@ -246,6 +254,7 @@ impl Client {
                 path,
                 config,
                 pool,
+                naive_idle: std::sync::Mutex::new(None),
                 actions: std::sync::Mutex::new(Vec::new()),
             }),
         })
@@ -354,6 +363,9 @@ impl Client {
     /// Sends on a pooled connection (or a new one) and returns the whole response.
     async fn send(&self, req: Request<Full<Bytes>>) -> Result<http::Response<Bytes>, Error> {
         let inner = &*self.inner;
+        if inner.config.naive.any() {
+            return self.send_naive(req).await;
+        }
         let mut req = req;
         let mut fresh = false;
         loop {
@@ -380,6 +392,29 @@ impl Client {
                 Exchange::NotSent(_, e) => return Err(e),
             }
         }
+    }
+}
+
+impl Client {
+    /// The naive path (lab only): see [`NaiveModes`].
+    async fn send_naive(&self, req: Request<Full<Bytes>>) -> Result<http::Response<Bytes>, Error> {
+        use http_body_util::BodyExt as _;
+        let inner = &*self.inner;
+        let (parts, body) = req.into_parts();
+        let body = match body.collect().await {
+            Ok(b) => b.to_bytes(),
+            Err(never) => match never {},
+        };
+        let target = naive::Target {
+            host: &inner.host,
+            port: inner.port,
+            connect_timeout: inner.config.connect_timeout,
+            request_timeout: inner.config.request_timeout,
+            max_body: inner.config.limits.max_document_bytes,
+            modes: inner.config.naive,
+            idle: &inner.naive_idle,
+        };
+        naive::send(&target, Request::from_parts(parts, body)).await
     }
 }
 

@@ -90,7 +90,11 @@ async fn main() {
         ("server split-writes", s.with_split_writes(), c),
         ("server nagle+split", soapstone_server::NaiveModes::all(), c),
         ("client read-to-eof", s, c.with_read_to_eof()),
-        ("client connection-per-call", s, c.with_connection_per_call()),
+        (
+            "client connection-per-call",
+            s,
+            c.with_connection_per_call(),
+        ),
         ("client expect-continue", s, c.with_expect_continue()),
         (
             "all causes",
@@ -99,7 +103,10 @@ async fn main() {
         ),
     ];
     let mut cured = None;
-    println!("{:<28} {:>12} {:>12} {:>10}", "mode", "median", "p90", "x cured");
+    println!(
+        "{:<28} {:>12} {:>12} {:>10}",
+        "mode", "median", "p90", "x cured"
+    );
     for (name, sn, cn) in modes {
         let t = run(sn, cn, calls).await;
         let median = t[t.len() / 2];

@@ -90,7 +90,8 @@ fn captured_segments(naive: NaiveModes, calls: usize) -> Option<Vec<usize>> {
     let srv = TestServer::start(config(naive));
     let port = srv.addr.port();
     let mut dump = Command::new("tcpdump")
-        .args(["-i", "lo", "-n", "-l", "-tt", "-U", "tcp", "src", "port"])
+        .args(["-i", "lo", "-n", "-l", "-tt", "-U", "--immediate-mode"])
+        .args(["tcp", "src", "port"])
         .arg(port.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -233,7 +233,10 @@ fn render(calls: &[Call], packets: &[Packet]) -> String {
         let call = &packets[first..last];
         for (j, p) in call.iter().enumerate() {
             let dir = if p.to_server { "->" } else { "<-" };
+            // A stall after the answer was read (the last ACK, delayed with nothing to ride
+            // on) cost the call nothing: shown, not named.
             let why = match stall(call, j) {
+                _ if p.time > start + took.as_secs_f64() => "  (after the call)".to_owned(),
                 Some(s) => format!("  <- {s}"),
                 None if nagle(call, j) => "  <- Nagle: held until that ACK".to_owned(),
                 None => String::new(),
@@ -304,11 +307,14 @@ mod tests {
         );
         assert!(nagle(&call, 3));
         assert!(!nagle(&call, 1));
-        let calls = [(0.0, Duration::from_millis(40), Ok(200))];
+        let calls = [(0.0, Duration::from_millis(45), Ok(200))];
         let text = render(&calls, &call);
         assert!(
             text.contains("<- delayed ACK") && text.contains("Nagle"),
             "{text}"
         );
+        // Ended at 45 ms: the late FIN is after the call, not its stall.
+        assert!(text.contains("(after the call)"), "{text}");
+        assert!(!text.contains("waiting for FIN"), "{text}");
     }
 }

@@ -18,6 +18,10 @@
 //! # Ok(()) }
 //! ```
 //!
+//! For the lab only, [`ClientConfig::naive`] brings back the seeds' client causes (read to
+//! EOF, a connection per call, `Expect: 100-continue`) on a separate raw path; all off by
+//! default (docs/causes.md).
+//!
 //! The names and signatures of `ClientConfig`, `Error::{fault, is_timeout}`, `RawResponse`,
 //! `Operation` and `Client::{new, with_config, call_raw, call}` are the contract the generated
 //! stubs in `soapstone-service` are written against: add, never change.

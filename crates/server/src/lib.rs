@@ -40,6 +40,9 @@
 //! `tracing` span per request (`soap_request`, at DEBUG level so that an INFO subscriber pays
 //! nothing for it: `RUST_LOG=soapstone_server=debug` shows them).
 //!
+//! For the lab only, [`ServerConfig::naive`] brings back the thesis's server causes (Nagle
+//! on, head and body in two writes); all off by default, a WARN when on (docs/causes.md).
+//!
 //! Against floods and overload:
 //! - **Connection floods.** The server always accepts. When the table is full
 //!   ([`ServerConfig::max_connections`]) or the peer address has its share

@@ -65,6 +65,9 @@ pub struct BenchArgs {
     /// Post as SOAP 1.2 (application/soap+xml)
     #[arg(long)]
     pub soap12: bool,
+    /// https: trust only the CA certificates of this PEM file (default: the Mozilla roots)
+    #[arg(long, value_name = "PEM")]
+    pub tls_ca: Option<PathBuf>,
     /// Connections, one task each [default: 10 in open loop, 5 for stress and peak, else 1]
     #[arg(long, short = 'c', value_name = "N")]
     pub connections: Option<usize>,
@@ -221,6 +224,11 @@ impl BenchArgs {
                 let mut t = Target::soap_bodies(url, bodies)?.with_version(version);
                 if let Some(action) = &self.soap_action {
                     t = t.with_action(action);
+                }
+                if let Some(ca) = &self.tls_ca {
+                    let pem = std::fs::read(ca)
+                        .with_context(|| format!("cannot read `--tls-ca` `{}`", ca.display()))?;
+                    t = t.with_tls_ca_pem(&pem)?;
                 }
                 t
             }

@@ -1,7 +1,7 @@
 //! What the generator talks to: a SOAP endpoint or one of the baselines.
 //!
-//! The URL scheme decides the client: `http://` posts a SOAP envelope, `tcp://` plays
-//! fixed-size ping-pong with the `tcp-pingpong` baseline, `tcp-connect://` connects and
+//! The URL scheme decides the client: `http://` (or `https://`, TLS) posts a SOAP envelope,
+//! `tcp://` plays fixed-size ping-pong with the `tcp-pingpong` baseline, `tcp-connect://` connects and
 //! closes (Davis & Parashar's "TCP setup time"), `grpc://` calls the tonic echo service.
 //! This module only describes requests; it never opens a socket.
 
@@ -24,7 +24,7 @@ pub enum SoapVersion {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct SoapTarget {
-    /// `http://host:port/path`.
+    /// `http://host:port/path` or `https://...`.
     pub uri: Uri,
     /// The envelopes posted as request bodies (never empty), round-robin: connection `i`
     /// starts at body `i % n` and takes the next one for each request, so calls spread
@@ -34,6 +34,10 @@ pub struct SoapTarget {
     pub action: Option<String>,
     /// Default: SOAP 1.1.
     pub version: SoapVersion,
+    /// The TLS settings of an `https://` URL (`None` for `http://`): the Mozilla roots of
+    /// `webpki-roots`, or the CAs given to [`Target::with_tls_ca_pem`]. The URL's host is
+    /// sent as SNI and verified. Default: `None`.
+    pub tls: Option<std::sync::Arc<tokio_rustls::rustls::ClientConfig>>,
 }
 
 /// The gRPC echo call a `grpc://` target makes (see `proto/echo.proto`).
@@ -103,19 +107,15 @@ impl Target {
         let uri: Uri = uri
             .parse()
             .map_err(|e| TargetError(format!("invalid url `{uri}`: {e}")))?;
-        match uri.scheme_str() {
-            Some("http") => {}
-            Some("https") => {
-                return Err(TargetError(format!(
-                "`https` is not supported by the load generator (url `{uri}`): measure plain http"
-            )))
-            }
+        let tls = match uri.scheme_str() {
+            Some("http") => None,
+            Some("https") => Some(crate::conn::tls_config(None).map_err(TargetError)?),
             _ => {
                 return Err(TargetError(format!(
-                    "expected an `http://` url, got `{uri}`"
+                    "expected an `http://` or `https://` url, got `{uri}`"
                 )))
             }
-        }
+        };
         if uri.host().is_none() {
             return Err(TargetError(format!("url `{uri}` has no host")));
         }
@@ -124,7 +124,22 @@ impl Target {
             bodies,
             action: None,
             version: SoapVersion::Soap11,
+            tls,
         }))
+    }
+
+    /// Trusts only the CA certificates of `pem` for an `https://` target (a private CA or a
+    /// self-signed server certificate); an error for other targets or an unusable PEM.
+    pub fn with_tls_ca_pem(mut self, pem: &[u8]) -> Result<Self, TargetError> {
+        match &mut self {
+            Target::Soap(t) if t.tls.is_some() => {
+                t.tls = Some(crate::conn::tls_config(Some(pem)).map_err(TargetError)?);
+                Ok(self)
+            }
+            _ => Err(TargetError(
+                "a tls ca is only of use with an `https://` target".to_owned(),
+            )),
+        }
     }
 
     /// Sets the SOAP action (SOAP targets only; others ignore it).

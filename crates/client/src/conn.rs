@@ -24,9 +24,10 @@ use hyper::client::conn::http1::{self, Connection, SendRequest};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
+use crate::tls::{Connector, Stream};
 use crate::Error;
 
-type Io = TokioIo<TcpStream>;
+type Io = TokioIo<Stream>;
 
 /// One keep-alive connection, driven by whoever uses it.
 pub(crate) struct Conn {
@@ -52,8 +53,14 @@ pub(crate) enum Exchange {
 }
 
 impl Conn {
-    /// Connects to `host:port` (each resolved address in turn) within `timeout`.
-    pub(crate) async fn connect(host: &str, port: u16, timeout: Duration) -> Result<Conn, Error> {
+    /// Connects to `host:port` (each resolved address in turn), and completes the TLS
+    /// handshake when `tls` is given, within `timeout`.
+    pub(crate) async fn connect(
+        host: &str,
+        port: u16,
+        tls: Option<&Connector>,
+        timeout: Duration,
+    ) -> Result<Conn, Error> {
         let label = format!("{host}:{port}");
         let connect = async {
             let mut last = None;
@@ -70,13 +77,20 @@ impl Conn {
                 .unwrap_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no address"));
             Err(Error::connect(&label, e))
         };
+        let connect = async {
+            let stream = connect.await?;
+            // Without it a request split over two segments waits for the server's delayed ACK.
+            stream
+                .set_nodelay(true)
+                .map_err(|e| Error::connect(&label, e))?;
+            match tls {
+                None => Ok(Stream::Plain(stream)),
+                Some(tls) => tls.handshake(stream, &label).await,
+            }
+        };
         let stream = tokio::time::timeout(timeout, connect)
             .await
             .map_err(|_| Error::connect_timeout(&label, timeout))??;
-        // Without it a request split over two segments waits for the server's delayed ACK.
-        stream
-            .set_nodelay(true)
-            .map_err(|e| Error::connect(&label, e))?;
         let (sender, conn) = http1::Builder::new()
             // Head and body in one buffer, one write.
             .writev(false)

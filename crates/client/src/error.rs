@@ -24,6 +24,8 @@ enum Kind {
     Url(String),
     Connect(String),
     ConnectTimeout(String, Duration),
+    Tls(String),
+    TlsConfig,
     Timeout(Duration),
     Http,
     Status { status: u16, body: String },
@@ -47,6 +49,12 @@ impl Error {
     }
     pub(crate) fn connect_timeout(addr: &str, after: Duration) -> Self {
         Error::new(Kind::ConnectTimeout(addr.to_owned(), after), None)
+    }
+    pub(crate) fn tls(addr: &str, e: std::io::Error) -> Self {
+        Error::new(Kind::Tls(addr.to_owned()), Some(e.into()))
+    }
+    pub(crate) fn tls_config(why: String) -> Self {
+        Error::new(Kind::TlsConfig, Some(why.into()))
     }
     pub(crate) fn timeout(after: Duration) -> Self {
         Error::new(Kind::Timeout(after), None)
@@ -91,6 +99,12 @@ impl Error {
     pub fn is_connect(&self) -> bool {
         matches!(self.inner.kind, Kind::Connect(_) | Kind::ConnectTimeout(..))
     }
+    /// The TLS handshake failed: the server's certificate is not trusted (unknown issuer,
+    /// expired) or not for the host name of the URL, or the server speaks no TLS; or the TLS
+    /// settings were unusable (a CA PEM without a certificate).
+    pub fn is_tls(&self) -> bool {
+        matches!(self.inner.kind, Kind::Tls(_) | Kind::TlsConfig)
+    }
     /// The HTTP status, when the server answered (a Fault's too).
     pub fn status(&self) -> Option<u16> {
         match &self.inner.kind {
@@ -133,6 +147,8 @@ impl fmt::Display for Error {
             Kind::ConnectTimeout(addr, d) => {
                 write!(f, "connecting to `{addr}` timed out after `{d:?}`")?
             }
+            Kind::Tls(addr) => write!(f, "tls handshake with `{addr}` failed")?,
+            Kind::TlsConfig => f.write_str("bad tls settings")?,
             Kind::Timeout(d) => write!(f, "request timed out after `{d:?}`")?,
             Kind::Http => f.write_str("http error")?,
             Kind::Status { status, body } if body.is_empty() => {

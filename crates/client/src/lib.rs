@@ -3,7 +3,10 @@
 //! On the wire, by design: `TCP_NODELAY`, each request's head and body in one write, responses
 //! framed by `Content-Length` or chunked encoding (never read to EOF to find their end when
 //! they say their length), keep-alive connections reused across calls, connect and request
-//! timeouts, gzip both ways when configured. A SOAP Fault, also one sent with HTTP 500 (or
+//! timeouts, gzip both ways when configured. `https://` URLs speak TLS (rustls): the webpki
+//! roots by default or the CAs of [`ClientConfig::tls_ca_pem`], the URL's host sent as SNI and
+//! verified; a failed handshake is an [`Error`] with [`Error::is_tls`], never a plain-HTTP
+//! fallback. A SOAP Fault, also one sent with HTTP 500 (or
 //! 400, a SOAP 1.2 Sender fault), is an [`Error`] whose [`Error::fault`] is set.
 //!
 //! ```no_run
@@ -30,6 +33,7 @@ mod compress;
 mod conn;
 mod error;
 mod naive;
+mod tls;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -67,6 +71,10 @@ pub struct ClientConfig {
     /// The seeds' client causes on purpose, for the lab only (read to EOF, a connection per
     /// call, `Expect: 100-continue`). Default: all off ([`NaiveModes::default`]).
     pub naive: NaiveModes,
+    /// The TLS settings of `https://` URLs (ignored for `http://`): whom to trust. `None`
+    /// trusts the Mozilla roots of `webpki-roots`; [`ClientConfig::tls_ca_pem`] trusts given
+    /// CAs only. The server name of the URL is always sent (SNI) and verified. Default: `None`.
+    pub tls: Option<Arc<tokio_rustls::rustls::ClientConfig>>,
 }
 
 impl Default for ClientConfig {
@@ -79,6 +87,7 @@ impl Default for ClientConfig {
             compress_requests_over: None,
             limits: soapstone_codec::Limits::default(),
             naive: NaiveModes::default(),
+            tls: None,
         }
     }
 }
@@ -101,6 +110,14 @@ impl ClientConfig {
     pub fn limits(mut self, limits: soapstone_codec::Limits) -> Self {
         self.limits = limits;
         self
+    }
+
+    /// Trusts only the CA certificates of `pem` (one or more `-----BEGIN CERTIFICATE-----`
+    /// blocks) for `https://` URLs, e.g. a private CA or a self-signed server certificate.
+    pub fn tls_ca_pem(mut self, pem: &[u8]) -> Result<Self, Error> {
+        let config = tls::config_for_ca_pem(pem).map_err(Error::tls_config)?;
+        self.tls = Some(Arc::new(config));
+        Ok(self)
     }
 
     /// Sets the whole-request timeout.
@@ -152,6 +169,8 @@ struct Inner {
     pool: Pool,
     /// The naive path's one keep-alive connection (only with `Expect: 100-continue` alone).
     naive_idle: std::sync::Mutex<Option<tokio::net::TcpStream>>,
+    /// The TLS connector of an `https://` URL.
+    tls: Option<tls::Connector>,
     /// Recently used action headers: building one is a format and a validation per call.
     actions: std::sync::Mutex<Vec<(Version, Option<String>, HeaderValue)>>,
 }
@@ -214,15 +233,16 @@ impl Client {
         Self::with_config(url, ClientConfig::default())
     }
 
-    /// A client with these settings. Only `http://` URLs: TLS is a proxy's job here.
+    /// A client with these settings, for an `http://` or `https://` URL.
     pub fn with_config(url: &str, config: ClientConfig) -> Result<Self, Error> {
         let uri: http::Uri = url.parse().map_err(|e| Error::url(url, e))?;
-        match uri.scheme_str() {
-            Some("http") => {}
+        let https = match uri.scheme_str() {
+            Some("http") => false,
+            Some("https") => true,
             Some(other) => {
                 return Err(Error::url(
                     url,
-                    format!("unsupported scheme `{other}`, expected `http`"),
+                    format!("unsupported scheme `{other}`, expected `http` or `https`"),
                 ))
             }
             None => {
@@ -231,7 +251,7 @@ impl Client {
                     "missing scheme, expected `http://host:port/path`",
                 ))
             }
-        }
+        };
         let authority = uri
             .authority()
             .ok_or_else(|| Error::url(url, "missing host"))?;
@@ -240,7 +260,16 @@ impl Client {
             .trim_start_matches('[')
             .trim_end_matches(']')
             .to_owned();
-        let port = authority.port_u16().unwrap_or(80);
+        let port = authority.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let tls = if https {
+            let tls_config = match &config.tls {
+                Some(c) => c.clone(),
+                None => Arc::new(tls::default_config().map_err(|why| Error::url(url, why))?),
+            };
+            Some(tls::Connector::new(tls_config, &host).map_err(|why| Error::url(url, why))?)
+        } else {
+            None
+        };
         let host_header =
             HeaderValue::from_str(authority.as_str()).map_err(|e| Error::url(url, e))?;
         let path: http::Uri = uri
@@ -259,6 +288,7 @@ impl Client {
                 config,
                 pool,
                 naive_idle: std::sync::Mutex::new(None),
+                tls,
                 actions: std::sync::Mutex::new(Vec::new()),
             }),
         })
@@ -377,7 +407,13 @@ impl Client {
                 Some(c) => c,
                 None => {
                     fresh = true;
-                    Conn::connect(&inner.host, inner.port, inner.config.connect_timeout).await?
+                    Conn::connect(
+                        &inner.host,
+                        inner.port,
+                        inner.tls.as_ref(),
+                        inner.config.connect_timeout,
+                    )
+                    .await?
                 }
             };
             match conn.exchange(req, inner.config.request_timeout).await? {
@@ -404,6 +440,12 @@ impl Client {
     async fn send_naive(&self, req: Request<Full<Bytes>>) -> Result<http::Response<Bytes>, Error> {
         use http_body_util::BodyExt as _;
         let inner = &*self.inner;
+        if inner.tls.is_some() {
+            return Err(Error::url(
+                &inner.url,
+                "the naive modes speak plain `http://` only",
+            ));
+        }
         let (parts, body) = req.into_parts();
         let body = match body.collect().await {
             Ok(b) => b.to_bytes(),

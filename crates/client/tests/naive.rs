@@ -111,6 +111,18 @@ async fn every_mode_alone_and_combined_gets_the_answer() {
     }
 }
 
+#[tokio::test]
+async fn naive_modes_refuse_https() {
+    let mut config = ClientConfig::default();
+    config.naive = NaiveModes::all();
+    let c2 = Client::with_config("https://127.0.0.1:1/echo", config).unwrap();
+    let e = c2
+        .call_raw(Version::Soap11, None, Bytes::from_static(b"<x/>"))
+        .await
+        .unwrap_err();
+    assert!(e.is_url() && e.to_string().contains("`http://`"), "{e}");
+}
+
 #[test]
 fn naive_modes_are_off_by_default_and_named() {
     assert!(!ClientConfig::default().naive.any());

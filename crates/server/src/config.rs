@@ -92,6 +92,11 @@ pub struct ServerConfig {
     /// The seeds' causes on purpose, for the lab only (Nagle on, head and body in two
     /// writes). Default: all off ([`NaiveModes::default`]).
     pub naive: NaiveModes,
+    /// Serve HTTPS: every accepted connection first completes a TLS handshake, within
+    /// `header_read_timeout` counted from the accept (the first request head shares that
+    /// deadline). Plain HTTP sent to such a server is answered `400` and closed. `None`
+    /// serves plain HTTP. Default: `None`.
+    pub tls: Option<crate::Tls>,
 }
 
 impl Default for ServerConfig {
@@ -116,6 +121,7 @@ impl Default for ServerConfig {
             public_url: None,
             runtime: Runtime::Ambient,
             naive: NaiveModes::default(),
+            tls: None,
         }
     }
 }

@@ -339,7 +339,14 @@ fn document<B>(inner: &Inner, m: usize, req: &Request<B>) -> Response<ResponseBo
     let endpoint = match &inner.config.public_url {
         Some(base) => format!("{}{path}", base.trim_end_matches('/')),
         None => match host(req) {
-            Some(host) => format!("http://{host}{path}"),
+            Some(host) => {
+                let scheme = if inner.config.tls.is_some() {
+                    "https"
+                } else {
+                    "http"
+                };
+                format!("{scheme}://{host}{path}")
+            }
             None => {
                 return text(
                     StatusCode::BAD_REQUEST,

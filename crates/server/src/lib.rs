@@ -43,6 +43,12 @@
 //! For the lab only, [`ServerConfig::naive`] brings back the thesis's server causes (Nagle
 //! on, head and body in two writes); all off by default, a WARN when on (docs/causes.md).
 //!
+//! HTTPS: set [`ServerConfig::tls`] to a [`Tls`] (rustls; certificate chain and key from PEM,
+//! optionally client CAs for mutual TLS). The handshake runs on the connection's task within
+//! the first head's `header_read_timeout`, and everything above holds on the TLS path too
+//! (keep-alive, limits, flood defence, one write and so one TLS record per response up to
+//! 16 KiB); plain HTTP sent to the TLS port is answered `400` and closed.
+//!
 //! Against floods and overload:
 //! - **Connection floods.** The server always accepts. When the table is full
 //!   ([`ServerConfig::max_connections`]) or the peer address has its share
@@ -89,6 +95,7 @@ mod naive;
 mod negotiate;
 mod serve;
 mod timer;
+mod tls;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -107,6 +114,7 @@ pub use config::{Runtime, ServerConfig};
 pub use dispatch::ResponseBody;
 pub use naive::NaiveModes;
 pub use serve::{Listener, Serving};
+pub use tls::Tls;
 
 use dispatch::Inner;
 

@@ -30,6 +30,7 @@ use crate::dispatch::{busy as busy_response, handle, Inner};
 use crate::metrics::Metrics;
 use crate::naive::SplitWrites;
 use crate::timer::{Clock, ConnTimer, Watched};
+use crate::tls::{Handshake, PLAIN_ON_TLS};
 use crate::Runtime;
 
 /// A listener the server can take: a bound `std` or `tokio` TCP listener.
@@ -268,12 +269,13 @@ async fn accept_loop(
 /// hyper's own header count limit.
 const HYPER_MAX_HEADERS: usize = 100;
 
-/// Serves one connection until it closes or the server stops.
+/// Serves one connection until it closes or the server stops: the TLS handshake first when
+/// the server has TLS.
 async fn serve_conn(
     inner: Arc<Inner>,
     stream: TcpStream,
     peer: SocketAddr,
-    mut stop: watch::Receiver<bool>,
+    stop: watch::Receiver<bool>,
     registered: Registered,
     accepted: Instant,
 ) {
@@ -284,8 +286,47 @@ async fn serve_conn(
         tracing::debug!(%peer, error = %e, "set_nodelay failed");
         return;
     }
+    let Some(tls) = inner.config.tls.clone() else {
+        return serve_http(inner, stream, peer, stop, registered, accepted).await;
+    };
+    // The handshake shares the first head's deadline; an idle handshake is evictable like an
+    // idle connection, and stopping abandons it.
+    let deadline = tokio::time::Instant::from_std(accepted + inner.config.header_read_timeout);
+    let handshake = crate::tls::handshake(tls.acceptor(), stream, peer);
+    let mut stop_early = stop.clone();
+    let tls_stream = tokio::select! {
+        r = tokio::time::timeout_at(deadline, handshake) => match r {
+            Ok(Handshake::Done(s)) => s,
+            Ok(Handshake::Failed) => return,
+            Ok(Handshake::Plain(plain)) => {
+                tracing::debug!(%peer, "plain http on the tls port: answered 400 and closed");
+                return close_with(plain, "400 Bad Request", PLAIN_ON_TLS, None).await;
+            }
+            Err(_) => {
+                tracing::debug!(%peer, "tls handshake timed out");
+                return;
+            }
+        },
+        () = registered.slot.evicted() => return,
+        _ = stop_early.changed() => return,
+    };
+    serve_http(inner, tls_stream, peer, stop, registered, accepted).await;
+}
+
+/// Serves HTTP/1.1 on one (plain or TLS) connection until it closes or the server stops.
+async fn serve_http<S>(
+    inner: Arc<Inner>,
+    stream: S,
+    peer: SocketAddr,
+    mut stop: watch::Receiver<bool>,
+    registered: Registered,
+    accepted: Instant,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let _open = OpenConnection::new(&inner.metrics);
     let config = &inner.config;
+    let naive = config.naive;
     let clock = Clock::new(config.header_read_timeout, config.idle_timeout, accepted);
     let io = TokioIo::new(SplitWrites::new(
         Watched::new(stream, clock.clone()),
@@ -349,19 +390,25 @@ async fn serve_conn(
     }
 }
 
-/// A `503` and a close for a connection that found no room. The answer is one write, then the
-/// server stops writing and discards what the client sends for a moment (closing with unread
-/// bytes would reset the connection and could destroy the answer in flight): at most
-/// `REFUSE_LINGER` and `REFUSE_DISCARD` bytes per refused connection.
-async fn refuse(mut stream: TcpStream, why: Refused, retry_after: Duration) {
+/// A `503` and a close for a connection that found no room.
+async fn refuse(stream: TcpStream, why: Refused, retry_after: Duration) {
     let reason = match why {
         Refused::Full => "server at its connection limit with every connection busy",
         Refused::PerPeer => "too many connections from your address, all of them busy",
     };
     let body = format!("{reason}, retry later\n");
+    let retry = retry_after.as_secs().max(1);
+    close_with(stream, "503 Service Unavailable", &body, Some(retry)).await;
+}
+
+/// A plain-text answer and a close. The answer is one write, then the server stops writing
+/// and discards what the client sends for a moment (closing with unread bytes would reset the
+/// connection and could destroy the answer in flight): at most `REFUSE_LINGER` and
+/// `REFUSE_DISCARD` bytes per connection.
+async fn close_with(mut stream: TcpStream, status: &str, body: &str, retry_after: Option<u64>) {
+    let retry = retry_after.map_or(String::new(), |s| format!("retry-after: {s}\r\n"));
     let head = format!(
-        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: {}\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
-        retry_after.as_secs().max(1),
+        "HTTP/1.1 {status}\r\ncontent-type: text/plain; charset=utf-8\r\n{retry}connection: close\r\ncontent-length: {}\r\n\r\n{body}",
         body.len()
     );
     let _ = tokio::time::timeout(REFUSE_LINGER, async {

@@ -3,7 +3,7 @@
 //! `--config FILE`) are in [`crate::limits`].
 //!
 //! Once the socket is bound it prints one line per service and then, last, the machine-readable
-//! `listening on http://HOST:PORT` (also with `--addr ...:0`, with the real port), so a process
+//! `listening on http://HOST:PORT` (`https://` with `--tls-cert`; also with `--addr ...:0`, with the real port), so a process
 //! that starts it (the lab) can wait for that line and connect. Must never print that line
 //! before the socket accepts.
 
@@ -11,7 +11,7 @@ use std::io::Write as _;
 use std::net::SocketAddr;
 
 use anyhow::Context as _;
-use soapstone_server::{Runtime, Server, ServerConfig};
+use soapstone_server::{Runtime, Server, ServerConfig, Tls};
 
 use crate::build::{build_services, Db, ServiceKind, ServicesConfig};
 use crate::charging::sqlite::SqliteSync;
@@ -56,6 +56,15 @@ pub struct ServeArgs {
     /// Where connection tasks run.
     #[arg(long, value_enum, default_value_t = RuntimeArg::Ambient)]
     pub runtime: RuntimeArg,
+    /// Serve https: the certificate chain (PEM, leaf first). Needs `--tls-key`.
+    #[arg(long, value_name = "PEM", requires = "tls_key")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// The private key of `--tls-cert` (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
+    /// Ask every client for a certificate chaining to one of these CAs (PEM): mutual TLS.
+    #[arg(long, value_name = "PEM", requires = "tls_cert")]
+    pub tls_client_ca: Option<std::path::PathBuf>,
     /// Every limit (HTTP, XML, timeouts) and `--config FILE`.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -75,6 +84,9 @@ impl Default for ServeArgs {
             pg_connections: 16,
             sqlite_sync: SqliteSync::Full,
             runtime: RuntimeArg::Ambient,
+            tls_cert: None,
+            tls_key: None,
+            tls_client_ca: None,
             limits: LimitArgs::default(),
             naive: None,
         }
@@ -122,6 +134,17 @@ impl ServeArgs {
             server.naive = soapstone_server::NaiveModes::parse(list)
                 .map_err(|e| anyhow::anyhow!("bad `--naive` value: {e}"))?;
         }
+        server.tls = match (&self.tls_cert, &self.tls_key) {
+            (Some(cert), Some(key)) => Some(
+                Tls::from_pem_files(cert, key, self.tls_client_ca.as_deref())
+                    .context("bad `--tls-cert`/`--tls-key`")?,
+            ),
+            (None, None) if self.tls_client_ca.is_some() => {
+                anyhow::bail!("`--tls-client-ca` needs `--tls-cert` and `--tls-key`")
+            }
+            (None, None) => None,
+            _ => anyhow::bail!("`--tls-cert` and `--tls-key` go together"),
+        };
         Ok((services, server))
     }
 }
@@ -175,7 +198,12 @@ pub async fn run_serve_until(
     let serving = server
         .serve_with_shutdown(listener, shutdown)
         .context("cannot start the server")?;
-    print_banner(serving.local_addr(), &services)?;
+    let scheme = if args.tls_cert.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    print_banner(scheme, serving.local_addr(), &services)?;
     let result = serving.await.context("server failed");
     // Dropping the services closes the charging store (the SQLite writer finishes and closes).
     drop(services);
@@ -183,8 +211,12 @@ pub async fn run_serve_until(
     result
 }
 
-fn print_banner(addr: SocketAddr, services: &crate::build::Services) -> anyhow::Result<()> {
-    let base = format!("http://{addr}");
+fn print_banner(
+    scheme: &str,
+    addr: SocketAddr,
+    services: &crate::build::Services,
+) -> anyhow::Result<()> {
+    let base = format!("{scheme}://{addr}");
     let mut out = std::io::stdout().lock();
     for m in services.mounts() {
         writeln!(

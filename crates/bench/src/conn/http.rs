@@ -1,4 +1,5 @@
-//! SOAP over one HTTP/1.1 keep-alive connection (hyper's `client::conn::http1`).
+//! SOAP over one HTTP/1.1 keep-alive connection (hyper's `client::conn::http1`), over TLS
+//! (rustls) for an `https://` target, the certificate verified for the URL's host.
 //!
 //! hyper's low-level client rather than a pooled client: the task owns exactly one
 //! connection, so there is no pool lock and no hidden second connection. hyper writes head
@@ -15,6 +16,7 @@ use http::{Method, Request, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
+use rustls_pki_types::ServerName;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
@@ -35,6 +37,8 @@ pub(crate) struct HttpConn {
     counters: Arc<IoCounters>,
     sender: Option<SendRequest<Full<Bytes>>>,
     driver: Option<JoinHandle<()>>,
+    /// The TLS connector and server name of an `https://` target.
+    tls: Option<(tokio_rustls::TlsConnector, ServerName<'static>)>,
 }
 
 impl HttpConn {
@@ -61,22 +65,38 @@ impl HttpConn {
             counters,
             sender: None,
             driver: None,
+            tls: target.tls.clone().and_then(|config| {
+                let host = target
+                    .uri
+                    .host()?
+                    .trim_start_matches('[')
+                    .trim_end_matches(']');
+                let name = ServerName::try_from(host.to_owned()).ok()?;
+                Some((tokio_rustls::TlsConnector::from(config), name))
+            }),
         }
     }
 
     pub(crate) async fn connect(&mut self, deadline: Instant) -> Outcome {
         self.reset();
         let stream = connect_tcp(self.addr, deadline).await?;
-        let io = TokioIo::new(Counting::new(stream, self.counters.clone()));
-        let (sender, conn) = tokio::time::timeout_at(deadline, http1::Builder::new().handshake(io))
-            .await
-            .map_err(|_| ErrorKind::Connect)?
-            .map_err(|_| ErrorKind::Connect)?;
-        self.driver = Some(tokio::spawn(async move {
-            // The connection ends when the sender is dropped or the peer closes; either
-            // way the next call sees a closed sender and reconnects.
-            let _ = conn.await;
-        }));
+        // Counted at the socket: over TLS, the encrypted bytes.
+        let counted = Counting::new(stream, self.counters.clone());
+        let (sender, driver) = match &self.tls {
+            None => handshake(TokioIo::new(counted), deadline).await?,
+            Some((connector, name)) => {
+                let tls =
+                    tokio::time::timeout_at(deadline, connector.connect(name.clone(), counted))
+                        .await
+                        .map_err(|_| ErrorKind::Connect)?
+                        .map_err(|e| {
+                            tracing::debug!(error = %e, "tls handshake failed");
+                            ErrorKind::Connect
+                        })?;
+                handshake(TokioIo::new(tls), deadline).await?
+            }
+        };
+        self.driver = Some(driver);
         self.sender = Some(sender);
         Ok(())
     }
@@ -156,6 +176,26 @@ impl HttpConn {
             driver.abort();
         }
     }
+}
+
+/// hyper's HTTP/1.1 handshake on `io`, and the task that drives the connection.
+async fn handshake<I>(
+    io: I,
+    deadline: Instant,
+) -> Result<(SendRequest<Full<Bytes>>, JoinHandle<()>), ErrorKind>
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let (sender, conn) = tokio::time::timeout_at(deadline, http1::Builder::new().handshake(io))
+        .await
+        .map_err(|_| ErrorKind::Connect)?
+        .map_err(|_| ErrorKind::Connect)?;
+    let driver = tokio::spawn(async move {
+        // The connection ends when the sender is dropped or the peer closes; either way the
+        // next call sees a closed sender and reconnects.
+        let _ = conn.await;
+    });
+    Ok((sender, driver))
 }
 
 impl Drop for HttpConn {

@@ -149,6 +149,38 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Counting<T> {
     }
 }
 
+/// A rustls client configuration (ring provider, ALPN `http/1.1`) trusting the CAs of `ca_pem`,
+/// or the Mozilla roots of `webpki-roots` when `None`.
+pub(crate) fn tls_config(
+    ca_pem: Option<&[u8]>,
+) -> Result<Arc<tokio_rustls::rustls::ClientConfig>, String> {
+    use rustls_pki_types::pem::PemObject as _;
+    use tokio_rustls::rustls;
+    let mut roots = rustls::RootCertStore::empty();
+    match ca_pem {
+        None => roots.roots = webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        Some(pem) => {
+            for cert in rustls_pki_types::CertificateDer::pem_slice_iter(pem) {
+                let cert = cert.map_err(|e| format!("bad tls ca pem: {e}"))?;
+                roots
+                    .add(cert)
+                    .map_err(|e| format!("unusable tls ca certificate: {e}"))?;
+            }
+            if roots.is_empty() {
+                return Err("no certificate in the tls ca pem".to_owned());
+            }
+        }
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("tls setup: {e}"))?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
 /// Opens a TCP connection with `TCP_NODELAY`, bounded by `deadline`.
 async fn connect_tcp(addr: SocketAddr, deadline: Instant) -> Result<TcpStream, ErrorKind> {
     let stream = tokio::time::timeout_at(deadline, TcpStream::connect(addr))

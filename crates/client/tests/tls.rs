@@ -1,0 +1,168 @@
+//! `https://` against the real soapstone server with TLS on 127.0.0.1, certificates made at
+//! test time (rcgen): the right CA is trusted, a wrong CA and a wrong host name are refused
+//! with a clear TLS error, and the default (webpki) roots refuse a private CA.
+
+use std::future::IntoFuture;
+use std::net::{SocketAddr, TcpListener};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+use soapstone_client::{Client, ClientConfig};
+use soapstone_codec::Version;
+use soapstone_server::{Server, ServerConfig, Tls};
+use soapstone_service::{BoxFuture, SoapRequest, SoapResponse, SoapService};
+
+/// Answers every request with its own body.
+struct Mirror;
+
+impl SoapService for Mirror {
+    fn name(&self) -> &str {
+        "Mirror"
+    }
+    fn document(&self, _: &str, _: &str) -> Option<String> {
+        None
+    }
+    fn call(&self, req: SoapRequest) -> BoxFuture<SoapResponse> {
+        Box::pin(async move { SoapResponse::new(req.version, false, None, req.body) })
+    }
+}
+
+const ENVELOPE: &str = r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><echoFloat xmlns="http://tempuri.org/"><input>3.5</input></echoFloat></soap:Body></soap:Envelope>"#;
+
+/// A CA (its name unique) and a certificate for `localhost` signed by it: (ca pem, leaf pem,
+/// leaf key pem).
+fn pki() -> (String, String, String) {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.distinguished_name
+        .push(DnType::CommonName, format!("soapstone test ca {n}"));
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = CertifiedIssuer::self_signed(ca, KeyPair::generate().unwrap()).unwrap();
+    let key = KeyPair::generate().unwrap();
+    let leaf = CertificateParams::new(vec!["localhost".to_owned()])
+        .unwrap()
+        .signed_by(&key, &ca)
+        .unwrap();
+    (ca.pem(), leaf.pem(), key.serialize_pem())
+}
+
+/// A TLS server on the test's runtime, serving until the sender is dropped.
+fn start(cert: &str, key: &str) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
+    let mut config = ServerConfig::default();
+    config.tls = Some(Tls::from_pem(cert.as_bytes(), key.as_bytes()).unwrap());
+    let server = Server::builder()
+        .mount("/echo", Arc::new(Mirror))
+        .config(config)
+        .build();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let serving = server
+        .serve_with_shutdown(listener, async {
+            let _ = rx.await;
+        })
+        .unwrap();
+    let addr = serving.local_addr();
+    tokio::spawn(serving.into_future());
+    (addr, tx)
+}
+
+async fn call(client: &Client) -> Result<soapstone_client::RawResponse, soapstone_client::Error> {
+    client
+        .call_raw(
+            Version::Soap11,
+            Some(""),
+            Bytes::from_static(ENVELOPE.as_bytes()),
+        )
+        .await
+}
+
+#[tokio::test]
+async fn right_ca_works_for_several_calls() {
+    let (ca, cert, key) = pki();
+    let (addr, _stop) = start(&cert, &key);
+    let config = ClientConfig::default().tls_ca_pem(ca.as_bytes()).unwrap();
+    let url = format!("https://localhost:{}/echo", addr.port());
+    let client = Client::with_config(&url, config).unwrap();
+    for _ in 0..3 {
+        let answer = call(&client).await.unwrap();
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.body, ENVELOPE.as_bytes());
+    }
+}
+
+#[tokio::test]
+async fn wrong_ca_is_refused() {
+    let (_, cert, key) = pki();
+    let (other_ca, _, _) = pki();
+    let (addr, _stop) = start(&cert, &key);
+    let config = ClientConfig::default()
+        .tls_ca_pem(other_ca.as_bytes())
+        .unwrap();
+    let url = format!("https://localhost:{}/echo", addr.port());
+    let err = call(&Client::with_config(&url, config).unwrap())
+        .await
+        .unwrap_err();
+    assert!(err.is_tls(), "{err:?}");
+    let msg = err.to_string();
+    assert!(msg.starts_with("tls handshake with `localhost:"), "{msg}");
+    assert!(msg.contains("UnknownIssuer"), "{msg}");
+}
+
+#[tokio::test]
+async fn default_roots_refuse_a_private_ca() {
+    let (_, cert, key) = pki();
+    let (addr, _stop) = start(&cert, &key);
+    let url = format!("https://localhost:{}/echo", addr.port());
+    let err = call(&Client::new(&url).unwrap()).await.unwrap_err();
+    assert!(err.is_tls(), "{err:?}");
+    assert!(err.to_string().contains("UnknownIssuer"), "{err}");
+}
+
+#[tokio::test]
+async fn wrong_host_name_is_refused() {
+    let (ca, cert, key) = pki();
+    let (addr, _stop) = start(&cert, &key);
+    let config = ClientConfig::default().tls_ca_pem(ca.as_bytes()).unwrap();
+    // The certificate is for `localhost`, not for the address.
+    let url = format!("https://{addr}/echo");
+    let err = call(&Client::with_config(&url, config).unwrap())
+        .await
+        .unwrap_err();
+    assert!(err.is_tls(), "{err:?}");
+    let msg = err.to_string();
+    assert!(msg.contains("not valid for name \"127.0.0.1\""), "{msg}");
+}
+
+#[tokio::test]
+async fn https_to_a_plain_server_is_a_tls_error_not_a_hang() {
+    let (ca, _, _) = pki();
+    let server = Server::builder().mount("/echo", Arc::new(Mirror)).build();
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let serving = server
+        .serve_with_shutdown(listener, std::future::pending())
+        .unwrap();
+    let port = serving.local_addr().port();
+    tokio::spawn(serving.into_future());
+    let config = ClientConfig::default().tls_ca_pem(ca.as_bytes()).unwrap();
+    let url = format!("https://localhost:{port}/echo");
+    let err = call(&Client::with_config(&url, config).unwrap())
+        .await
+        .unwrap_err();
+    assert!(err.is_tls(), "{err:?}");
+}
+
+#[test]
+fn bad_ca_pem_and_bad_scheme_are_clear_errors() {
+    let err = ClientConfig::default().tls_ca_pem(b"nothing").unwrap_err();
+    assert!(
+        err.to_string().contains("no ca certificate in the pem"),
+        "{err}"
+    );
+    let err = Client::new("ftp://localhost/echo").unwrap_err();
+    assert!(
+        err.to_string().contains("expected `http` or `https`"),
+        "{err}"
+    );
+}

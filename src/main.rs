@@ -36,6 +36,9 @@ enum Command {
     /// Call an operation of any WSDL with JSON arguments; prints the answer as JSON
     /// (exit code 2 when the service answers with a Fault).
     Call(soapstone_dynamic::cli::CallArgs),
+    /// Capture the packets of a few calls to a URL (tcpdump) and print per-call timelines,
+    /// naming the stalls (delayed ACK, Nagle, waiting for FIN).
+    Trace(soapstone_lab::TraceArgs),
 }
 
 fn main() -> ExitCode {
@@ -75,6 +78,7 @@ fn main() -> ExitCode {
             Command::Lab(args) => soapstone_lab::run_cli(args).await,
             Command::Wsdl(args) => soapstone_dynamic::cli::run_wsdl_cli(args).await,
             Command::Call(args) => soapstone_dynamic::cli::run_call_cli(args).await,
+            Command::Trace(args) => soapstone_lab::run_trace(args).await,
         }
     });
     match result {

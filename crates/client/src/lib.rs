@@ -21,6 +21,10 @@
 //! # Ok(()) }
 //! ```
 //!
+//! For the lab only, [`ClientConfig::naive`] brings back the seeds' client causes (read to
+//! EOF, a connection per call, `Expect: 100-continue`) on a separate raw path; all off by
+//! default (docs/causes.md).
+//!
 //! The names and signatures of `ClientConfig`, `Error::{fault, is_timeout}`, `RawResponse`,
 //! `Operation` and `Client::{new, with_config, call_raw, call}` are the contract the generated
 //! stubs in `soapstone-service` are written against: add, never change.
@@ -28,6 +32,7 @@
 mod compress;
 mod conn;
 mod error;
+mod naive;
 mod tls;
 
 use std::sync::Arc;
@@ -43,6 +48,7 @@ use soapstone_codec::{EncodeOptions, Envelope, QName, Style, Version};
 pub use error::Error;
 /// The TLS library behind `https://` URLs, for [`ClientConfig::tls`].
 pub use tokio_rustls::rustls;
+pub use naive::NaiveModes;
 
 use conn::{Conn, Exchange, Pool};
 
@@ -64,6 +70,9 @@ pub struct ClientConfig {
     /// and the leniency towards old servers ([`ClientConfig::lenient`]). Default:
     /// [`Limits::default`](soapstone_codec::Limits::default) (strict).
     pub limits: soapstone_codec::Limits,
+    /// The seeds' client causes on purpose, for the lab only (read to EOF, a connection per
+    /// call, `Expect: 100-continue`). Default: all off ([`NaiveModes::default`]).
+    pub naive: NaiveModes,
     /// The TLS settings of `https://` URLs (ignored for `http://`): whom to trust. `None`
     /// trusts the Mozilla roots of `webpki-roots`; [`ClientConfig::tls_ca_pem`] trusts given
     /// CAs only. The server name of the URL is always sent (SNI) and verified. Default: `None`.
@@ -79,6 +88,7 @@ impl Default for ClientConfig {
             accept_compressed: false,
             compress_requests_over: None,
             limits: soapstone_codec::Limits::default(),
+            naive: NaiveModes::default(),
             tls: None,
         }
     }
@@ -171,6 +181,8 @@ struct Inner {
     path: http::Uri,
     config: ClientConfig,
     pool: Pool,
+    /// The naive path's one keep-alive connection (only with `Expect: 100-continue` alone).
+    naive_idle: std::sync::Mutex<Option<tokio::net::TcpStream>>,
     /// The TLS connector of an `https://` URL.
     tls: Option<tls::Connector>,
     /// Recently used action headers: building one is a format and a validation per call.
@@ -289,6 +301,7 @@ impl Client {
                 path,
                 config,
                 pool,
+                naive_idle: std::sync::Mutex::new(None),
                 tls,
                 actions: std::sync::Mutex::new(Vec::new()),
             }),
@@ -398,6 +411,9 @@ impl Client {
     /// Sends on a pooled connection (or a new one) and returns the whole response.
     async fn send(&self, req: Request<Full<Bytes>>) -> Result<http::Response<Bytes>, Error> {
         let inner = &*self.inner;
+        if inner.config.naive.any() {
+            return self.send_naive(req).await;
+        }
         let mut req = req;
         let mut fresh = false;
         loop {
@@ -430,6 +446,35 @@ impl Client {
                 Exchange::NotSent(_, e) => return Err(e),
             }
         }
+    }
+}
+
+impl Client {
+    /// The naive path (lab only): see [`NaiveModes`].
+    async fn send_naive(&self, req: Request<Full<Bytes>>) -> Result<http::Response<Bytes>, Error> {
+        use http_body_util::BodyExt as _;
+        let inner = &*self.inner;
+        if inner.tls.is_some() {
+            return Err(Error::url(
+                &inner.url,
+                "the naive modes speak plain `http://` only",
+            ));
+        }
+        let (parts, body) = req.into_parts();
+        let body = match body.collect().await {
+            Ok(b) => b.to_bytes(),
+            Err(never) => match never {},
+        };
+        let target = naive::Target {
+            host: &inner.host,
+            port: inner.port,
+            connect_timeout: inner.config.connect_timeout,
+            request_timeout: inner.config.request_timeout,
+            max_body: inner.config.limits.max_document_bytes,
+            modes: inner.config.naive,
+            idle: &inner.naive_idle,
+        };
+        naive::send(&target, Request::from_parts(parts, body)).await
     }
 }
 

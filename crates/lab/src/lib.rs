@@ -33,6 +33,7 @@ mod procs;
 mod report;
 mod results;
 pub mod seeds;
+mod trace;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -42,6 +43,7 @@ use anyhow::Context as _;
 pub use config::{parse_duration, Experiment, LabConfig, Timing};
 pub use peers::SystemInfo;
 pub use results::{Host, Placement, PlacementKind, Results, Run, Second, Settings};
+pub use trace::{run_trace, TraceArgs};
 
 /// `soapstone lab`: run the seed studies' experiments and write the report.
 #[derive(Debug, Clone, clap::Args)]

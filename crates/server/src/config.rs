@@ -6,6 +6,8 @@
 
 use std::time::Duration;
 
+use crate::NaiveModes;
+
 /// Where the server's connection tasks run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -87,6 +89,9 @@ pub struct ServerConfig {
     pub public_url: Option<String>,
     /// Where connection tasks run. Default: [`Runtime::Ambient`].
     pub runtime: Runtime,
+    /// The seeds' causes on purpose, for the lab only (Nagle on, head and body in two
+    /// writes). Default: all off ([`NaiveModes::default`]).
+    pub naive: NaiveModes,
     /// Serve HTTPS: every accepted connection first completes a TLS handshake, within
     /// `header_read_timeout` counted from the accept (the first request head shares that
     /// deadline). Plain HTTP sent to such a server is answered `400` and closed. `None`
@@ -115,6 +120,7 @@ impl Default for ServerConfig {
             metrics_path: Some("/metrics".to_owned()),
             public_url: None,
             runtime: Runtime::Ambient,
+            naive: NaiveModes::default(),
             tls: None,
         }
     }

@@ -40,6 +40,9 @@
 //! `tracing` span per request (`soap_request`, at DEBUG level so that an INFO subscriber pays
 //! nothing for it: `RUST_LOG=soapstone_server=debug` shows them).
 //!
+//! For the lab only, [`ServerConfig::naive`] brings back the thesis's server causes (Nagle
+//! on, head and body in two writes); all off by default, a WARN when on (docs/causes.md).
+//!
 //! HTTPS: set [`ServerConfig::tls`] to a [`Tls`] (rustls; certificate chain and key from PEM,
 //! optionally client CAs for mutual TLS). The handshake runs on the connection's task within
 //! the first head's `header_read_timeout`, and everything above holds on the TLS path too
@@ -88,6 +91,7 @@ mod config;
 mod conns;
 mod dispatch;
 mod metrics;
+mod naive;
 mod negotiate;
 mod serve;
 mod timer;
@@ -108,6 +112,7 @@ use soapstone_service::SoapService;
 
 pub use config::{Runtime, ServerConfig};
 pub use dispatch::ResponseBody;
+pub use naive::NaiveModes;
 pub use serve::{Listener, Serving};
 pub use tls::Tls;
 

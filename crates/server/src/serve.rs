@@ -28,6 +28,7 @@ use tokio::task::JoinSet;
 use crate::conns::{Refused, Slot, Table};
 use crate::dispatch::{busy as busy_response, handle, Inner};
 use crate::metrics::Metrics;
+use crate::naive::SplitWrites;
 use crate::timer::{Clock, ConnTimer, Watched};
 use crate::tls::{Handshake, PLAIN_ON_TLS};
 use crate::Runtime;
@@ -132,6 +133,9 @@ where
 {
     let local_addr = listener.local_addr()?;
     listener.set_backlog(inner.config.listen_backlog);
+    if inner.config.naive.any() {
+        tracing::warn!(naive = ?inner.config.naive, "naive modes on: responses will stall on purpose (lab only)");
+    }
     let future = Box::pin(run(inner, listener, shutdown));
     Ok(Serving { local_addr, future })
 }
@@ -276,8 +280,9 @@ async fn serve_conn(
     accepted: Instant,
 ) {
     // The response is one write; without this the kernel may still hold it back (Nagle)
-    // waiting for the ACK the client delays.
-    if let Err(e) = stream.set_nodelay(true) {
+    // waiting for the ACK the client delays. Left on only by a naive mode asked for by name.
+    let naive = inner.config.naive;
+    if let Err(e) = stream.set_nodelay(!naive.nagle) {
         tracing::debug!(%peer, error = %e, "set_nodelay failed");
         return;
     }
@@ -321,16 +326,21 @@ async fn serve_http<S>(
 {
     let _open = OpenConnection::new(&inner.metrics);
     let config = &inner.config;
+    let naive = config.naive;
     let clock = Clock::new(config.header_read_timeout, config.idle_timeout, accepted);
-    let io = TokioIo::new(Watched::new(stream, clock.clone()));
+    let io = TokioIo::new(SplitWrites::new(
+        Watched::new(stream, clock.clone()),
+        naive.split_writes,
+    ));
     let mut builder = http1::Builder::new();
     builder
         .timer(ConnTimer(clock.clone()))
         .header_read_timeout(config.header_read_timeout)
         .keep_alive(true)
         .half_close(false)
-        // Flatten head and body into one buffer: one write, one segment.
-        .writev(false)
+        // Flatten head and body into one buffer: one write, one segment (a naive mode
+        // queues them instead, and `SplitWrites` writes them one by one).
+        .writev(naive.split_writes)
         .max_header_size(config.max_header_bytes);
     // hyper parses up to 100 headers in a stack buffer; any explicit limit costs a larger
     // initialised buffer per request, so it is only set when it differs.

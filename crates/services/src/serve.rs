@@ -68,6 +68,10 @@ pub struct ServeArgs {
     /// Every limit (HTTP, XML, timeouts) and `--config FILE`.
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Lab only, hidden: the seeds' server causes on purpose, comma-separated (`nagle`,
+    /// `split-writes`, `all`); see docs/causes.md. Default: none.
+    #[arg(long, hide = true, value_name = "CAUSES")]
+    pub naive: Option<String>,
 }
 
 impl Default for ServeArgs {
@@ -84,6 +88,7 @@ impl Default for ServeArgs {
             tls_key: None,
             tls_client_ca: None,
             limits: LimitArgs::default(),
+            naive: None,
         }
     }
 }
@@ -125,6 +130,10 @@ impl ServeArgs {
             RuntimeArg::CurrentThread => Runtime::CurrentThread,
             RuntimeArg::PerCore => Runtime::PerCore(0),
         };
+        if let Some(list) = &self.naive {
+            server.naive = soapstone_server::NaiveModes::parse(list)
+                .map_err(|e| anyhow::anyhow!("bad `--naive` value: {e}"))?;
+        }
         server.tls = match (&self.tls_cert, &self.tls_key) {
             (Some(cert), Some(key)) => Some(
                 Tls::from_pem_files(cert, key, self.tls_client_ca.as_deref())
@@ -175,6 +184,12 @@ pub async fn run_serve_until(
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let (services_config, server_config) = args.to_configs()?;
+    if server_config.naive.any() {
+        eprintln!(
+            "warning: naive modes on ({:?}): every response stalls on purpose; lab use only",
+            server_config.naive
+        );
+    }
     let services = build_services(&services_config).await?;
     let listener = tokio::net::TcpListener::bind(&args.addr)
         .await
@@ -218,4 +233,32 @@ fn print_banner(
     writeln!(out, "listening on {base}")?;
     out.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory as _, Parser};
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn server(args: &[&str]) -> anyhow::Result<ServerConfig> {
+        let cli = Cli::try_parse_from(std::iter::once("serve").chain(args.iter().copied()))?;
+        Ok(cli.serve.to_configs()?.1)
+    }
+
+    #[test]
+    fn naive_modes_only_by_the_hidden_flag() {
+        assert!(!server(&[]).unwrap().naive.any());
+        let on = server(&["--naive", "nagle,split-writes"]).unwrap().naive;
+        assert_eq!(on, soapstone_server::NaiveModes::all());
+        let e = server(&["--naive", "slow"]).unwrap_err().to_string();
+        assert!(e.contains("`--naive`") && e.contains("`slow`"), "{e}");
+        let help = Cli::command().render_long_help().to_string();
+        assert!(!help.contains("naive"), "{help}");
+    }
 }

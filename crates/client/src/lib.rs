@@ -46,9 +46,9 @@ use serde::{de::DeserializeOwned, Serialize};
 use soapstone_codec::{EncodeOptions, Envelope, QName, Style, Version};
 
 pub use error::Error;
+pub use naive::NaiveModes;
 /// The TLS library behind `https://` URLs, for [`ClientConfig::tls`].
 pub use tokio_rustls::rustls;
-pub use naive::NaiveModes;
 
 use conn::{Conn, Exchange, Pool};
 

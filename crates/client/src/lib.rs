@@ -412,7 +412,9 @@ impl Client {
     async fn send(&self, req: Request<Full<Bytes>>) -> Result<http::Response<Bytes>, Error> {
         let inner = &*self.inner;
         if inner.config.naive.any() {
-            return self.send_naive(req).await;
+            // Boxed: the lab-only path's state must not grow every call's future (a caller
+            // awaiting many calls in one async block holds their states on its stack).
+            return Box::pin(self.send_naive(req)).await;
         }
         let mut req = req;
         let mut fresh = false;

@@ -3,9 +3,11 @@
 //! an `https://` URL and calling it, trusting the test CA through `--tls-ca`. Without that CA
 //! (the default Mozilla roots) and with another CA, both refuse with exit code 1 and say why.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+
+use common::{serve, soapstone};
 
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
 
@@ -25,51 +27,18 @@ fn write_pki(dir: &Path, ca_name: &str) {
     std::fs::write(dir.join("key.pem"), key.serialize_pem()).unwrap();
 }
 
-struct Serve(Child);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn serve_tls(dir: &Path) -> (Serve, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_soapstone"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--services", "echo"])
-        .arg("--tls-cert")
-        .arg(dir.join("cert.pem"))
-        .arg("--tls-key")
-        .arg(dir.join("key.pem"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start soapstone serve");
-    let out = child.stdout.take().unwrap();
-    let serve = Serve(child);
-    for line in BufReader::new(out).lines() {
-        let line = line.unwrap();
-        if let Some(url) = line.strip_prefix("listening on ") {
-            return (serve, url.trim().to_string());
-        }
-    }
-    panic!("soapstone serve ended without `listening on`");
-}
-
-fn soapstone(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_soapstone"))
-        .args(args)
-        .output()
-        .expect("run soapstone")
-}
-
 #[test]
 fn inspect_and_call_over_https() {
     let dir = tempfile::tempdir().unwrap();
     write_pki(dir.path(), "soapstone test CA");
     let other = tempfile::tempdir().unwrap();
     write_pki(other.path(), "another CA");
-    let (_serve, base) = serve_tls(dir.path());
+    let (_serve, base) = serve(&[
+        "--tls-cert".as_ref(),
+        dir.path().join("cert.pem").as_os_str(),
+        "--tls-key".as_ref(),
+        dir.path().join("key.pem").as_os_str(),
+    ]);
     assert!(base.starts_with("https://"), "{base}");
     let wsdl = format!("{base}/echo?wsdl");
     let ca = dir.path().join("ca.pem");

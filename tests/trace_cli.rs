@@ -3,35 +3,14 @@
 //! and names it; against the cured server it names no stall. Skipped, saying so, where tcpdump
 //! is missing or capture is not permitted.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod common;
 
-struct Serve(Child);
+use std::process::Command;
 
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn serve(extra: &[&str]) -> (Serve, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_soapstone"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--services", "echo"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start soapstone serve");
-    let out = child.stdout.take().unwrap();
-    let serve = Serve(child);
-    for line in BufReader::new(out).lines() {
-        let line = line.unwrap();
-        if let Some(url) = line.strip_prefix("listening on ") {
-            return (serve, format!("{}/echo", url.trim()));
-        }
-    }
-    panic!("soapstone serve ended without `listening on`");
+/// The echo endpoint of `soapstone serve EXTRA...`.
+fn serve(extra: &[&str]) -> (common::Serve, String) {
+    let (serve, base) = common::serve(extra);
+    (serve, format!("{base}/echo"))
 }
 
 /// A directory removed when the test ends.

@@ -2,46 +2,15 @@
 //! `soapstone wsdl inspect` and `soapstone call` use its published WSDL by URL: the signature
 //! listing, a call's JSON answer, `--xml`, and a Fault's exit code 2.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Output, Stdio};
+mod common;
 
-struct Serve(Child);
+use std::process::Command;
 
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn serve() -> (Serve, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_soapstone"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--services", "echo"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start soapstone serve");
-    let out = child.stdout.take().unwrap();
-    let serve = Serve(child);
-    for line in BufReader::new(out).lines() {
-        let line = line.unwrap();
-        if let Some(url) = line.strip_prefix("listening on ") {
-            return (serve, url.trim().to_string());
-        }
-    }
-    panic!("soapstone serve ended without `listening on`");
-}
-
-fn soapstone(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_soapstone"))
-        .args(args)
-        .output()
-        .expect("run soapstone")
-}
+use common::{serve, soapstone};
 
 #[test]
 fn inspect_and_call_a_served_wsdl_by_url() {
-    let (_serve, base) = serve();
+    let (_serve, base) = serve::<&str>(&[]);
     let wsdl = format!("{base}/echo?wsdl");
 
     let out = soapstone(&["wsdl", "inspect", &wsdl]);

@@ -277,8 +277,16 @@ fn a_stalled_handshake_is_evicted_for_a_new_client() {
     let mut s = rustls::StreamOwned::new(conn, Counting { tcp, records });
     s.write_all(&post(ECHO_FLOAT, "")).unwrap();
     assert_eq!(read_tls_response(&mut s).unwrap().0, 200);
-    // The stalled one was closed to make room, long before its header deadline (10 s).
+    // The stalled one was closed to make room, long before its header deadline (10 s): an
+    // end of stream, or a reset when its unread bytes were still in the server's buffer.
     let mut buf = [0u8; 16];
-    assert_eq!(stalled.read(&mut buf).expect("closed, not timed out"), 0);
+    match stalled.read(&mut buf) {
+        Ok(n) => assert_eq!(n, 0, "closed"),
+        Err(e) => assert_eq!(
+            e.kind(),
+            std::io::ErrorKind::ConnectionReset,
+            "closed, not timed out: {e}"
+        ),
+    }
     assert_eq!(srv.metric("soapstone_connections_evicted_total"), 1);
 }

@@ -88,6 +88,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             ok,
             results,
             cache,
+            context,
             docs,
         } = m;
         let stem = pascal(&ident.to_string());
@@ -167,12 +168,26 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 }
             }
         });
+        // A method taking the context keeps the request's bytes (shared) for its header
+        // blocks; the others free them before the handler runs and the response is written,
+        // so a large message is not held three times at once (bytes, values, response).
+        let (keep_message, ctx_arg, reply_call) = if *context {
+            (
+                quote!(let __ctx = dispatcher.context(&request, incoming.version());),
+                quote!(&__ctx,),
+                quote!(dispatcher.reply_with_headers::<#resp_ty>(reply, result, __ctx.take_response_headers())),
+            )
+        } else {
+            (
+                quote!(),
+                quote!(),
+                quote!(dispatcher.reply::<#resp_ty>(reply, result)),
+            )
+        };
         arms.push(quote! {
             #index => {
+                #keep_message
                 let decoded = incoming.decode::<#req_ty>();
-                // The message is decoded: free its bytes before the handler runs and the
-                // response is written, so a large message is not held three times at once
-                // (bytes, decoded values, response).
                 { let _message = request; }
                 #[allow(unused_variables)]
                 let (request, reply) = match decoded {
@@ -182,11 +197,9 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 #cache_check
                 // Fields are moved out by path, not bound to names: a parameter called
                 // `reply` or `inner` must not shadow the locals of this function.
-                let result = <T as #trait_ident>::#ident(&*inner, #(request.#param_ids),*).await;
-                dispatcher.reply::<#resp_ty>(
-                    reply,
-                    result.map(#make_response).map_err(#cg::Into::<#cg::codec::Fault>::into),
-                )
+                let result = <T as #trait_ident>::#ident(&*inner, #ctx_arg #(request.#param_ids),*).await;
+                let result = result.map(#make_response).map_err(#cg::Into::<#cg::codec::Fault>::into);
+                #reply_call
             }
         });
         cached.push(*cache);

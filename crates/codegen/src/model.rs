@@ -49,5 +49,8 @@ pub struct Method {
     /// `T` whose part names `result = "a, b"` lists.
     pub results: Vec<ResultPart>,
     pub cache: bool,
+    /// The method takes `ctx: &Context` right after `&self` (header blocks, peer, principal,
+    /// response headers); the request's bytes then live until the handler returns.
+    pub context: bool,
     pub docs: Option<String>,
 }

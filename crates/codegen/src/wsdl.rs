@@ -170,6 +170,7 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
             ok,
             results,
             cache: false,
+            context: false,
             docs: op.documentation.clone(),
         });
         if op.request != op.name {

@@ -138,6 +138,11 @@ where
     }
 }
 
+/// The address of the connection's peer, put into each request's extensions by the server (a
+/// request reaching the tower service from elsewhere, e.g. axum, may not carry it).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PeerAddr(pub(crate) std::net::SocketAddr);
+
 /// A SOAP POST.
 async fn post<B>(
     inner: &Inner,
@@ -220,6 +225,7 @@ where
         return (busy(msg, config), outcome);
     };
 
+    let peer = req.extensions().get::<PeerAddr>().map(|p| p.0);
     let body = match read_body(req.into_body(), config).await {
         Ok(body) => body,
         Err(resp) => return (resp, outcome),
@@ -250,7 +256,8 @@ where
 
     let version = media.version;
     let service = inner.services[m].clone();
-    let request = SoapRequest::new(version, action, body);
+    let mut request = SoapRequest::new(version, action, body);
+    request.peer = peer;
     let answer = AssertUnwindSafe(async move { service.call(request).await })
         .catch_unwind()
         .await;

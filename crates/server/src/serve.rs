@@ -349,7 +349,8 @@ async fn serve_http<S>(
     }
     let svc_inner = inner.clone();
     let (table, slot) = (registered.table.clone(), registered.slot.clone());
-    let svc = service_fn(move |req| {
+    let svc = service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
+        req.extensions_mut().insert(crate::dispatch::PeerAddr(peer));
         let inner = svc_inner.clone();
         let arrival = clock.take_arrival();
         // Not evictable while the request is handled. `None`: evicted just before this head

@@ -14,7 +14,7 @@ pub use soapstone_wsdl as wsdl;
 pub use crate::config::ServiceConfig;
 pub use crate::dispatch::{fault_response, Dispatcher, Incoming, Reply};
 pub use crate::stub::Stub;
-pub use crate::{BoxFuture, SoapRequest, SoapResponse, SoapService};
+pub use crate::{BoxFuture, Context, SoapRequest, SoapResponse, SoapService};
 
 pub use std::any::type_name;
 pub use std::boxed::Box;

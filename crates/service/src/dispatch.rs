@@ -17,7 +17,7 @@ use soapstone_wsdl::ServiceModel;
 
 use crate::cache::ResponseCache;
 use crate::config::ServiceConfig;
-use crate::{SoapRequest, SoapResponse};
+use crate::{Context, SoapRequest, SoapResponse};
 
 const NEXT_11: &str = "http://schemas.xmlsoap.org/soap/actor/next";
 const NEXT_12: &str = "http://www.w3.org/2003/05/soap-envelope/role/next";
@@ -227,9 +227,31 @@ impl Dispatcher {
         }
     }
 
+    /// The context of `request` for a handler that asks for one (header blocks decode under
+    /// this service's limits and body style).
+    pub fn context(&self, request: &SoapRequest, version: Version) -> Context {
+        Context::new(
+            request,
+            version,
+            &self.config.limits,
+            self.model.style.body_style(),
+        )
+    }
+
     /// Encodes the reply to a request: the response wrapper with `result`'s fields, or the
     /// fault; stores a successful response of a cached operation.
     pub fn reply<R: Serialize>(&self, reply: Reply, result: Result<R, Fault>) -> SoapResponse {
+        self.reply_with_headers(reply, result, Vec::new())
+    }
+
+    /// [`Dispatcher::reply`] with header blocks (raw markup) in the response's `Header`. A
+    /// fault is written without them (its header blocks would describe a success).
+    pub fn reply_with_headers<R: Serialize>(
+        &self,
+        reply: Reply,
+        result: Result<R, Fault>,
+        headers: Vec<String>,
+    ) -> SoapResponse {
         let name = self.operation_name(reply.op);
         let value = match result {
             Ok(value) => value,
@@ -244,7 +266,8 @@ impl Dispatcher {
             Version::Soap11 => self.options(reply.version),
             Version::Soap12 => &self.options12[reply.op],
         };
-        if let Err(e) = codec::encode(&mut out, options, &[], wrapper, &value) {
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        if let Err(e) = codec::encode(&mut out, options, &headers, wrapper, &value) {
             let fault = Fault::server(format!("cannot encode the response of `{name}`: {e}"));
             return fault_response(reply.version, Some(name), &fault);
         }

@@ -11,10 +11,12 @@ extern crate self as soapstone_service;
 mod cache;
 pub mod codegen;
 mod config;
+mod context;
 mod dispatch;
 mod stub;
 
 pub use config::ServiceConfig;
+pub use context::{Context, Extensions, Principal};
 pub use dispatch::RPC_NS;
 pub use soapstone_client as client;
 pub use soapstone_codec::{Fault, FaultCode, Limits, QName, Version};
@@ -41,6 +43,11 @@ pub struct SoapRequest {
     pub action: Option<String>,
     /// The envelope bytes (already decompressed, within the server's body limit).
     pub body: Bytes,
+    /// The peer's address, when the transport knows it.
+    pub peer: Option<std::net::SocketAddr>,
+    /// Facts layers in front of the service attach (a TLS client identity, a [`Principal`]);
+    /// handlers read them through [`Context`].
+    pub extensions: Extensions,
 }
 
 impl SoapRequest {
@@ -50,7 +57,15 @@ impl SoapRequest {
             version,
             action,
             body,
+            peer: None,
+            extensions: Extensions::new(),
         }
+    }
+
+    /// Records the peer's address.
+    pub fn with_peer(mut self, peer: std::net::SocketAddr) -> Self {
+        self.peer = Some(peer);
+        self
     }
 }
 

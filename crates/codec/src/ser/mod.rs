@@ -181,6 +181,56 @@ pub fn encode<T: Serialize + ?Sized>(
     opts.room(out, 0)
 }
 
+/// Writes one literal header block: an element `name` (its namespace declared on it) whose
+/// children are `value`'s fields, in `name`'s namespace when `qualified` (the usual
+/// `elementFormDefault="qualified"` of header schemas) and unqualified otherwise. The result is
+/// what [`encode`] takes in `headers`.
+pub fn encode_header_block<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    name: &QName,
+    qualified: bool,
+    value: &T,
+) -> Result<(), EncodeError> {
+    let opts = Opts {
+        typed: false,
+        encoded: false,
+        enc12: false,
+        item_types: false,
+        tns: !name.namespace.is_empty(),
+        default_ns: qualified && !name.namespace.is_empty(),
+        any_type: "xsd:anyType",
+        max_bytes: usize::MAX,
+    };
+    let prefixed = !name.namespace.is_empty();
+    out.push(b'<');
+    if prefixed {
+        out.extend_from_slice(b"tns:");
+    }
+    out.extend_from_slice(name.local.as_bytes());
+    if prefixed {
+        out.extend_from_slice(b" xmlns:tns=\"");
+        write::attr(out, &name.namespace);
+        out.push(b'"');
+        if qualified {
+            out.extend_from_slice(b" xmlns=\"");
+            write::attr(out, &name.namespace);
+            out.push(b'"');
+        }
+    }
+    out.push(b'>');
+    value.serialize(BodySer {
+        out: &mut *out,
+        opts: &opts,
+    })?;
+    out.extend_from_slice(b"</");
+    if prefixed {
+        out.extend_from_slice(b"tns:");
+    }
+    out.extend_from_slice(name.local.as_bytes());
+    out.push(b'>');
+    Ok(())
+}
+
 #[cold]
 fn bad_char(c: u32) -> EncodeError {
     EncodeError::new(format!("character U+{c:04X} cannot be written in xml"))

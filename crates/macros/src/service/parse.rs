@@ -281,7 +281,9 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
     }
     let mut params = Vec::new();
     let mut parts: HashMap<String, ()> = HashMap::new();
-    for arg in sig.inputs.iter().skip(1) {
+    // `ctx: &Context` right after `&self` is the request's context, not a part.
+    let context = sig.inputs.iter().nth(1).is_some_and(is_context);
+    for arg in sig.inputs.iter().skip(1 + usize::from(context)) {
         let FnArg::Typed(pt) = arg else { continue };
         let pattr = soap_attr(cx, &pt.attrs, true);
         let Pat::Ident(pi) = &*pt.pat else {
@@ -368,6 +370,7 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
         ok: ok_ty,
         results,
         cache: attr.cache,
+        context,
         docs: docs(&f.attrs),
     })
 }
@@ -495,4 +498,15 @@ pub(crate) fn add_supertraits(item: &mut ItemTrait) {
             item.supertraits.push(bound);
         }
     }
+}
+
+/// Whether `arg` is `name: &Context` (any path ending in `Context`, shared reference).
+fn is_context(arg: &FnArg) -> bool {
+    let FnArg::Typed(pt) = arg else { return false };
+    let syn::Type::Reference(r) = &*pt.ty else {
+        return false;
+    };
+    r.mutability.is_none()
+        && matches!(&*r.elem, syn::Type::Path(p) if p.qself.is_none()
+            && p.path.segments.last().is_some_and(|s| s.ident == "Context" && s.arguments.is_empty()))
 }

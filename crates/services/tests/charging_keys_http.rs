@@ -1,0 +1,159 @@
+//! Idempotency keys on the wire: the `<ch:IdempotencyKey>` header block as raw bytes over a
+//! real TcpStream (same answer twice, charged once; mustUnderstand honoured; bad and reused
+//! keys are Client faults), and the retrying client through a proxy that loses the first
+//! answer after the server applied it.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::server::{faultstring, post, text_of, TestServer};
+use soapstone_services::charging::{
+    ChargingClient, IdempotencyKey, KeyedChargingClient, Op, SeedConfig,
+};
+use soapstone_services::{Db, ServiceKind, ServicesConfig};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn config(dir: &std::path::Path) -> ServicesConfig {
+    let mut c = ServicesConfig::default();
+    c.services = vec![ServiceKind::Charging];
+    c.db = Db::Sqlite(dir.join("charging.db"));
+    c.seed = SeedConfig::with_accounts(20);
+    c
+}
+
+fn debit(header: &str, id: i32, am: i32) -> String {
+    format!(
+        r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" xmlns:ch="urn:soapstone:charging"><s:Header>{header}</s:Header><s:Body><ch:directDebit><id>{id}</id><am>{am}</am></ch:directDebit></s:Body></s:Envelope>"#
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keyed_request_sent_twice_is_charged_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(config(dir.path())).await;
+    let plain = ChargingClient::new(&server.url("/charging")).unwrap();
+    let before = plain.credit_control(2).await.unwrap();
+    let header = r#"<ch:IdempotencyKey s:mustUnderstand="1">order-77</ch:IdempotencyKey>"#;
+    let first = post(server.addr, "/charging", "", &debit(header, 2, 25)).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let again = post(server.addr, "/charging", "", &debit(header, 2, 25)).await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(
+        text_of(&first.body, "return"),
+        text_of(&again.body, "return")
+    );
+    assert_eq!(plain.credit_control(2).await.unwrap(), before - 25);
+
+    // Other arguments under the same key: a Client fault, nothing charged.
+    let reused = post(server.addr, "/charging", "", &debit(header, 2, 26)).await;
+    assert_eq!(reused.status, 500);
+    assert_eq!(
+        text_of(&reused.body, "faultcode").as_deref(),
+        Some("env:Client")
+    );
+    assert_eq!(
+        faultstring(&reused.body).unwrap(),
+        "idempotency key `order-77` was used for `directDebit id=2 am=25`, not `directDebit id=2 am=26`"
+    );
+    // A malformed key: a Client fault naming it.
+    let bad = r#"<ch:IdempotencyKey>no spaces allowed</ch:IdempotencyKey>"#;
+    let reply = post(server.addr, "/charging", "", &debit(bad, 2, 1)).await;
+    assert_eq!(reply.status, 500);
+    assert_eq!(
+        faultstring(&reply.body).unwrap(),
+        "bad idempotency key `no spaces allowed`: expected 1 to 128 characters of A-Z a-z 0-9 - _ . : ~ + / ="
+    );
+    assert_eq!(plain.credit_control(2).await.unwrap(), before - 25);
+    // Without a key, the same request applies each time.
+    for _ in 0..2 {
+        let r = post(server.addr, "/charging", "", &debit("", 2, 1)).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    assert_eq!(plain.credit_control(2).await.unwrap(), before - 27);
+    server.stop().await;
+}
+
+/// A proxy that forwards everything, except that on its first connection it drops the
+/// server's answer (after the server sent it: the operation was applied) and closes.
+async fn lossy_proxy(upstream: SocketAddr) -> (SocketAddr, Arc<AtomicUsize>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let conns = Arc::new(AtomicUsize::new(0));
+    let count = conns.clone();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let n = count.fetch_add(1, Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut server = tokio::net::TcpStream::connect(upstream).await.unwrap();
+                if n > 0 {
+                    let _ = tokio::io::copy_bidirectional(&mut client, &mut server).await;
+                    return;
+                }
+                let (mut cr, _cw) = client.split();
+                let (mut sr, mut sw) = server.split();
+                let forward = async {
+                    let mut buf = [0u8; 8192];
+                    while let Ok(n @ 1..) = cr.read(&mut buf).await {
+                        if sw.write_all(&buf[..n]).await.is_err() {
+                            break;
+                        }
+                    }
+                };
+                let mut first = [0u8; 1];
+                tokio::select! {
+                    _ = forward => {}
+                    _ = sr.read_exact(&mut first) => {}
+                }
+                // Both sockets drop here: the answer is lost.
+            });
+        }
+    });
+    (addr, conns)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_retrying_client_is_charged_once_when_an_answer_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(config(dir.path())).await;
+    let (proxy, conns) = lossy_proxy(server.addr).await;
+    let keyed = KeyedChargingClient::new(&format!("http://{proxy}/charging")).unwrap();
+    let plain = ChargingClient::new(&server.url("/charging")).unwrap();
+    let before = plain.credit_control(4).await.unwrap();
+    let key = IdempotencyKey::new("retry-me").unwrap();
+    let cn = tokio::time::timeout(
+        Duration::from_secs(60),
+        keyed.apply_with_key(&key, Op::DirectDebit { id: 4, am: 40 }),
+    )
+    .await
+    .expect("answers in time")
+    .unwrap();
+    assert!(
+        conns.load(Ordering::SeqCst) >= 2,
+        "the first answer was lost, so it retried"
+    );
+    assert_eq!(
+        plain.credit_control(4).await.unwrap(),
+        before - 40,
+        "charged once"
+    );
+    let store = server.services.charging().unwrap().store().clone();
+    let audit = store.audit().await.unwrap();
+    assert_eq!(audit.transactions, 1, "one ledger entry");
+    let rec = store.transaction(cn).await.unwrap().unwrap();
+    assert_eq!((rec.account, rec.amount), (4, 40));
+
+    // Without a key the same loss charges twice: what the key is for.
+    let (proxy, _) = lossy_proxy(server.addr).await;
+    let unkeyed = ChargingClient::new(&format!("http://{proxy}/charging")).unwrap();
+    assert!(
+        unkeyed.direct_debit(4, 1).await.is_err(),
+        "the answer was lost"
+    );
+    unkeyed.direct_debit(4, 1).await.unwrap();
+    assert_eq!(plain.credit_control(4).await.unwrap(), before - 42);
+    server.stop().await;
+}

@@ -22,8 +22,10 @@ pub struct Seen {
     pub deltas: HashMap<i32, i64>,
     pub acked: Vec<Acked>,
     pub refused: usize,
-    /// Attempts beyond the first (the retries the kill caused).
+    /// Operations whose first attempt failed (the retries the kill caused).
     pub retried_ops: usize,
+    /// When those first attempts failed.
+    pub failures: Vec<std::time::Instant>,
 }
 
 /// Retries for as long as a restart (or a failover) takes: up to ~60 s.
@@ -118,6 +120,7 @@ pub async fn client(
         let result = match once {
             Err(e) if soapstone_services::charging::is_retryable(&e) => {
                 seen.retried_ops += 1;
+                seen.failures.push(std::time::Instant::now());
                 c.apply_with_key(&key, op).await
             }
             other => other,
@@ -170,6 +173,7 @@ pub async fn run(url: String, accounts: Vec<i32>, clients: usize, stop: Arc<Atom
         all.acked.extend(s.acked);
         all.refused += s.refused;
         all.retried_ops += s.retried_ops;
+        all.failures.extend(s.failures);
     }
     all
 }

@@ -157,3 +157,35 @@ async fn the_retrying_client_is_charged_once_when_an_answer_is_lost() {
     assert_eq!(plain.credit_control(4).await.unwrap(), before - 42);
     server.stop().await;
 }
+
+/// `serve`'s sweeper: with a short `--reservation-ttl`, a reservation nobody touches is given
+/// back by itself (an `expireRes` ledger entry), without any request naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sweeper_releases_a_forgotten_reservation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = config(dir.path());
+    config.charging.reservation_ttl = Some(Duration::from_millis(300));
+    let server = TestServer::start(config).await;
+    let c = ChargingClient::new(&server.url("/charging")).unwrap();
+    let before = c.credit_control(5).await.unwrap();
+    let res = c.reserve(5, 500).await.unwrap();
+    assert_eq!(c.credit_control(5).await.unwrap(), before - 500);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while c.credit_control(5).await.unwrap() != before {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "reservation {res} not released within 30 s"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let store = server.services.charging().unwrap().store().clone();
+    let audit = store.audit().await.unwrap();
+    assert!(audit.is_clean(), "{audit:?}");
+    assert_eq!(audit.transactions, 2, "the reserve and its expiry");
+    let e = c.release_res(res).await.unwrap_err();
+    assert_eq!(
+        e.fault().unwrap().reason,
+        format!("reservation `{res}` was already expired")
+    );
+    server.stop().await;
+}

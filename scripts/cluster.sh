@@ -6,7 +6,8 @@
 # namespaces it creates) and is torn down by `down`.
 #
 #   scripts/cluster.sh up [--replicas N] [--port P] [--netns auto|on|off] [--bin PATH]
-#                        [--dir DIR] [--accounts N] [--drain-grace D]
+#                        [--dir DIR] [--accounts N] [--drain-grace D] [--cpus LIST]
+#                        [--haproxy-cpu C]
 #   scripts/cluster.sh status [--dir DIR]
 #   scripts/cluster.sh kill I [--dir DIR]      # SIGKILL replica I (1-based)
 #   scripts/cluster.sh start I [--dir DIR]     # start replica I again
@@ -29,6 +30,8 @@ BIN=""
 ACCOUNTS=10000
 GRACE=2s
 KEEP=0
+CPUS=""
+HAPROXY_CPU=""
 
 die() { echo "cluster: $*" >&2; exit 1; }
 usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -46,6 +49,8 @@ while [ $# -gt 0 ]; do
     --accounts) ACCOUNTS="$2"; shift 2 ;;
     --drain-grace) GRACE="$2"; shift 2 ;;
     --keep) KEEP=1; shift ;;
+    --cpus) CPUS="$2"; shift 2 ;;
+    --haproxy-cpu) HAPROXY_CPU="$2"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "cluster: unknown argument \`$1\`" >&2; usage ;;
   esac
@@ -81,11 +86,13 @@ netns_possible() {
   ip netns del ss-probe
 }
 
-# Starts replica I as recorded in cluster.env and waits for its `listening on` line.
+# Starts replica I as recorded in cluster.env and waits for its `listening on` line. Replica I
+# is pinned to the I-th CPU of CPUS (round robin; default: all CPUs of the machine).
 start_replica() {
-  local i=$1 addr db cpu ncpu
+  local i=$1 addr db cpu list
   addr="$(eval echo "\$R${i}_ADDR")"; db="$(eval echo "\$R${i}_DB")"
-  ncpu="$(nproc)"; cpu=$(( (i - 1) % ncpu ))
+  if [ -n "$CPUS" ]; then IFS=, read -r -a list <<< "$CPUS"; else read -r -a list <<< "$(seq 0 $(( $(nproc) - 1 )) | tr '\n' ' ')"; fi
+  cpu="${list[$(( (i - 1) % ${#list[@]} ))]}"
   local run=(taskset -c "$cpu" "$BIN" --services charging --addr "$addr" --db "$db"
              --accounts "$ACCOUNTS" --drain-grace "$GRACE" --pg-connections 8)
   : > "$DIR/r$i.log"
@@ -151,6 +158,7 @@ up() {
     echo "BIN=$BIN"
     echo "ACCOUNTS=$ACCOUNTS"
     echo "GRACE=$GRACE"
+    echo "CPUS=$CPUS"
     for i in $(seq 1 "$REPLICAS"); do
       if [ "$USE_NETNS" = 1 ]; then
         echo "R${i}_ADDR=10.201.$i.2:8080"
@@ -164,8 +172,13 @@ up() {
   load_env
   for i in $(seq 1 "$REPLICAS"); do start_replica "$i"; done
 
-  # HAProxy: round robin, a health check on /readyz every 250 ms, down after 2 failures.
+  # HAProxy: round robin, a health check on /readyz every 250 ms, down after 2 failures (a dead
+  # replica refuses the check's connection at once; a slow answer gets 2 s, so that a loaded
+  # replica is not taken out for being slow). With no replica ready, clients get a SOAP Server
+  # fault with the 503, not HAProxy's HTML page.
   local stats; stats="$(free_port)"
+  local fault='<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><soap:Fault><faultcode>soap:Server</faultcode><faultstring>no charging replica is ready (the balancer has none in service); retry later</faultstring></soap:Fault></soap:Body></soap:Envelope>'
+  printf 'HTTP/1.0 503 Service Unavailable\r\nCache-Control: no-cache\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: text/xml; charset=utf-8\r\nContent-Length: %s\r\n\r\n%s' "${#fault}" "$fault" > "$DIR/503.http"
   {
     cat <<EOF
 global
@@ -179,6 +192,8 @@ defaults
     timeout connect 1s
     timeout client 30s
     timeout server 30s
+    timeout check 2s
+    errorfile 503 $DIR/503.http
     retries 2
     option redispatch
 frontend charging
@@ -200,7 +215,9 @@ frontend stats
 EOF
   } > "$DIR/haproxy.cfg"
   haproxy -c -q -f "$DIR/haproxy.cfg" || die "bad haproxy configuration"
-  haproxy -db -f "$DIR/haproxy.cfg" > "$DIR/haproxy.log" 2>&1 &
+  local pin=()
+  [ -n "$HAPROXY_CPU" ] && pin=(taskset -c "$HAPROXY_CPU")
+  "${pin[@]}" haproxy -db -f "$DIR/haproxy.cfg" > "$DIR/haproxy.log" 2>&1 &
   echo $! > "$DIR/haproxy.pid"
   {
     echo "URL=http://127.0.0.1:$PORT/charging"

@@ -167,14 +167,20 @@ async fn a_replica_killed_under_load_loses_and_doubles_nothing() {
         .iter()
         .filter_map(|t| t.checked_duration_since(killed))
         .collect();
+    let recovered = seen
+        .recoveries
+        .iter()
+        .filter_map(|t| t.checked_duration_since(killed))
+        .max();
     eprintln!(
-        "failover: {} acknowledged, {} refused; {} first attempts failed (first {:?}, last {:?} after the kill); HAProxy marked r1 down {:?} after the kill",
+        "failover: {} acknowledged, {} refused; {} first attempts failed (first {:?}, last {:?} after the kill); HAProxy marked r1 down {:?} after the kill; the last retried operation answered {:?} after the kill",
         seen.acked.len(),
         seen.refused,
         seen.retried_ops,
         after.iter().min(),
         after.iter().max(),
-        marked_down
+        marked_down,
+        recovered
     );
     assert!(seen.acked.len() > 100, "the load ran: {}", seen.acked.len());
 

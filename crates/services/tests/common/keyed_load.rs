@@ -26,6 +26,8 @@ pub struct Seen {
     pub retried_ops: usize,
     /// When those first attempts failed.
     pub failures: Vec<std::time::Instant>,
+    /// When those operations were finally answered (acknowledged or refused).
+    pub recoveries: Vec<std::time::Instant>,
 }
 
 /// Retries for as long as a restart (or a failover) takes: up to ~60 s.
@@ -121,7 +123,9 @@ pub async fn client(
             Err(e) if soapstone_services::charging::is_retryable(&e) => {
                 seen.retried_ops += 1;
                 seen.failures.push(std::time::Instant::now());
-                c.apply_with_key(&key, op).await
+                let r = c.apply_with_key(&key, op).await;
+                seen.recoveries.push(std::time::Instant::now());
+                r
             }
             other => other,
         };
@@ -174,6 +178,7 @@ pub async fn run(url: String, accounts: Vec<i32>, clients: usize, stop: Arc<Atom
         all.refused += s.refused;
         all.retried_ops += s.retried_ops;
         all.failures.extend(s.failures);
+        all.recoveries.extend(s.recoveries);
     }
     all
 }

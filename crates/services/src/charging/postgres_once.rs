@@ -13,6 +13,7 @@
 //! reservation without giving its amount back and writing the ledger entry in one statement.
 
 use deadpool_postgres::GenericClient;
+use tokio_postgres::NoTls;
 
 use super::once::{fingerprint, Applied, Swept, SWEEP_BATCH};
 use super::postgres::{pool_err, PostgresStore, RETRIES};
@@ -181,4 +182,40 @@ pub(super) async fn apply_keyed(
         "{} kept conflicting with concurrent operations",
         op.kind()
     )))
+}
+
+/// One connection kept for readiness pings (reconnected after a failure).
+pub(crate) struct HealthConn {
+    config: tokio_postgres::Config,
+    client: tokio::sync::Mutex<Option<tokio_postgres::Client>>,
+}
+
+impl HealthConn {
+    pub(super) fn new(mut config: tokio_postgres::Config) -> Self {
+        config.connect_timeout(std::time::Duration::from_secs(1));
+        HealthConn {
+            config,
+            client: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// `SELECT 1` on the health connection, connecting first if needed.
+    pub(super) async fn ping(&self) -> Result<(), ChargingError> {
+        let mut slot = self.client.lock().await;
+        if slot.as_ref().is_none_or(|c| c.is_closed()) {
+            let (client, connection) = self.config.connect(NoTls).await?;
+            tokio::spawn(async move {
+                let _ = connection.await;
+            });
+            *slot = Some(client);
+        }
+        let Some(client) = slot.as_ref() else {
+            return Err(ChargingError::Storage("no health connection".into()));
+        };
+        if let Err(e) = client.simple_query("SELECT 1").await {
+            *slot = None;
+            return Err(e.into());
+        }
+        Ok(())
+    }
 }

@@ -189,3 +189,94 @@ async fn the_sweeper_releases_a_forgotten_reservation() {
     );
     server.stop().await;
 }
+
+/// A server that answers every request with `status` and a SOAP 1.1 fault of `code`, counting
+/// requests and checking that each carries the same idempotency key.
+async fn canned(
+    status: u16,
+    code: &'static str,
+) -> (SocketAddr, Arc<std::sync::Mutex<Vec<String>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let keys = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = keys.clone();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                loop {
+                    let Ok(n @ 1..) = s.read(&mut chunk).await else {
+                        return;
+                    };
+                    buf.extend_from_slice(&chunk[..n]);
+                    let text = String::from_utf8_lossy(&buf).into_owned();
+                    let Some(head_end) = text.find("\r\n\r\n") else {
+                        continue;
+                    };
+                    let len: usize = text[..head_end]
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse().unwrap())
+                        })
+                        .unwrap_or(0);
+                    if buf.len() < head_end + 4 + len {
+                        continue;
+                    }
+                    let body = &text[head_end + 4..head_end + 4 + len];
+                    let key = body
+                        .split("IdempotencyKey")
+                        .nth(1)
+                        .and_then(|r| r.split_once('>'))
+                        .and_then(|(_, r)| r.split_once('<'))
+                        .map(|(k, _)| k.to_owned())
+                        .unwrap_or_default();
+                    seen.lock().unwrap().push(key);
+                    buf.drain(..head_end + 4 + len);
+                    let fault = format!(
+                        r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><s:Fault><faultcode>s:{code}</faultcode><faultstring>canned</faultstring></s:Fault></s:Body></s:Envelope>"#
+                    );
+                    let reply = format!(
+                        "HTTP/1.1 {status} X\r\nContent-Type: text/xml\r\nContent-Length: {}\r\n\r\n{fault}",
+                        fault.len()
+                    );
+                    if s.write_all(reply.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (addr, keys)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_retrying_client_retries_server_trouble_with_one_key_and_never_a_client_fault() {
+    let mut retry = soapstone_services::charging::RetryPolicy::default();
+    retry.attempts = 4;
+    retry.first_backoff = Duration::from_millis(5);
+    for (status, code, attempts) in [(500, "Client", 1), (500, "Server", 4), (503, "Server", 4)] {
+        let (addr, keys) = canned(status, code).await;
+        let c = KeyedChargingClient::new(&format!("http://{addr}/charging"))
+            .unwrap()
+            .with_retry(retry.clone());
+        let e = c.credit(1, 5).await.unwrap_err();
+        let keys = keys.lock().unwrap().clone();
+        assert_eq!(keys.len(), attempts, "{status} {code}: {e}");
+        assert!(
+            IdempotencyKey::new(&keys[0]).is_ok() && keys.iter().all(|k| *k == keys[0]),
+            "one key for every attempt: {keys:?}"
+        );
+    }
+    // Two operations: two keys.
+    let (addr, keys) = canned(500, "Client").await;
+    let c = KeyedChargingClient::new(&format!("http://{addr}/charging")).unwrap();
+    let _ = c.credit(1, 5).await;
+    let _ = c.credit(1, 5).await;
+    let keys = keys.lock().unwrap().clone();
+    assert_eq!(keys.len(), 2);
+    assert_ne!(keys[0], keys[1], "a fresh key per operation");
+}

@@ -131,8 +131,17 @@ up() {
     on) netns_possible || die "network namespaces are not permitted here (need root and \`ip\`); use --netns off"; USE_NETNS=1 ;;
     auto) if netns_possible; then USE_NETNS=1; else echo "cluster: no network namespaces here: replicas on loopback ports" >&2; fi ;;
   esac
+  if [ "$USE_NETNS" = 1 ]; then
+    for i in $(seq 1 "$REPLICAS"); do
+      if ip netns list | grep -qw "ss-r$i"; then
+        die "network namespace \`ss-r$i\` exists: another cluster is up (\`scripts/cluster.sh down --dir ...\`), or a stale one (\`ip netns del ss-r$i; ip link del ss-h$i\`)"
+      fi
+    done
+  fi
   mkdir -p "$DIR"
   [ "$(id -u)" = 0 ] && chown postgres:postgres "$DIR"
+  # A failed `up` leaves nothing running (its logs stay in DIR).
+  trap 'echo "cluster: up failed; tearing down (logs kept in $DIR)" >&2; KEEP=1; down >/dev/null 2>&1' EXIT
 
   # PostgreSQL: initdb, listening on loopback (and on the host side of each veth).
   local pgport listen hba
@@ -226,6 +235,7 @@ EOF
   # Ready when HAProxy sees every replica up.
   for _ in $(seq 1 200); do
     if [ "$(curl -fsS "http://127.0.0.1:$stats/;csv" 2>/dev/null | grep -c '^replicas,r[0-9]*,.*,UP,')" = "$REPLICAS" ]; then
+      trap - EXIT
       echo "cluster up: $REPLICAS replicas$( [ "$USE_NETNS" = 1 ] && echo ' (own network namespaces)') behind http://127.0.0.1:$PORT/charging; PostgreSQL on 127.0.0.1:$pgport; env in $DIR/cluster.env"
       return 0
     fi

@@ -11,16 +11,11 @@ use soapstone_services::charging::ChargingClient;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 
+/// A GET over a real TcpStream (`Connection: close`).
 async fn get(base: &str, path: &str) -> (u16, String) {
-    let out = Command::new("curl")
-        .args(["-s", "-m", "5", "-w", "\n%{http_code}"])
-        .arg(format!("{base}{path}"))
-        .output()
-        .await
-        .expect("curl");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let (body, code) = text.rsplit_once('\n').unwrap();
-    (code.parse().unwrap_or(0), body.to_owned())
+    let addr = base.trim_start_matches("http://").parse().unwrap();
+    let reply = common::server::get(addr, path).await;
+    (reply.status, reply.body)
 }
 
 /// Polls `/readyz` until it answers `status` (at most 30 s).

@@ -363,8 +363,20 @@ impl Client {
         op: &Operation<'_>,
         request: &T,
     ) -> Result<R, Error> {
+        self.call_with_headers(op, &[], request).await
+    }
+
+    /// [`Client::call`] with SOAP header blocks: each is one element given as markup, with
+    /// its namespaces declared on it, written into `Header` as it is (an idempotency key, a
+    /// security token).
+    pub async fn call_with_headers<T: Serialize + ?Sized, R: DeserializeOwned>(
+        &self,
+        op: &Operation<'_>,
+        headers: &[&str],
+        request: &T,
+    ) -> Result<R, Error> {
         let mut out = Vec::with_capacity(512);
-        soapstone_codec::encode(&mut out, op.options, &[], op.request, request)
+        soapstone_codec::encode(&mut out, op.options, headers, op.request, request)
             .map_err(Error::encode)?;
         let raw = self
             .call_raw(op.options.version, Some(op.action), Bytes::from(out))

@@ -78,6 +78,18 @@ pub struct ServerConfig {
     /// On shutdown, time in-flight requests get to finish before their connections are
     /// dropped. Default: `30 s`.
     pub drain_timeout: Duration,
+    /// On shutdown, time during which `/readyz` answers `503 draining` while everything else
+    /// is served as before, so that a load balancer polling it stops sending new requests
+    /// before the listener closes and the drain begins. Default: `0 s`.
+    pub drain_grace: Duration,
+    /// Where liveness is served (`GET`: `200 ok` while the process answers); `None` disables
+    /// it. Default: `Some("/healthz")`.
+    pub health_path: Option<String>,
+    /// Where readiness is served (`GET`: `200 ready`, or `503` while draining or while the
+    /// readiness probe fails); `None` disables it. Default: `Some("/readyz")`.
+    pub ready_path: Option<String>,
+    /// Longest the readiness probe may take before `/readyz` says `503`. Default: `1 s`.
+    pub ready_probe_timeout: Duration,
     /// Compress responses of at least this many bytes when the client accepts gzip or
     /// deflate; `None` never compresses. Default: `Some(1024)`.
     pub compress_responses_over: Option<usize>,
@@ -116,6 +128,10 @@ impl Default for ServerConfig {
             queue_delay_target: Some(Duration::from_millis(20)),
             queue_delay_interval: Duration::from_millis(200),
             drain_timeout: Duration::from_secs(30),
+            drain_grace: Duration::ZERO,
+            health_path: Some("/healthz".to_owned()),
+            ready_path: Some("/readyz".to_owned()),
+            ready_probe_timeout: Duration::from_secs(1),
             compress_responses_over: Some(1024),
             metrics_path: Some("/metrics".to_owned()),
             public_url: None,

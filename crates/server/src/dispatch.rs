@@ -1,5 +1,5 @@
 //! One HTTP request in, one HTTP response out: routing by path, the SOAP POST, `?wsdl`,
-//! `/metrics`, the concurrency limit and queue-delay shedding, body limits and compression,
+//! `/metrics`, `/healthz` and `/readyz`, the concurrency limit and queue-delay shedding, body limits and compression,
 //! and the panic guard.
 //!
 //! This is the whole server as a function, shared by the tower [`Service`](crate::Server) and
@@ -45,6 +45,8 @@ pub(crate) struct Inner {
     pub(crate) metrics: Metrics,
     /// Queue-delay shedding, unless `queue_delay_target` is `None`.
     pub(crate) codel: Option<Codel>,
+    /// Draining, and the readiness probe.
+    pub(crate) health: crate::health::Health,
 }
 
 /// What the request was, for metrics and the span.
@@ -118,6 +120,13 @@ where
         let path = req.uri().path();
         if inner.config.metrics_path.as_deref() == Some(path) {
             return plain(metrics(inner, req.method()));
+        }
+        if inner.config.health_path.as_deref() == Some(path) {
+            return plain(crate::health::healthz(req.method()));
+        }
+        if inner.config.ready_path.as_deref() == Some(path) {
+            let timeout = inner.config.ready_probe_timeout;
+            return plain(crate::health::readyz(&inner.health, timeout, req.method()).await);
         }
         return plain(text(
             StatusCode::NOT_FOUND,

@@ -90,6 +90,7 @@ mod compress;
 mod config;
 mod conns;
 mod dispatch;
+mod health;
 mod metrics;
 mod naive;
 mod negotiate;
@@ -112,6 +113,7 @@ use soapstone_service::SoapService;
 
 pub use config::{Runtime, ServerConfig};
 pub use dispatch::ResponseBody;
+pub use health::ReadinessProbe;
 pub use naive::NaiveModes;
 pub use serve::{Listener, Serving};
 pub use tls::Tls;
@@ -143,6 +145,7 @@ impl std::fmt::Debug for Server {
 pub struct Builder {
     mounts: Vec<(String, Arc<dyn SoapService>)>,
     config: ServerConfig,
+    probe: Option<ReadinessProbe>,
 }
 
 impl std::fmt::Debug for Builder {
@@ -186,6 +189,18 @@ impl Builder {
         self
     }
 
+    /// What `GET /readyz` checks besides draining (a store's ping, say): `Err(why)` answers
+    /// `503 not ready: why`. It runs once per `/readyz` request, bounded by
+    /// [`ServerConfig::ready_probe_timeout`].
+    pub fn readiness_probe<F, Fut>(mut self, probe: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), String>> + Send + 'static,
+    {
+        self.probe = Some(Arc::new(move || Box::pin(probe())));
+        self
+    }
+
     /// The server.
     ///
     /// # Panics
@@ -199,6 +214,11 @@ impl Builder {
             assert!(
                 self.config.metrics_path.as_deref() != Some(path.as_str()),
                 "mount path `{path}` is the metrics path; change `ServerConfig::metrics_path`"
+            );
+            assert!(
+                self.config.health_path.as_deref() != Some(path.as_str())
+                    && self.config.ready_path.as_deref() != Some(path.as_str()),
+                "mount path `{path}` is a health path; change `ServerConfig::health_path` or `ready_path`"
             );
             routes.insert(path.clone(), i);
             paths.push(path);
@@ -216,6 +236,10 @@ impl Builder {
                 config: self.config,
                 metrics,
                 codel,
+                health: health::Health {
+                    probe: self.probe,
+                    ..health::Health::default()
+                },
             }),
         }
     }
@@ -249,6 +273,11 @@ impl Server {
         &self.inner.config
     }
 
+    /// Makes `GET /readyz` answer `503 draining` from now on (shutdown does it by itself).
+    pub fn start_draining(&self) {
+        self.inner.health.start_draining();
+    }
+
     /// The metrics in Prometheus text format (what `GET /metrics` returns).
     pub fn metrics_text(&self) -> String {
         self.inner.metrics.render()
@@ -266,6 +295,10 @@ impl Server {
     /// Serves on an already-bound listener (`std` or `tokio`) until `shutdown` completes, then
     /// drains. Returns at once with the bound address; the returned [`Serving`] runs when
     /// awaited. Needs no runtime until then.
+    ///
+    /// When `shutdown` completes, `/readyz` turns `503 draining` at once; requests are still
+    /// served for [`ServerConfig::drain_grace`], then the listener closes and in-flight
+    /// requests get [`ServerConfig::drain_timeout`].
     pub fn serve_with_shutdown<F>(
         self,
         listener: impl Into<Listener>,
@@ -274,6 +307,19 @@ impl Server {
     where
         F: Future<Output = ()> + Send + 'static,
     {
+        let inner = self.inner.clone();
+        let shutdown = async move {
+            shutdown.await;
+            inner.health.start_draining();
+            let grace = inner.config.drain_grace;
+            if !grace.is_zero() {
+                tracing::info!(
+                    ?grace,
+                    "draining: /readyz answers 503 before the listener closes"
+                );
+                tokio::time::sleep(grace).await;
+            }
+        };
         serve::serving(self.inner, listener.into(), shutdown)
     }
 }

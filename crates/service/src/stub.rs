@@ -60,12 +60,25 @@ impl Stub {
         op: usize,
         request: &T,
     ) -> Result<R, Error> {
+        self.call_with_headers(op, &[], request).await
+    }
+
+    /// [`Stub::call`] with SOAP header blocks given as markup (see
+    /// [`Client::call_with_headers`]).
+    pub async fn call_with_headers<T: Serialize, R: DeserializeOwned>(
+        &self,
+        op: usize,
+        headers: &[&str],
+        request: &T,
+    ) -> Result<R, Error> {
         let operation = Operation {
             action: &self.model.operations[op].action,
             request: &self.requests[op],
             options: &self.options,
             response_style: self.options.style,
         };
-        self.client.call(&operation, request).await
+        self.client
+            .call_with_headers(&operation, headers, request)
+            .await
     }
 }

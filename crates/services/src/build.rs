@@ -14,7 +14,8 @@ use soapstone_service::{ServiceConfig, SoapService};
 
 use crate::charging::sqlite::SqliteSync;
 use crate::charging::{
-    postgres::PostgresStore, sqlite::SqliteStore, ChargingServer, ChargingSystem, SeedConfig, Store,
+    once::idempotency_key_name, postgres::PostgresStore, sqlite::SqliteStore, ChargingPolicy,
+    ChargingServer, ChargingSystem, SeedConfig, Store,
 };
 use crate::contacts::{ContactBook, ContactsServer};
 use crate::dp::{DpServer, DpState};
@@ -130,6 +131,9 @@ pub struct ServicesConfig {
     /// Every service's settings (XML input limits, leniency, cache size). Default:
     /// [`ServiceConfig::default`].
     pub service: ServiceConfig,
+    /// Reservation expiry and idempotency key retention of the charging system. Default:
+    /// [`ChargingPolicy::default`] (reservations expire after 15 min, keys kept 24 h).
+    pub charging: ChargingPolicy,
 }
 
 impl Default for ServicesConfig {
@@ -141,6 +145,7 @@ impl Default for ServicesConfig {
             pg_connections: 16,
             sqlite_sync: SqliteSync::Full,
             service: ServiceConfig::default(),
+            charging: ChargingPolicy::default(),
         }
     }
 }
@@ -229,10 +234,13 @@ pub async fn build_services(config: &ServicesConfig) -> anyhow::Result<Services>
                 let store = open_store(config)
                     .await
                     .with_context(|| format!("charging store `{}`", config.db))?;
-                let system = ChargingSystem::new(store);
+                let system = ChargingSystem::new(store).with_policy(config.charging.clone());
+                // Released when the store is dropped with the services.
+                system.spawn_sweeper();
+                let charging_config = sc.clone().understand(idempotency_key_name());
                 mount(
                     "/charging",
-                    Arc::new(ChargingServer::new(system.clone()).with_config(sc.clone())),
+                    Arc::new(ChargingServer::new(system.clone()).with_config(charging_config)),
                 );
                 out.charging = Some(system);
             }

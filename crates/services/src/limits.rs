@@ -19,6 +19,8 @@ use serde::Deserialize;
 use soapstone_server::ServerConfig;
 use soapstone_service::ServiceConfig;
 
+use crate::charging::ChargingPolicy;
+
 /// A byte size: `65536`, `64KiB`, `4 MiB`, `1GiB` (binary) or `10MB` (decimal).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Size(pub u64);
@@ -209,6 +211,18 @@ pub struct LimitArgs {
     /// Time in-flight requests get to finish on shutdown. [default: 10s]
     #[arg(long, value_name = "DURATION", alias = "drain-seconds")]
     pub drain_timeout: Option<Secs>,
+    /// On SIGTERM, time during which `/readyz` answers 503 while requests are still served, so
+    /// that a load balancer takes the replica out before connections close. [default: 0s]
+    #[arg(long, value_name = "DURATION")]
+    pub drain_grace: Option<Secs>,
+    /// Time after which an open charging reservation is released by itself (`off`: never).
+    /// [default: 15m]
+    #[arg(long, value_name = "DURATION|off")]
+    pub reservation_ttl: Option<Toggle>,
+    /// Time an idempotency key is remembered: a retry within it applies nothing again.
+    /// [default: 24h]
+    #[arg(long, value_name = "DURATION")]
+    pub idempotency_retention: Option<Secs>,
     /// Deepest element nesting in a message. [default: 64]
     #[arg(long, value_name = "N")]
     pub max_depth: Option<usize>,
@@ -285,6 +299,9 @@ impl LimitArgs {
             idle_timeout: self.idle_timeout.or(base.idle_timeout),
             retry_after: self.retry_after.or(base.retry_after),
             drain_timeout: self.drain_timeout.or(base.drain_timeout),
+            drain_grace: self.drain_grace.or(base.drain_grace),
+            reservation_ttl: self.reservation_ttl.or(base.reservation_ttl),
+            idempotency_retention: self.idempotency_retention.or(base.idempotency_retention),
             max_depth: self.max_depth.or(base.max_depth),
             max_attributes: self.max_attributes.or(base.max_attributes),
             max_name_bytes: self.max_name_bytes.or(base.max_name_bytes),
@@ -388,6 +405,12 @@ impl LimitArgs {
             }
             server.drain_timeout = d;
         }
+        if let Some(Secs(d)) = self.drain_grace {
+            if d > Duration::from_secs(3600) {
+                anyhow::bail!("`--drain-grace` of {d:?} is more than an hour");
+            }
+            server.drain_grace = d;
+        }
         if let Some(Secs(d)) = self.retry_after {
             if d < Duration::from_secs(1) || d > Duration::from_secs(24 * 3600) {
                 anyhow::bail!("`--retry-after` must be between 1s and a day, not {d:?}");
@@ -455,6 +478,32 @@ impl LimitArgs {
             };
         }
         Ok(())
+    }
+}
+
+impl LimitArgs {
+    /// The charging system's reservation expiry and key retention (checked).
+    pub fn charging_policy(&self) -> anyhow::Result<ChargingPolicy> {
+        let mut policy = ChargingPolicy::default();
+        match self.reservation_ttl {
+            Some(Toggle::Off) => policy.reservation_ttl = None,
+            Some(Toggle::On(Secs(d))) => {
+                if d < Duration::from_millis(100) || d > Duration::from_secs(365 * 24 * 3600) {
+                    anyhow::bail!(
+                        "`--reservation-ttl` must be between 100ms and a year (or `off`), not {d:?}"
+                    );
+                }
+                policy.reservation_ttl = Some(d);
+            }
+            None => {}
+        }
+        if let Some(Secs(d)) = self.idempotency_retention {
+            if d < Duration::from_secs(1) || d > Duration::from_secs(365 * 24 * 3600) {
+                anyhow::bail!("`--idempotency-retention` must be between 1s and a year, not {d:?}");
+            }
+            policy.key_retention = d;
+        }
+        Ok(policy)
     }
 }
 
@@ -585,6 +634,42 @@ mod tests {
         };
         on.apply(&mut server, &mut service).unwrap();
         assert_eq!(server.queue_delay_target, Some(Duration::from_millis(20)));
+    }
+
+    #[test]
+    fn charging_lifetimes_and_drain_grace() {
+        let file: LimitArgs = toml::from_str(
+            "reservation-ttl = \"90s\"\nidempotency-retention = \"2h\"\ndrain-grace = \"3s\"\n",
+        )
+        .unwrap();
+        let p = file.charging_policy().unwrap();
+        assert_eq!(p.reservation_ttl, Some(Duration::from_secs(90)));
+        assert_eq!(p.key_retention, Duration::from_secs(7200));
+        let (mut server, mut service) = (ServerConfig::default(), ServiceConfig::default());
+        file.apply(&mut server, &mut service).unwrap();
+        assert_eq!(server.drain_grace, Duration::from_secs(3));
+        let off = LimitArgs {
+            reservation_ttl: Some("off".parse().unwrap()),
+            ..LimitArgs::default()
+        };
+        assert_eq!(
+            off.over(file).charging_policy().unwrap().reservation_ttl,
+            None
+        );
+        assert_eq!(
+            LimitArgs::default().charging_policy().unwrap(),
+            ChargingPolicy::default()
+        );
+        let e = LimitArgs {
+            reservation_ttl: Some("10ms".parse().unwrap()),
+            ..LimitArgs::default()
+        }
+        .charging_policy()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "`--reservation-ttl` must be between 100ms and a year (or `off`), not 10ms"
+        );
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! `soapstone serve`: every seed's service on one port, each on its own path with its WSDL at
-//! `?wsdl`, until Ctrl-C (SIGINT) or SIGTERM, then a graceful drain. Its limits (flags and
-//! `--config FILE`) are in [`crate::limits`].
+//! `?wsdl`, until Ctrl-C (SIGINT) or SIGTERM, then a graceful drain: `/readyz` turns `503`
+//! for `--drain-grace` while requests are still served, then the listener closes. `/healthz`
+//! and `/readyz` (which also checks the charging store) are for load balancers. Its limits
+//! (flags and `--config FILE`) are in [`crate::limits`].
 //!
 //! Once the socket is bound it prints one line per service and then, last, the machine-readable
 //! `listening on http://HOST:PORT` (`https://` with `--tls-cert`; also with `--addr ...:0`, with the real port), so a process
@@ -121,10 +123,9 @@ impl ServeArgs {
         services.pg_connections = self.pg_connections.max(1);
         services.sqlite_sync = self.sqlite_sync;
         let mut server = ServerConfig::default();
-        self.limits
-            .clone()
-            .with_file()?
-            .apply(&mut server, &mut services.service)?;
+        let limits = self.limits.clone().with_file()?;
+        limits.apply(&mut server, &mut services.service)?;
+        services.charging = limits.charging_policy()?;
         server.runtime = match self.runtime {
             RuntimeArg::Ambient => Runtime::Ambient,
             RuntimeArg::CurrentThread => Runtime::CurrentThread,
@@ -194,7 +195,21 @@ pub async fn run_serve_until(
     let listener = tokio::net::TcpListener::bind(&args.addr)
         .await
         .with_context(|| format!("cannot listen on `{}`", args.addr))?;
-    let server = services.mount_on(Server::builder().config(server_config));
+    let mut builder = Server::builder().config(server_config);
+    if let Some(charging) = services.charging() {
+        // `/readyz` is 503 while the charging store does not answer (a PostgreSQL restart).
+        let store = std::sync::Arc::downgrade(charging.store());
+        builder = builder.readiness_probe(move || {
+            let store = store.upgrade();
+            async move {
+                match store {
+                    Some(store) => store.ping().await.map_err(|e| e.to_string()),
+                    None => Err("the charging store is closed".into()),
+                }
+            }
+        });
+    }
+    let server = services.mount_on(builder);
     let serving = server
         .serve_with_shutdown(listener, shutdown)
         .context("cannot start the server")?;

@@ -4,7 +4,8 @@
 //! number that the client acknowledges with `confirmAction`.
 //!
 //! This module holds the domain (operations, outcomes, errors, validation) and the [`Store`]
-//! trait; [`sqlite`] and [`postgres`] implement it. The SOAP face is in `service`.
+//! trait; [`sqlite`] and [`postgres`] implement it. The SOAP face is in `service`; idempotency
+//! keys and reservation expiry (exactly-once) in [`once`], the retrying client in `client`.
 //!
 //! Must never: acknowledge an operation before it is durable, apply part of an operation, let a
 //! balance go negative, or lose an update under concurrency.
@@ -14,11 +15,17 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+mod client;
+pub mod once;
 pub mod postgres;
+mod postgres_once;
 pub mod seed;
 mod service;
 pub mod sqlite;
+mod sqlite_once;
 
+pub use client::{is_retryable, KeyedChargingClient, RetryPolicy};
+pub use once::{Applied, ChargingPolicy, IdempotencyKey, Swept};
 pub use seed::SeedConfig;
 pub use service::{charging_model, Charging, ChargingClient, ChargingServer, NAMESPACE};
 
@@ -110,6 +117,8 @@ pub enum TxKind {
     DebitReservation,
     /// `releaseRes`.
     Release,
+    /// `expireRes`: the store released a reservation whose time ran out.
+    Expire,
 }
 
 impl TxKind {
@@ -121,6 +130,7 @@ impl TxKind {
             TxKind::Reserve => "reserve",
             TxKind::DebitReservation => "debitReservation",
             TxKind::Release => "releaseRes",
+            TxKind::Expire => "expireRes",
         }
     }
 
@@ -132,6 +142,7 @@ impl TxKind {
             "reserve" => TxKind::Reserve,
             "debitReservation" => TxKind::DebitReservation,
             "releaseRes" => TxKind::Release,
+            "expireRes" => TxKind::Expire,
             _ => return None,
         })
     }
@@ -148,8 +159,12 @@ impl fmt::Display for TxKind {
 pub struct Receipt {
     /// The transaction number to confirm (for `reserve`, also the reservation id).
     pub cn: i32,
-    /// The account's balance after the operation (reserved amounts are not part of it).
+    /// The account's balance after the operation (reserved amounts are not part of it); for a
+    /// replayed answer, the balance right after the first application.
     pub balance: i64,
+    /// Whether this is the stored answer of an earlier application with the same idempotency
+    /// key (nothing was applied now).
+    pub replayed: bool,
 }
 
 /// One ledger entry, as stored.
@@ -180,6 +195,8 @@ pub enum ResState {
     Debited,
     /// Given back by `releaseRes`.
     Released,
+    /// Given back by the store when its time ran out.
+    Expired,
 }
 
 impl ResState {
@@ -189,6 +206,7 @@ impl ResState {
             ResState::Open => 0,
             ResState::Debited => 1,
             ResState::Released => 2,
+            ResState::Expired => 3,
         }
     }
     /// From a stored code.
@@ -197,6 +215,7 @@ impl ResState {
             0 => ResState::Open,
             1 => ResState::Debited,
             2 => ResState::Released,
+            3 => ResState::Expired,
             _ => return None,
         })
     }
@@ -205,6 +224,7 @@ impl ResState {
             ResState::Open => "open",
             ResState::Debited => "debited",
             ResState::Released => "released",
+            ResState::Expired => "expired",
         }
     }
 }
@@ -299,6 +319,21 @@ pub enum ChargingError {
     /// No transaction with this number.
     #[error("unknown transaction number `{0}`")]
     UnknownTransaction(i32),
+    /// An idempotency key that is empty, too long or has other characters.
+    #[error(
+        "bad idempotency key `{0}`: expected 1 to 128 characters of A-Z a-z 0-9 - _ . : ~ + / ="
+    )]
+    BadIdempotencyKey(String),
+    /// An idempotency key already used for another operation or other arguments.
+    #[error("idempotency key `{key}` was used for `{first}`, not `{now}`")]
+    KeyReused {
+        /// The key.
+        key: String,
+        /// The operation it was first used for (`debitReservation id=1 am=5 res=9`).
+        first: String,
+        /// The operation it came with now.
+        now: String,
+    },
     /// The store failed (I/O, connection, corrupted data): a `Server` fault.
     #[error("storage failed: {0}")]
     Storage(String),
@@ -350,8 +385,26 @@ fn check_open(res: i32, state: ResState) -> Result<(), ChargingError> {
 /// Durable account storage. Every method is one atomic transaction: it either happens whole and
 /// is durable when the future resolves `Ok`, or changes nothing.
 pub trait Store: Send + Sync + 'static {
-    /// Applies one money operation (validated by the caller with [`Op::validate`]).
-    fn apply(&self, op: Op) -> BoxFuture<'_, Result<Receipt, ChargingError>>;
+    /// Applies one money operation (validated by the caller with [`Op::validate`]) without an
+    /// idempotency key or a reservation expiry.
+    fn apply(&self, op: Op) -> BoxFuture<'_, Result<Receipt, ChargingError>> {
+        self.apply_with(op, Applied::plain())
+    }
+    /// Applies `op` in the circumstances of `at`: with a key, the key and the receipt are
+    /// stored in the same transaction as the ledger entry, and a key already stored (and not
+    /// older than `at.keys_valid_after_ms`) returns its receipt with `replayed` set instead, or
+    /// [`ChargingError::KeyReused`] for other arguments. A reservation gets the expiry
+    /// `at.reservation_expires_ms`; reservations expired by `at.now_ms` are never debited.
+    fn apply_with(&self, op: Op, at: Applied) -> BoxFuture<'_, Result<Receipt, ChargingError>>;
+    /// Releases open reservations expired by `now_ms` (an `expireRes` ledger entry each, at
+    /// most [`once::SWEEP_BATCH`] per call) and forgets keys created before `keys_before_ms`.
+    fn sweep(
+        &self,
+        now_ms: i64,
+        keys_before_ms: i64,
+    ) -> BoxFuture<'_, Result<Swept, ChargingError>>;
+    /// Whether the store answers (readiness): a trivial query.
+    fn ping(&self) -> BoxFuture<'_, Result<(), ChargingError>>;
     /// Marks a transaction confirmed; confirming it again succeeds and changes nothing.
     fn confirm(&self, cn: i32) -> BoxFuture<'_, Result<(), ChargingError>>;
     /// The balance of an account.
@@ -368,6 +421,7 @@ pub trait Store: Send + Sync + 'static {
 #[derive(Clone)]
 pub struct ChargingSystem {
     store: Arc<dyn Store>,
+    policy: ChargingPolicy,
 }
 
 impl fmt::Debug for ChargingSystem {
@@ -379,9 +433,23 @@ impl fmt::Debug for ChargingSystem {
 }
 
 impl ChargingSystem {
-    /// The system over this store.
+    /// The system over this store, with the default [`ChargingPolicy`].
     pub fn new(store: Arc<dyn Store>) -> Self {
-        ChargingSystem { store }
+        ChargingSystem {
+            store,
+            policy: ChargingPolicy::default(),
+        }
+    }
+
+    /// Replaces the reservation and key lifetimes.
+    pub fn with_policy(mut self, policy: ChargingPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// The reservation and key lifetimes.
+    pub fn policy(&self) -> &ChargingPolicy {
+        &self.policy
     }
 
     /// The store.
@@ -389,10 +457,26 @@ impl ChargingSystem {
         &self.store
     }
 
+    /// Starts the task that releases expired reservations and forgets old keys (see
+    /// [`once::spawn_sweeper`]); it ends when the store is dropped.
+    pub fn spawn_sweeper(&self) -> tokio::task::JoinHandle<()> {
+        once::spawn_sweeper(&self.store, &self.policy)
+    }
+
     /// Validates and applies `op`.
     pub async fn apply(&self, op: Op) -> Result<Receipt, ChargingError> {
+        self.apply_keyed(op, None).await
+    }
+
+    /// Validates and applies `op` once per idempotency key: a retry with the same key gets
+    /// the first receipt back (`replayed`), also after a restart.
+    pub async fn apply_keyed(
+        &self,
+        op: Op,
+        key: Option<IdempotencyKey>,
+    ) -> Result<Receipt, ChargingError> {
         op.validate()?;
-        self.store.apply(op).await
+        self.store.apply_with(op, self.policy.applied(key)).await
     }
 
     /// `credit(id, am)`.

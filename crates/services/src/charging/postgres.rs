@@ -14,9 +14,12 @@
 
 use std::str::FromStr;
 
-use deadpool_postgres::{Manager, Pool};
+use deadpool_postgres::{GenericClient, Manager, Pool};
+use tokio_postgres::types::ToSql;
 use tokio_postgres::NoTls;
 
+use super::once::{Applied, Swept};
+use super::postgres_once;
 use super::{
     check_open, Audit, BoxFuture, ChargingError, Op, Receipt, ResState, SeedConfig, Store, TxKind,
     TxRecord,
@@ -66,8 +69,8 @@ WITH a AS (UPDATE charging_accounts SET balance = balance - $2::int4
            WHERE id = $1::int4 AND balance >= $2::int4 RETURNING id, balance),
      t AS (INSERT INTO charging_transactions (kind, account, amount, delta)
            SELECT 'reserve', id, $2::int4, -$2::int4 FROM a RETURNING cn, account, amount),
-     r AS (INSERT INTO charging_reservations (res, account, amount, state)
-           SELECT cn, account, amount, 0 FROM t RETURNING res)
+     r AS (INSERT INTO charging_reservations (res, account, amount, state, expires)
+           SELECT cn, account, amount, 0, $3::int8 FROM t RETURNING res)
 SELECT r.res, a.balance FROM r, a";
 
 const DEBIT_RESERVATION: &str = "
@@ -91,12 +94,15 @@ SELECT t.cn, a.balance FROM t, a";
 
 /// How often an operation is retried when a concurrent change made a refused operation possible
 /// between the attempt and the read that explains the refusal.
-const RETRIES: usize = 8;
+pub(super) const RETRIES: usize = 8;
 
 /// The PostgreSQL [`Store`].
 pub struct PostgresStore {
-    pool: Pool,
+    pub(super) pool: Pool,
     describe: String,
+    /// Readiness pings go over their own connection, so that they say whether PostgreSQL
+    /// answers, not whether the pool has a connection free under load.
+    pub(super) health: postgres_once::HealthConn,
 }
 
 impl std::fmt::Debug for PostgresStore {
@@ -107,7 +113,7 @@ impl std::fmt::Debug for PostgresStore {
     }
 }
 
-fn pool_err(e: deadpool_postgres::PoolError) -> ChargingError {
+pub(super) fn pool_err(e: deadpool_postgres::PoolError) -> ChargingError {
     ChargingError::Storage(format!("postgresql pool: {e}"))
 }
 
@@ -122,11 +128,16 @@ impl PostgresStore {
         let config = tokio_postgres::Config::from_str(url)
             .map_err(|e| ChargingError::Storage(format!("bad postgresql url `{url}`: {e}")))?;
         let describe = describe(&config);
+        let health = postgres_once::HealthConn::new(config.clone());
         let pool = Pool::builder(Manager::new(config, NoTls))
             .max_size(max_connections.max(1))
             .build()
             .map_err(|e| ChargingError::Storage(format!("postgresql pool: {e}")))?;
-        let store = PostgresStore { pool, describe };
+        let store = PostgresStore {
+            pool,
+            describe,
+            health,
+        };
         store.init(seed).await?;
         Ok(store)
     }
@@ -138,6 +149,7 @@ impl PostgresStore {
         tx.execute("SELECT pg_advisory_xact_lock(7907223472)", &[])
             .await?;
         tx.batch_execute(SCHEMA).await?;
+        postgres_once::migrate(&tx).await?;
         let n: i64 = tx
             .query_one("SELECT count(*) FROM charging_accounts", &[])
             .await?
@@ -161,8 +173,13 @@ impl PostgresStore {
         Ok(())
     }
 
-    async fn attempt(&self, op: Op) -> Result<Option<Receipt>, ChargingError> {
-        let client = self.pool.get().await.map_err(pool_err)?;
+    /// One try of `op` on `client` (a pooled connection or a transaction); `None` when its
+    /// condition did not hold and nothing changed. `expires`: a reservation's expiry.
+    pub(super) async fn attempt_on(
+        client: &impl GenericClient,
+        op: Op,
+        expires: Option<i64>,
+    ) -> Result<Option<Receipt>, ChargingError> {
         let (sql, params): (&str, Vec<i32>) = match op {
             Op::Credit { id, am } => (CREDIT, vec![id, am]),
             Op::DirectDebit { id, am } => (DEBIT, vec![id, am]),
@@ -171,19 +188,21 @@ impl PostgresStore {
             Op::Release { res } => (RELEASE, vec![res]),
         };
         let st = client.prepare_cached(sql).await?;
-        let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-            .iter()
-            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-            .collect();
+        let mut refs: Vec<&(dyn ToSql + Sync)> =
+            params.iter().map(|p| p as &(dyn ToSql + Sync)).collect();
+        if matches!(op, Op::Reserve { .. }) {
+            refs.push(&expires);
+        }
         let row = client.query_opt(&st, &refs).await?;
         Ok(row.map(|r| Receipt {
             cn: r.get::<_, i32>(0),
             balance: r.get::<_, i64>(1),
+            replayed: false,
         }))
     }
 
     /// Why `op` changed nothing; `None` when it would now succeed (retry).
-    async fn refusal(&self, op: Op) -> Result<Option<ChargingError>, ChargingError> {
+    pub(super) async fn refusal(&self, op: Op) -> Result<Option<ChargingError>, ChargingError> {
         let client = self.pool.get().await.map_err(pool_err)?;
         let balance = |id: i32| {
             let client = &client;
@@ -274,13 +293,21 @@ fn describe(config: &tokio_postgres::Config) -> String {
 }
 
 impl Store for PostgresStore {
-    fn apply(&self, op: Op) -> BoxFuture<'_, Result<Receipt, ChargingError>> {
+    fn apply_with(&self, op: Op, at: Applied) -> BoxFuture<'_, Result<Receipt, ChargingError>> {
         Box::pin(async move {
             op.validate()?;
+            postgres_once::expire_before_use(self, op, &at).await?;
+            if at.key.is_some() {
+                return postgres_once::apply_keyed(self, op, &at).await;
+            }
             for _ in 0..RETRIES {
-                if let Some(receipt) = self.attempt(op).await? {
+                let client = self.pool.get().await.map_err(pool_err)?;
+                if let Some(receipt) =
+                    Self::attempt_on(&client, op, at.reservation_expires_ms).await?
+                {
                     return Ok(receipt);
                 }
+                drop(client);
                 if let Some(why) = self.refusal(op).await? {
                     return Err(why);
                 }
@@ -290,6 +317,18 @@ impl Store for PostgresStore {
                 op.kind()
             )))
         })
+    }
+
+    fn sweep(
+        &self,
+        now_ms: i64,
+        keys_before_ms: i64,
+    ) -> BoxFuture<'_, Result<Swept, ChargingError>> {
+        Box::pin(postgres_once::sweep(self, now_ms, keys_before_ms))
+    }
+
+    fn ping(&self) -> BoxFuture<'_, Result<(), ChargingError>> {
+        Box::pin(self.health.ping())
     }
 
     fn confirm(&self, cn: i32) -> BoxFuture<'_, Result<(), ChargingError>> {
@@ -400,7 +439,7 @@ impl Store for PostgresStore {
                     "SELECT r.res FROM charging_reservations r
                      LEFT JOIN charging_transactions t ON t.cn = r.res
                      LEFT JOIN (SELECT res, count(*) AS n FROM charging_transactions
-                                WHERE kind IN ('debitReservation', 'releaseRes') GROUP BY res) c ON c.res = r.res
+                                WHERE kind IN ('debitReservation', 'releaseRes', 'expireRes') GROUP BY res) c ON c.res = r.res
                      WHERE t.cn IS NULL OR t.kind != 'reserve' OR t.account != r.account OR t.amount != r.amount
                         OR COALESCE(c.n, 0) != (CASE r.state WHEN 0 THEN 0 ELSE 1 END)
                      ORDER BY r.res",

@@ -8,11 +8,17 @@
 //! confirm; `reserve` returns the reservation id, which is also its transaction number;
 //! `creditControl` returns the balance; `confirmAction` returns nothing.
 //!
+//! Money-moving operations (`credit`, `directDebit`, `reserve`, `debitReservation`,
+//! `releaseRes`) honour an optional `<ch:IdempotencyKey>` header block in [`NAMESPACE`]: the
+//! same key again answers the first answer and applies nothing (see [`super::once`]).
+//!
 //! Must never: answer before the store acknowledged.
 
 use soapstone_codec::Fault;
+use soapstone_service::Context;
 
-use super::ChargingSystem;
+use super::once::{idempotency_key_name, IdempotencyKey};
+use super::{ChargingSystem, Op};
 
 /// The service's namespace (WSDL target namespace, SOAPAction prefix).
 pub const NAMESPACE: &str = "urn:soapstone:charging";
@@ -27,18 +33,24 @@ pub const NAMESPACE: &str = "urn:soapstone:charging";
 )]
 pub trait Charging {
     /// Deposits `am` on account `id`; returns the transaction number to confirm.
-    async fn credit(&self, id: i32, am: i32) -> Result<i32, Fault>;
+    async fn credit(&self, ctx: &Context, id: i32, am: i32) -> Result<i32, Fault>;
     /// Withdraws `am` from account `id`; returns the transaction number to confirm.
-    async fn direct_debit(&self, id: i32, am: i32) -> Result<i32, Fault>;
+    async fn direct_debit(&self, ctx: &Context, id: i32, am: i32) -> Result<i32, Fault>;
     /// Holds `am` of account `id`'s balance; returns the reservation id (also the transaction
     /// number to confirm).
-    async fn reserve(&self, id: i32, am: i32) -> Result<i32, Fault>;
+    async fn reserve(&self, ctx: &Context, id: i32, am: i32) -> Result<i32, Fault>;
     /// Charges `am` (at most the reserved amount) to reservation `res` of account `id`; the rest
     /// goes back to the balance. Returns the transaction number to confirm.
-    async fn debit_reservation(&self, id: i32, am: i32, res: i32) -> Result<i32, Fault>;
+    async fn debit_reservation(
+        &self,
+        ctx: &Context,
+        id: i32,
+        am: i32,
+        res: i32,
+    ) -> Result<i32, Fault>;
     /// Gives reservation `res` back to the balance; returns the transaction number to confirm.
     #[soap(name = "releaseRes")]
-    async fn release_res(&self, res: i32) -> Result<i32, Fault>;
+    async fn release_res(&self, ctx: &Context, res: i32) -> Result<i32, Fault>;
     /// The balance of account `id` (reserved amounts are not part of it).
     async fn credit_control(&self, id: i32) -> Result<i32, Fault>;
     /// Acknowledges transaction `cn`; confirming twice is harmless.
@@ -49,38 +61,47 @@ fn fault(e: super::ChargingError) -> Fault {
     e.to_fault()
 }
 
+/// The request's idempotency key, if it has one (a malformed one is a Client fault).
+fn key(ctx: &Context) -> Result<Option<IdempotencyKey>, Fault> {
+    match ctx.header_xml(&idempotency_key_name())? {
+        None => Ok(None),
+        Some(xml) => IdempotencyKey::from_header_xml(&xml)
+            .map(Some)
+            .map_err(fault),
+    }
+}
+
+async fn money(system: &ChargingSystem, ctx: &Context, op: Op) -> Result<i32, Fault> {
+    let key = key(ctx)?;
+    Ok(system.apply_keyed(op, key).await.map_err(fault)?.cn)
+}
+
 fn balance_to_wire(balance: i64) -> Result<i32, Fault> {
     i32::try_from(balance)
         .map_err(|_| Fault::server(format!("balance `{balance}` does not fit xsd:int")))
 }
 
 impl Charging for ChargingSystem {
-    async fn credit(&self, id: i32, am: i32) -> Result<i32, Fault> {
-        Ok(ChargingSystem::credit(self, id, am)
-            .await
-            .map_err(fault)?
-            .cn)
+    async fn credit(&self, ctx: &Context, id: i32, am: i32) -> Result<i32, Fault> {
+        money(self, ctx, Op::Credit { id, am }).await
     }
-    async fn direct_debit(&self, id: i32, am: i32) -> Result<i32, Fault> {
-        Ok(ChargingSystem::direct_debit(self, id, am)
-            .await
-            .map_err(fault)?
-            .cn)
+    async fn direct_debit(&self, ctx: &Context, id: i32, am: i32) -> Result<i32, Fault> {
+        money(self, ctx, Op::DirectDebit { id, am }).await
     }
-    async fn reserve(&self, id: i32, am: i32) -> Result<i32, Fault> {
-        Ok(ChargingSystem::reserve(self, id, am)
-            .await
-            .map_err(fault)?
-            .cn)
+    async fn reserve(&self, ctx: &Context, id: i32, am: i32) -> Result<i32, Fault> {
+        money(self, ctx, Op::Reserve { id, am }).await
     }
-    async fn debit_reservation(&self, id: i32, am: i32, res: i32) -> Result<i32, Fault> {
-        Ok(ChargingSystem::debit_reservation(self, id, am, res)
-            .await
-            .map_err(fault)?
-            .cn)
+    async fn debit_reservation(
+        &self,
+        ctx: &Context,
+        id: i32,
+        am: i32,
+        res: i32,
+    ) -> Result<i32, Fault> {
+        money(self, ctx, Op::DebitReservation { id, am, res }).await
     }
-    async fn release_res(&self, res: i32) -> Result<i32, Fault> {
-        Ok(ChargingSystem::release(self, res).await.map_err(fault)?.cn)
+    async fn release_res(&self, ctx: &Context, res: i32) -> Result<i32, Fault> {
+        money(self, ctx, Op::Release { res }).await
     }
     async fn credit_control(&self, id: i32) -> Result<i32, Fault> {
         balance_to_wire(ChargingSystem::balance(self, id).await.map_err(fault)?)

@@ -24,6 +24,8 @@ use std::thread::JoinHandle;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use tokio::sync::{mpsc, oneshot};
 
+use super::once::{now_ms, Applied, Swept, SWEEP_BATCH};
+use super::sqlite_once;
 use super::{
     check_open, cn_to_i32, Audit, BoxFuture, ChargingError, Op, Receipt, ResState, SeedConfig,
     Store, TxKind, TxRecord, MAX_BALANCE,
@@ -62,8 +64,10 @@ INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
 ";
 
 enum Job {
-    Apply(Op, oneshot::Sender<Result<Receipt, ChargingError>>),
+    Apply(Op, Applied, oneshot::Sender<Result<Receipt, ChargingError>>),
     Confirm(i32, oneshot::Sender<Result<(), ChargingError>>),
+    /// `(now_ms, keys_before_ms)`: see [`Store::sweep`].
+    Sweep(i64, i64, oneshot::Sender<Result<Swept, ChargingError>>),
 }
 
 /// The SQLite [`Store`].
@@ -125,6 +129,7 @@ impl SqliteStore {
             SqliteSync::Normal => "PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;",
         })?;
         conn.execute_batch(SCHEMA)?;
+        sqlite_once::migrate(&mut conn)?;
         seed_if_empty(&mut conn, seed)?;
         let (tx, rx) = mpsc::channel(QUEUE);
         let writer = std::thread::Builder::new()
@@ -218,8 +223,27 @@ impl Drop for SqliteStore {
 }
 
 impl Store for SqliteStore {
-    fn apply(&self, op: Op) -> BoxFuture<'_, Result<Receipt, ChargingError>> {
-        Box::pin(self.send(move |tx| Job::Apply(op, tx)))
+    fn apply_with(&self, op: Op, at: Applied) -> BoxFuture<'_, Result<Receipt, ChargingError>> {
+        Box::pin(self.send(move |tx| Job::Apply(op, at, tx)))
+    }
+
+    fn sweep(
+        &self,
+        now_ms: i64,
+        keys_before_ms: i64,
+    ) -> BoxFuture<'_, Result<Swept, ChargingError>> {
+        Box::pin(self.send(move |tx| Job::Sweep(now_ms, keys_before_ms, tx)))
+    }
+
+    fn ping(&self) -> BoxFuture<'_, Result<(), ChargingError>> {
+        Box::pin(async move {
+            if self.jobs.as_ref().is_none_or(|j| j.is_closed()) {
+                return Err(ChargingError::Storage("the writer thread stopped".into()));
+            }
+            self.read(|c| Ok(c.query_row("SELECT count(*) FROM meta", [], |r| r.get::<_, i64>(0))?))
+                .await
+                .map(drop)
+        })
     }
 
     fn confirm(&self, cn: i32) -> BoxFuture<'_, Result<(), ChargingError>> {
@@ -307,6 +331,10 @@ enum Answer {
         oneshot::Sender<Result<(), ChargingError>>,
         Result<(), ChargingError>,
     ),
+    Sweep(
+        oneshot::Sender<Result<Swept, ChargingError>>,
+        Result<Swept, ChargingError>,
+    ),
 }
 
 /// Group commit: the jobs waiting in the queue run in one transaction, each inside its own
@@ -319,12 +347,25 @@ fn run_batch(conn: &mut Connection, batch: &mut Vec<Job>) {
     let mut answers = Vec::with_capacity(jobs.len());
     let committed = (|| -> Result<(), ChargingError> {
         let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        // Reservations whose time ran out are released before anything else in the batch, so
+        // none is debited after its expiry even between two sweeps (the check at use).
+        let mut expired = sqlite_once::expire_due(&tx, now_ms(), SWEEP_BATCH)?;
         for job in jobs.by_ref() {
             let sp = tx.savepoint()?;
             answers.push(match job {
-                Job::Apply(op, reply) => {
-                    let r = apply(&sp, op).and_then(|receipt| Ok(sp.commit().map(|()| receipt)?));
+                Job::Apply(op, at, reply) => {
+                    let r = sqlite_once::apply_keyed(&sp, op, &at, apply)
+                        .and_then(|receipt| Ok(sp.commit().map(|()| receipt)?));
                     Answer::Apply(reply, r)
+                }
+                Job::Sweep(now, keys_before, reply) => {
+                    let r = sqlite_once::sweep(&sp, now, keys_before)
+                        .map(|mut s| {
+                            s.expired_reservations += std::mem::take(&mut expired);
+                            s
+                        })
+                        .and_then(|s| Ok(sp.commit().map(|()| s)?));
+                    Answer::Sweep(reply, r)
                 }
                 Job::Confirm(cn, reply) => {
                     let r = confirm(&sp, cn).and_then(|()| Ok(sp.commit()?));
@@ -341,35 +382,38 @@ fn run_batch(conn: &mut Connection, batch: &mut Vec<Job>) {
         match (answer, &committed) {
             (Answer::Apply(reply, r), Ok(())) => drop(reply.send(r)),
             (Answer::Confirm(reply, r), Ok(())) => drop(reply.send(r)),
+            (Answer::Sweep(reply, r), Ok(())) => drop(reply.send(r)),
             (Answer::Apply(reply, _), Err(e)) => drop(reply.send(Err(e.clone()))),
             (Answer::Confirm(reply, _), Err(e)) => drop(reply.send(Err(e.clone()))),
+            (Answer::Sweep(reply, _), Err(e)) => drop(reply.send(Err(e.clone()))),
         }
     }
     // Jobs never reached (the transaction or a savepoint could not start) get the error too.
     if let Err(e) = &committed {
         for job in jobs {
             match job {
-                Job::Apply(_, reply) => drop(reply.send(Err(e.clone()))),
+                Job::Apply(_, _, reply) => drop(reply.send(Err(e.clone()))),
                 Job::Confirm(_, reply) => drop(reply.send(Err(e.clone()))),
+                Job::Sweep(_, _, reply) => drop(reply.send(Err(e.clone()))),
             }
         }
     }
 }
 
-fn balance_of(c: &Connection, id: i32) -> Result<i64, ChargingError> {
+pub(super) fn balance_of(c: &Connection, id: i32) -> Result<i64, ChargingError> {
     c.prepare_cached("SELECT balance FROM accounts WHERE id = ?1")?
         .query_row([id], |r| r.get(0))
         .optional()?
         .ok_or(ChargingError::UnknownAccount(id))
 }
 
-fn set_balance(c: &Connection, id: i32, balance: i64) -> Result<(), ChargingError> {
+pub(super) fn set_balance(c: &Connection, id: i32, balance: i64) -> Result<(), ChargingError> {
     c.prepare_cached("UPDATE accounts SET balance = ?2 WHERE id = ?1")?
         .execute(params![id, balance])?;
     Ok(())
 }
 
-fn ledger(
+pub(super) fn ledger(
     c: &Connection,
     kind: TxKind,
     account: i32,
@@ -402,7 +446,11 @@ fn reservation(c: &Connection, res: i32) -> Result<(i32, i64, ResState), Chargin
     Ok((account, amount, state))
 }
 
-fn close_reservation(c: &Connection, res: i32, state: ResState) -> Result<(), ChargingError> {
+pub(super) fn close_reservation(
+    c: &Connection,
+    res: i32,
+    state: ResState,
+) -> Result<(), ChargingError> {
     c.prepare_cached("UPDATE reservations SET state = ?2 WHERE res = ?1")?
         .execute(params![res, state.code()])?;
     Ok(())
@@ -424,7 +472,7 @@ fn withdraw(c: &Connection, id: i32, am: i32) -> Result<i64, ChargingError> {
 }
 
 /// Applies `op` on `tx` (a savepoint of the batch's transaction); refusals change nothing.
-fn apply(tx: &Connection, op: Op) -> Result<Receipt, ChargingError> {
+pub(super) fn apply(tx: &Connection, op: Op) -> Result<Receipt, ChargingError> {
     op.validate()?;
     let kind = op.kind();
     let receipt = match op {
@@ -438,6 +486,7 @@ fn apply(tx: &Connection, op: Op) -> Result<Receipt, ChargingError> {
             Receipt {
                 cn: ledger(tx, kind, id, am.into(), am.into(), None)?,
                 balance: new,
+                replayed: false,
             }
         }
         Op::DirectDebit { id, am } => {
@@ -445,6 +494,7 @@ fn apply(tx: &Connection, op: Op) -> Result<Receipt, ChargingError> {
             Receipt {
                 cn: ledger(tx, kind, id, am.into(), -i64::from(am), None)?,
                 balance: new,
+                replayed: false,
             }
         }
         Op::Reserve { id, am } => {
@@ -454,7 +504,11 @@ fn apply(tx: &Connection, op: Op) -> Result<Receipt, ChargingError> {
                 "INSERT INTO reservations (res, account, amount, state) VALUES (?1, ?2, ?3, 0)",
             )?
             .execute(params![cn, id, am])?;
-            Receipt { cn, balance: new }
+            Receipt {
+                cn,
+                balance: new,
+                replayed: false,
+            }
         }
         Op::DebitReservation { id, am, res } => {
             let (owner, reserved, state) = reservation(tx, res)?;
@@ -476,6 +530,7 @@ fn apply(tx: &Connection, op: Op) -> Result<Receipt, ChargingError> {
             Receipt {
                 cn: ledger(tx, kind, owner, am.into(), refund, Some(res))?,
                 balance: new,
+                replayed: false,
             }
         }
         Op::Release { res } => {
@@ -487,6 +542,7 @@ fn apply(tx: &Connection, op: Op) -> Result<Receipt, ChargingError> {
             Receipt {
                 cn: ledger(tx, kind, owner, reserved, reserved, Some(res))?,
                 balance: new,
+                replayed: false,
             }
         }
     };
@@ -552,7 +608,7 @@ fn audit_in_snapshot(c: &Connection) -> Result<Audit, ChargingError> {
         "SELECT r.res FROM reservations r
          LEFT JOIN transactions t ON t.cn = r.res
          LEFT JOIN (SELECT res, count(*) AS n FROM transactions
-                    WHERE kind IN ('debitReservation', 'releaseRes') GROUP BY res) c ON c.res = r.res
+                    WHERE kind IN ('debitReservation', 'releaseRes', 'expireRes') GROUP BY res) c ON c.res = r.res
          WHERE t.cn IS NULL OR t.kind != 'reserve' OR t.account != r.account OR t.amount != r.amount
             OR COALESCE(c.n, 0) != (CASE r.state WHEN 0 THEN 0 ELSE 1 END)
          ORDER BY r.res",

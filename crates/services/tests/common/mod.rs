@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod keyed_load;
 pub mod load;
 pub mod pg;
 pub mod server;

@@ -12,6 +12,7 @@ pub struct PgServer {
     dir: tempfile::TempDir,
     bin: PathBuf,
     pub port: u16,
+    opts: String,
 }
 
 fn find_bin_dir() -> Option<PathBuf> {
@@ -122,7 +123,12 @@ impl PgServer {
                 ],
             );
             if out.status.success() {
-                return Some(PgServer { dir, bin, port });
+                return Some(PgServer {
+                    dir,
+                    bin,
+                    port,
+                    opts,
+                });
             }
         }
         panic!(
@@ -149,6 +155,40 @@ impl PgServer {
         drop(client);
         let _ = task.await;
         self.url(db)
+    }
+}
+
+impl PgServer {
+    /// Stops the server (`pg_ctl stop -m fast`), keeping its data.
+    pub fn stop(&self) {
+        let data = self.dir.path().join("data");
+        let out = run(
+            &self.bin.join("pg_ctl"),
+            &["-D", data.to_str().unwrap(), "-m", "fast", "-w", "stop"],
+        );
+        assert!(out.status.success(), "pg_ctl stop: {out:?}");
+    }
+
+    /// Starts it again on the same port after [`PgServer::stop`].
+    pub fn start_again(&self) {
+        let data = self.dir.path().join("data");
+        let log = self.dir.path().join("log");
+        let out = run(
+            &self.bin.join("pg_ctl"),
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-o",
+                &self.opts,
+                "-l",
+                log.to_str().unwrap(),
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ],
+        );
+        assert!(out.status.success(), "pg_ctl start: {out:?}");
     }
 }
 

@@ -1,0 +1,165 @@
+//! The SIGKILL crash test again, with clients that retry with idempotency keys: the charging
+//! server (`soapstone-serve`) is killed in the middle of a concurrent keyed load and restarted on
+//! the same port and store while the clients keep retrying. Every operation ends acknowledged or
+//! refused (none uncertain), and the ledger holds exactly the acknowledged ones: each once, none
+//! twice, every balance explained. On SQLite and on PostgreSQL.
+
+mod common;
+
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::keyed_load;
+use soapstone_services::charging::{
+    postgres::PostgresStore, sqlite::SqliteStore, SeedConfig, Store,
+};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+const ACCOUNTS: u32 = 20;
+const CLIENTS: usize = 12;
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts `soapstone-serve` on `addr` and `db`, and waits for its `listening on` line.
+async fn start(addr: &str, db: &str) -> Child {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_soapstone-serve"))
+        .args(["--services", "charging", "--addr", addr, "--db", db])
+        .args([
+            "--accounts",
+            &ACCOUNTS.to_string(),
+            "--sqlite-sync",
+            "normal",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn soapstone-serve");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    tokio::time::timeout(Duration::from_secs(60), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.starts_with("listening on ") {
+                return;
+            }
+        }
+        panic!("soapstone-serve exited before listening");
+    })
+    .await
+    .expect("soapstone-serve listens within 60 s");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    child
+}
+
+async fn crash_with_retries(db: &str, open: impl std::future::Future<Output = Arc<dyn Store>>) {
+    let seed = SeedConfig::with_accounts(ACCOUNTS);
+    let addr = format!("127.0.0.1:{}", free_port());
+    let mut child = start(&addr, db).await;
+    let stop = Arc::new(AtomicBool::new(false));
+    let load = tokio::spawn(keyed_load::run(
+        format!("http://{addr}/charging"),
+        (1..=ACCOUNTS as i32).collect(),
+        CLIENTS,
+        stop.clone(),
+    ));
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    child.start_kill().expect("SIGKILL");
+    assert!(!child.wait().await.unwrap().success());
+    // Down for a moment (the clients retry into refused connections), then back on the port.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut child = start(&addr, db).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    stop.store(true, Ordering::Relaxed);
+    let seen = tokio::time::timeout(Duration::from_secs(120), load)
+        .await
+        .expect("clients stop")
+        .unwrap();
+    child.start_kill().unwrap();
+    let _ = child.wait().await;
+    eprintln!(
+        "{} acknowledged, {} refused, {} retried after the kill",
+        seen.acked.len(),
+        seen.refused,
+        seen.retried_ops
+    );
+    assert!(seen.acked.len() > 100, "the load ran: {}", seen.acked.len());
+    assert!(
+        seen.retried_ops > 0,
+        "some operations were retried across the kill"
+    );
+
+    let store = open.await;
+    let mut cns: Vec<i32> = seen.acked.iter().map(|a| a.cn).collect();
+    cns.sort_unstable();
+    cns.dedup();
+    assert_eq!(
+        cns.len(),
+        seen.acked.len(),
+        "no two operations got one number"
+    );
+    for a in &seen.acked {
+        let rec = store
+            .transaction(a.cn)
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("acknowledged {a:?} lost"));
+        assert_eq!(
+            (rec.kind, rec.account, rec.amount),
+            (a.kind, a.account, a.amount),
+            "ledger entry {}",
+            a.cn
+        );
+    }
+    let audit = store.audit().await.unwrap();
+    assert!(audit.is_clean(), "{audit:?}");
+    assert_eq!(
+        audit.transactions as usize,
+        seen.acked.len(),
+        "the ledger holds exactly the acknowledged operations: none twice, none unacknowledged"
+    );
+    for id in 1..=ACCOUNTS as i32 {
+        let initial = seed.accounts().find(|a| a.0 == id).unwrap().1;
+        let expected = initial + seen.deltas.get(&id).copied().unwrap_or(0);
+        assert_eq!(store.balance(id).await.unwrap(), expected, "account {id}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_with_keyed_retries_applies_each_operation_once_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("charging.db");
+    let path = db.to_str().unwrap().to_owned();
+    crash_with_retries(&path, open_sqlite(&db)).await;
+}
+
+async fn open_sqlite(db: &Path) -> Arc<dyn Store> {
+    Arc::new(
+        SqliteStore::open_async(db, &SeedConfig::with_accounts(ACCOUNTS))
+            .await
+            .unwrap(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigkill_with_keyed_retries_applies_each_operation_once_postgres() {
+    let Some(pg) = common::pg::PgServer::start() else {
+        return;
+    };
+    let url = pg.create_db("crash_retry").await;
+    let open = async {
+        let store = PostgresStore::connect(&url, &SeedConfig::with_accounts(ACCOUNTS), 2)
+            .await
+            .unwrap();
+        Arc::new(store) as Arc<dyn Store>
+    };
+    crash_with_retries(&url, open).await;
+}

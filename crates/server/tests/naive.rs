@@ -164,3 +164,24 @@ fn capture_shows_two_segments_per_naive_response() {
         assert_eq!(pair[0] + pair[1], cured[0], "{split:?} vs {cured:?}");
     }
 }
+
+/// The answer (status and body) of `soapstone` to `body`, on a server with `naive` modes.
+fn answer(naive: NaiveModes, body: &str) -> (u16, String) {
+    let srv = TestServer::start(config(naive));
+    let mut s = srv.connect();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(&post(body, "")).unwrap();
+    let r = read_response(&mut s).unwrap();
+    (r.status, r.text())
+}
+
+#[test]
+fn the_dom_cause_changes_the_time_not_the_answer() {
+    // A DOM parse before the codec: same answer, same fault for a malformed body.
+    let dom = NaiveModes::default().with_dom();
+    for body in [ECHO_FLOAT, "<soap:Envelope><unclosed>"] {
+        let cured = answer(NaiveModes::default(), body);
+        assert_eq!(answer(dom, body), cured, "{body}");
+    }
+    assert_eq!(answer(dom, ECHO_FLOAT).0, 200);
+}

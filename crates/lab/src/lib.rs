@@ -45,7 +45,7 @@ use anyhow::Context as _;
 
 pub use config::{parse_duration, Experiment, LabConfig, Timing};
 pub use peers::SystemInfo;
-pub use results::{Host, Placement, PlacementKind, Results, Run, Second, Settings};
+pub use results::{Host, Placement, PlacementKind, Results, Run, Second, Settings, TraceRecord};
 pub use timeline::{CallTimeline, TimelinePacket};
 pub use trace::{run_trace, TraceArgs};
 
@@ -62,7 +62,7 @@ pub struct LabArgs {
     pub out: PathBuf,
 
     /// Run only these experiments (comma-separated): echo, dp, thesis, contacts, wsb, parse,
-    /// clients.
+    /// clients, causes.
     #[arg(long, value_name = "EXPERIMENTS", value_delimiter = ',')]
     pub only: Vec<String>,
 

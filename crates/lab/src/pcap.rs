@@ -214,7 +214,7 @@ mod tests {
                 (false, "F.", 0, 40000)
             ]
         );
-        assert!((got[2].time - 1_700_000_000.00002).abs() < 1e-7);
+        assert!((got[2].time - 1_700_000_000.000_02).abs() < 1e-7);
     }
 
     #[test]

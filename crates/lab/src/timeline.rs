@@ -61,6 +61,11 @@ pub struct CallTimeline {
 }
 
 impl CallTimeline {
+    /// Whether the call got a 2xx answer (a fault or an error is not a timed call).
+    pub fn answered(&self) -> bool {
+        matches!(self.status, Some(200..=299))
+    }
+
     /// The stalls named on this call, in order.
     pub fn stalls(&self) -> Vec<&str> {
         self.packets
@@ -224,7 +229,7 @@ pub(crate) fn render(calls: &[CallTimeline]) -> String {
 
 /// The call whose duration is the median of `calls` (the one a figure shows), if any.
 pub(crate) fn median_call(calls: &[CallTimeline]) -> Option<&CallTimeline> {
-    let mut ok: Vec<&CallTimeline> = calls.iter().filter(|c| c.status.is_some()).collect();
+    let mut ok: Vec<&CallTimeline> = calls.iter().filter(|c| c.answered()).collect();
     ok.sort_by(|a, b| a.ms.total_cmp(&b.ms));
     ok.get(ok.len() / 2).copied()
 }

@@ -248,6 +248,18 @@ async fn trace(
     };
     let pcap = file.pcap.as_ref().map(|_| format!("logs/{name}.pcap"));
     let operation = format!("{op}/{}", mode.id);
+    let failed = file.calls.iter().filter(|c| !c.answered()).count();
+    if failed > 0 {
+        let first = file.calls.iter().find(|c| !c.answered());
+        lab.problem(format!(
+            "{EXP}: {failed} of {} {op} calls ({}) got no 2xx answer, first: {}",
+            file.calls.len(),
+            mode.id,
+            first
+                .and_then(|c| c.error.clone().or(c.status.map(|s| format!("HTTP {s}"))))
+                .unwrap_or_default()
+        ));
+    }
     if let Some(run) = run_of(&file.calls, &operation, placement, &command, body.len()) {
         lab.runs.push(run);
     }
@@ -283,7 +295,7 @@ fn record(
     }
     let mut counts: Vec<usize> = calls
         .iter()
-        .filter(|c| c.status.is_some())
+        .filter(|c| c.answered())
         .map(|c| c.packets.iter().filter(|p| !p.after_call).count())
         .collect();
     counts.sort_unstable();
@@ -313,7 +325,7 @@ fn run_of(
 ) -> Option<Run> {
     let mut us: Vec<f64> = calls
         .iter()
-        .filter(|c| c.status.is_some())
+        .filter(|c| c.answered())
         .map(|c| c.ms * 1e3)
         .collect();
     if us.is_empty() {

@@ -113,7 +113,8 @@ pub struct Timing {
     /// quick, `1 s` full.
     pub parse_window: Duration,
     /// Calls captured per operation and mode in the causes section (a call with every cause on
-    /// costs ~350 ms). Default: `20` quick, `50` full.
+    /// costs ~350 ms; 30 is the fewest the report does not call suspect). Default: `30` quick,
+    /// `60` full.
     pub causes_calls: usize,
     /// Uncaptured calls before them on a keep-alive connection, so that it has left Linux's
     /// quick-ACK mode. Default: `5` quick, `20` full.
@@ -130,7 +131,7 @@ impl Timing {
             thesis_window: Duration::from_millis(500),
             wsb_scale: 0.02,
             parse_window: Duration::from_millis(150),
-            causes_calls: 20,
+            causes_calls: 30,
             causes_warmup: 5,
         }
     }
@@ -144,7 +145,7 @@ impl Timing {
             thesis_window: Duration::from_secs(3),
             wsb_scale: 0.2,
             parse_window: Duration::from_secs(1),
-            causes_calls: 50,
+            causes_calls: 60,
             causes_warmup: 20,
         }
     }

@@ -49,8 +49,13 @@ fn stalls_of(call: &CallTimeline) -> Vec<String> {
             let gap = i
                 .checked_sub(1)
                 .map_or(p.t_ms, |j| p.t_ms - call.packets[j].t_ms);
+            let s = if s == crate::timeline::NAGLE {
+                "Nagle"
+            } else {
+                s
+            };
             Some(if gap >= 1.0 {
-                format!("{s} (+{gap:.1} ms)")
+                format!("{s} +{gap:.1} ms")
             } else {
                 s.to_owned()
             })
@@ -70,7 +75,7 @@ fn stall_cell(t: &TraceRecord) -> String {
         return "none".to_owned();
     }
     let seen = t.stalls.iter().map(|(_, n)| *n).max().unwrap_or(0);
-    format!("{} (in {seen} of {} calls)", named.join(", "), t.calls)
+    format!("{} ({seen} of {} calls)", named.join(", "), t.calls)
 }
 
 /// The table of one operation: every mode today, CORBA, the thesis as published.
@@ -92,7 +97,6 @@ fn table(results: &Results, op: &str) -> Table {
             t.and_then(|t| t.packets_per_call)
                 .map_or("–".to_owned(), fmt::count),
             t.map_or("–".to_owned(), stall_cell),
-            t.and_then(|t| t.pcap.clone()).unwrap_or_else(|| "–".into()),
         ]));
     }
     if let Some(t) = results.traces.iter().find(|t| t.mode == "corba") {
@@ -109,7 +113,6 @@ fn table(results: &Results, op: &str) -> Table {
                 rt(r.p99_us),
                 t.packets_per_call.map_or("–".to_owned(), fmt::count),
                 stall_cell(t),
-                t.pcap.clone().unwrap_or_else(|| "–".into()),
             ]));
         }
     }
@@ -126,12 +129,11 @@ fn table(results: &Results, op: &str) -> Table {
         String::new(),
         t4.rows.len().to_string(),
         format!(
-            "6: {DELAYED_ACK} (+{} ms), 8: {DELAYED_ACK} (+{} ms), 9: {FIN_WAIT} (+{} ms)",
+            "6: {DELAYED_ACK} +{} ms, 8: {DELAYED_ACK} +{} ms, 9: {FIN_WAIT} +{} ms",
             fmt::ms(gap(t4, "6. TCP ACK")),
             fmt::ms(gap(t4, "8. TCP ACK")),
             fmt::ms(gap(t4, "9. TCP FIN/ACK"))
         ),
-        String::new(),
     ]));
     rows.push(Row::published(vec![
         "client parses Content-Length and closes (Table 5, to the bold line)".into(),
@@ -139,8 +141,7 @@ fn table(results: &Results, op: &str) -> Table {
         String::new(),
         String::new(),
         "7".into(),
-        format!("6: {DELAYED_ACK} (+{} ms)", fmt::ms(gap(t5, "6. TCP ACK"))),
-        String::new(),
+        format!("6: {DELAYED_ACK} +{} ms", fmt::ms(gap(t5, "6. TCP ACK"))),
     ]));
     for (label, v) in [
         ("SOAP, no load (Table 2)", &seeds::THESIS_TABLE_2),
@@ -150,7 +151,6 @@ fn table(results: &Results, op: &str) -> Table {
             rows.push(Row::published(vec![
                 label.into(),
                 format!("{} ms", fmt::ms(ms)),
-                String::new(),
                 String::new(),
                 String::new(),
                 String::new(),
@@ -170,8 +170,9 @@ fn table(results: &Results, op: &str) -> Table {
                captured calls, after uncaptured warm-up calls on a kept connection); × cured is \
                the median's ratio to the cured median of the same run. Packets per call and the \
                stalls are read from the capture (a gap of 20 ms or more before a packet, named \
-               by what the packet is); the pcap files are under `logs/` with the command that \
-               reproduces each in `results.json` (`traces[].command`)."
+               by what the packet is). The captures are `logs/causes-OPERATION-MODE.pcap` \
+               (CORBA: `logs/causes-doNothing-omniorb.pcap`), the command that reproduces each \
+               is in `results.json` (`traces[].command`)."
             .into(),
         header: [
             "mode",
@@ -180,7 +181,6 @@ fn table(results: &Results, op: &str) -> Table {
             "p99",
             "packets per call",
             "stalls the capture shows (median call)",
-            "capture",
         ]
         .map(str::to_owned)
         .to_vec(),
@@ -584,11 +584,11 @@ mod tests {
             .unwrap();
         assert_eq!(server.cells[1], "41.0 ms");
         assert!(
-            server.cells[5].contains("delayed ACK (+40.8 ms)"),
+            server.cells[5].contains("delayed ACK +40.8 ms, Nagle"),
             "{:?}",
             server.cells
         );
-        assert!(server.cells[5].contains("in 9 of 10 calls"));
+        assert!(server.cells[5].contains("(9 of 10 calls)"));
         let cured = t
             .rows
             .iter()

@@ -21,7 +21,7 @@ const READY: Duration = Duration::from_secs(10);
 /// How long to wait after tcpdump is listening before the first call.
 const SETTLE: Duration = Duration::from_millis(100);
 /// How long the last packets (a FIN, a delayed ACK) get to reach the capture before it stops.
-const GRACE: Duration = Duration::from_millis(300);
+const GRACE: Duration = Duration::from_millis(150);
 
 /// A running capture.
 #[derive(Debug)]

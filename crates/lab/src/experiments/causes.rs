@@ -284,8 +284,12 @@ fn record(
 ) -> TraceRecord {
     let mut stalls: Vec<(String, usize)> = Vec::new();
     for c in calls {
-        let mut seen = c.stalls();
-        seen.dedup();
+        let mut seen: Vec<&str> = Vec::new();
+        for s in c.stalls() {
+            if !seen.contains(&s) {
+                seen.push(s);
+            }
+        }
         for s in seen {
             match stalls.iter_mut().find(|(n, _)| n == s) {
                 Some((_, k)) => *k += 1,
@@ -443,13 +447,13 @@ async fn corba_with(lab: &mut Lab, peer: &crate::peers::ManifestPeer) -> anyhow:
     let pcap = lab.cfg.out.join("logs").join(format!("{name}.pcap"));
     let capture = crate::capture::Capture::start("lo", server.port, &pcap).await;
     let (kind, cpu) = client_pin(lab);
-    // A short window: a CORBA call is tens of microseconds, the capture would be large.
+    // A short window: a CORBA call is tens of microseconds, a longer capture would be large.
     let point = ClientPoint {
         url: &url,
         op: "doNothing",
         n: 0,
         warmup: Duration::from_millis(50),
-        window: Duration::from_millis(100),
+        window: Duration::from_millis(200),
     };
     let placement = Placement {
         kind,
@@ -493,4 +497,65 @@ async fn corba_with(lab: &mut Lab, peer: &crate::peers::ManifestPeer) -> anyhow:
     ));
     lab.runs.push(run);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::TimelinePacket;
+
+    fn call(ms: f64, stalls: &[&str]) -> CallTimeline {
+        CallTimeline {
+            ms,
+            status: Some(200),
+            error: None,
+            packets: stalls
+                .iter()
+                .map(|s| TimelinePacket {
+                    t_ms: 1.0,
+                    to_server: true,
+                    flags: ".".into(),
+                    len: 0,
+                    stall: Some((*s).to_owned()),
+                    after_call: false,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_stall_counts_once_per_call_and_only_answered_calls_are_timed() {
+        let (ack, nagle) = (timeline::DELAYED_ACK, timeline::NAGLE);
+        let mut calls = vec![
+            call(44.0, &[ack, nagle, ack]),
+            call(45.0, &[ack, nagle]),
+            call(0.1, &[]),
+        ];
+        calls.push(CallTimeline {
+            status: Some(500),
+            ..call(1.0, &[])
+        });
+        let r = record("echoFloat", "server", "cmd".into(), None, None, &calls);
+        assert_eq!(r.stalls, [(ack.to_owned(), 2), (nagle.to_owned(), 2)]);
+        assert_eq!(r.median_call.map(|c| c.ms), Some(44.0));
+        let placement = Placement {
+            kind: PlacementKind::SameCpu,
+            server_cpu: None,
+            client_cpu: None,
+            load_cpu: None,
+        };
+        let run = run_of(&calls, "echoFloat/server", placement, "cmd", 300).unwrap();
+        assert_eq!((run.ok, run.errors), (3, 1));
+        assert_eq!(run.p50_us, 44_000.0);
+    }
+
+    #[test]
+    fn padding_goes_in_an_ignored_header_block() {
+        assert_eq!(padded(0), RUBY_REQUEST);
+        let p = padded(100);
+        assert!(p.contains(&format!(">{}</pad>", "x".repeat(100))));
+        assert!(p.find("<soap:Header>") < p.find("<soap:Body>"));
+        assert!(p.contains("<soap:Header><pad xmlns=\"urn:soapstone:lab\">x"));
+        assert!(roxmltree::Document::parse(&p).is_ok());
+    }
 }

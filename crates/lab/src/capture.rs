@@ -18,6 +18,8 @@ use crate::pcap::{self, Packet};
 
 /// How long tcpdump may take to say `listening on`.
 const READY: Duration = Duration::from_secs(10);
+/// The longest the capture may take to catch up with the calls before it is stopped anyway.
+const CATCH_UP: Duration = Duration::from_secs(5);
 /// How long to wait after tcpdump is listening before the first call.
 const SETTLE: Duration = Duration::from_millis(100);
 /// How long the last packets (a FIN, a delayed ACK) get to reach the capture before it stops.
@@ -82,9 +84,31 @@ impl Capture {
         })
     }
 
-    /// Waits a moment for the last packets, stops tcpdump cleanly and reads the capture back.
-    pub(crate) async fn stop(mut self) -> anyhow::Result<Vec<Packet>> {
+    /// Waits until the capture holds the last call's packets, stops tcpdump cleanly and reads
+    /// the capture back. `last_start` (seconds since the epoch) is when the last call began:
+    /// tcpdump may not have read the kernel's ring yet on a loaded machine (a capture stopped
+    /// right after the calls once came back empty), so the file is polled until it holds a
+    /// packet from then on and stops growing, [`CATCH_UP`] at most.
+    pub(crate) async fn stop(mut self, last_start: Option<f64>) -> anyhow::Result<Vec<Packet>> {
         tokio::time::sleep(GRACE).await;
+        let deadline = tokio::time::Instant::now() + CATCH_UP;
+        let mut before = None;
+        loop {
+            let now = std::fs::read(&self.pcap)
+                .ok()
+                .and_then(|b| pcap::read(&b, self.port).ok());
+            let count = now.as_ref().map(Vec::len);
+            let caught_up = match (&now, last_start) {
+                (Some(p), Some(t)) => p.iter().any(|p| p.time >= t),
+                (Some(_), None) => true,
+                (None, _) => false,
+            };
+            if (caught_up && count == before) || tokio::time::Instant::now() >= deadline {
+                break;
+            }
+            before = count;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
         if let Some(pid) = self.child.id() {
             let _ = std::process::Command::new("kill")
                 .args(["-INT", &pid.to_string()])

@@ -116,7 +116,7 @@ pub async fn run_trace(args: TraceArgs) -> anyhow::Result<()> {
         });
     }
     let (packets, capture_error) = match capture {
-        Ok(c) => (c.stop().await?, None),
+        Ok(c) => (c.stop(calls.last().map(|c| c.start)).await?, None),
         Err(why) => (Vec::new(), Some(why)),
     };
     let timelines = timeline::timelines(&calls, &packets);

@@ -472,7 +472,7 @@ async fn corba_with(lab: &mut Lab, peer: &crate::peers::ManifestPeer) -> anyhow:
     )
     .await;
     let (packets, capture_error) = match capture {
-        Ok(c) => (c.stop().await?, None),
+        Ok(c) => (c.stop(None).await?, None),
         Err(why) => (Vec::new(), Some(why)),
     };
     let port = server.port;

@@ -31,6 +31,8 @@ pub(crate) const EXP: &str = "causes";
 pub(crate) struct Mode {
     pub(crate) id: &'static str,
     pub(crate) label: &'static str,
+    /// The label in the packet figure.
+    pub(crate) short: &'static str,
     server: Option<&'static str>,
     client: Option<&'static str>,
 }
@@ -39,48 +41,56 @@ pub(crate) struct Mode {
 pub(crate) const MODES: &[Mode] = &[
     Mode {
         id: "cured",
+        short: "cured",
         label: "cured (soapstone as shipped)",
         server: None,
         client: None,
     },
     Mode {
         id: "server",
+        short: "server: Nagle, 2 writes",
         label: "server: Nagle on, head and body in two writes",
         server: Some("nagle,split-writes"),
         client: None,
     },
     Mode {
         id: "read-to-eof",
+        short: "client: reads to EOF",
         label: "client: reads until the server's FIN",
         server: None,
         client: Some("read-to-eof"),
     },
     Mode {
         id: "connection-per-call",
+        short: "client: conn. per call",
         label: "client: a connection per call (HTTP/1.0)",
         server: None,
         client: Some("connection-per-call"),
     },
     Mode {
         id: "expect-continue",
+        short: "client: Expect 100",
         label: "client: Expect: 100-continue",
         server: None,
         client: Some("expect-continue"),
     },
     Mode {
         id: "dom",
+        short: "server: DOM parse",
         label: "server: a DOM parse before decoding",
         server: Some("dom"),
         client: None,
     },
     Mode {
         id: "thesis",
+        short: "the thesis's setup",
         label: "the thesis's setup: server causes, client reads to EOF",
         server: Some("nagle,split-writes"),
         client: Some("read-to-eof"),
     },
     Mode {
         id: "all",
+        short: "all causes",
         label: "all causes together",
         server: Some("all,dom"),
         client: Some("all"),

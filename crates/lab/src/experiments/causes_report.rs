@@ -129,7 +129,7 @@ fn table(results: &Results, op: &str) -> Table {
         String::new(),
         t4.rows.len().to_string(),
         format!(
-            "6: {DELAYED_ACK} +{} ms, 8: {DELAYED_ACK} +{} ms, 9: {FIN_WAIT} +{} ms",
+            "{DELAYED_ACK}s +{} ms (6), +{} ms (8); {FIN_WAIT} +{} ms (9)",
             fmt::ms(gap(t4, "6. TCP ACK")),
             fmt::ms(gap(t4, "8. TCP ACK")),
             fmt::ms(gap(t4, "9. TCP FIN/ACK"))
@@ -141,7 +141,7 @@ fn table(results: &Results, op: &str) -> Table {
         String::new(),
         String::new(),
         "7".into(),
-        format!("6: {DELAYED_ACK} +{} ms", fmt::ms(gap(t5, "6. TCP ACK"))),
+        format!("{DELAYED_ACK} +{} ms (6)", fmt::ms(gap(t5, "6. TCP ACK"))),
     ]));
     for (label, v) in [
         ("SOAP, no load (Table 2)", &seeds::THESIS_TABLE_2),
@@ -445,11 +445,11 @@ pub(crate) fn section(results: &Results) -> Section {
             .iter()
             .filter_map(|m| {
                 let t = results.trace(EXP, op, m.id)?;
-                Some(lane(m.label, t))
+                Some(lane(m.short, t))
             })
             .collect();
         if let Some(t) = results.traces.iter().find(|t| t.mode == "corba") {
-            lanes.push(lane("CORBA (omniORB) doNothing", t));
+            lanes.push(lane("CORBA doNothing", t));
         }
         charts.push(
             Ladder {

@@ -14,7 +14,7 @@ use super::svg::{colour, esc};
 use crate::timeline::TimelinePacket;
 
 const WIDTH: f64 = 760.0;
-const LABEL_W: f64 = 250.0;
+const LABEL_W: f64 = 200.0;
 const LANE_H: f64 = 46.0;
 /// The axis starts here, in ms.
 const LO_MS: f64 = 0.01;
@@ -42,7 +42,7 @@ impl Ladder {
     pub(crate) fn render(&self) -> String {
         let top = 34.0;
         let axis_y = top + LANE_H * self.lanes.len() as f64 + 6.0;
-        let height = axis_y + 58.0;
+        let height = axis_y + 72.0;
         let latest = self
             .lanes
             .iter()
@@ -130,9 +130,11 @@ impl Ladder {
         let _ = write!(
             out,
             "<text x=\"8\" y=\"{:.1}\" fill=\"#444\">▲ (blue) to the server, ▼ (orange) \
-             back; filled: data, hollow: ACK/SYN/FIN; green bar: the client has its answer; \
-             red: a stall the capture shows{note}</text></svg>",
+             back; filled: data, hollow: ACK/SYN/FIN; green bar: the client has its \
+             answer;</text><text x=\"8\" y=\"{:.1}\" fill=\"#444\">red: a stall the capture \
+             shows{note}</text></svg>",
             axis_y + 48.0,
+            axis_y + 62.0,
         );
         out
     }

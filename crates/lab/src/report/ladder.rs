@@ -51,7 +51,7 @@ impl Ladder {
         let hi = 10f64.powf(latest.log10().ceil());
         let x = |t: f64| {
             let (lo, hi, v) = (LO_MS.log10(), hi.log10(), t.max(LO_MS).log10());
-            LABEL_W + (v - lo) / (hi - lo) * (WIDTH - LABEL_W - 16.0)
+            LABEL_W + (v - lo) / (hi - lo) * (WIDTH - LABEL_W - 32.0)
         };
         let mut out = String::new();
         let _ = write!(
@@ -89,7 +89,7 @@ impl Ladder {
                  <line x1=\"{LABEL_W}\" y1=\"{mid}\" x2=\"{}\" y2=\"{mid}\" stroke=\"#bbb\"/>",
                 mid + 4.0,
                 esc(&lane.label),
-                WIDTH - 16.0
+                WIDTH - 32.0
             );
             if let Some(note) = &lane.note {
                 let _ = write!(

@@ -119,11 +119,17 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
         }
     }
     for naive in servers {
-        let server = serve(lab, naive).await?;
+        let (server, serve_cmd) = serve(lab, naive).await?;
         for mode in MODES.iter().filter(|m| m.server == naive) {
             for (op, path, body, action) in KINDS {
                 let url = format!("{}{path}", server.base_url());
-                if let Err(e) = trace(lab, mode, op, &url, body, action).await {
+                let target = Target {
+                    url: &url,
+                    body,
+                    action,
+                    serve: &serve_cmd,
+                };
+                if let Err(e) = trace(lab, mode, op, &target).await {
                     lab.problem(format!("{EXP}: {op} ({}) was not traced: {e:#}", mode.id));
                 }
             }
@@ -137,8 +143,17 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `soapstone serve` with the echo and charging services and `naive` causes.
-async fn serve(lab: &Lab, naive: Option<&str>) -> anyhow::Result<Server> {
+/// What a trace calls, and the command line of the server that answers (for the record).
+struct Target<'a> {
+    url: &'a str,
+    body: &'a str,
+    action: &'a str,
+    serve: &'a str,
+}
+
+/// `soapstone serve` with the echo and charging services and `naive` causes, and its command
+/// line with the port it got.
+async fn serve(lab: &Lab, naive: Option<&str>) -> anyhow::Result<(Server, String)> {
     let name = naive.unwrap_or("cured").replace(',', "-");
     let db = lab.cfg.out.join(format!("causes-{name}.sqlite"));
     for suffix in ["", "-wal", "-shm"] {
@@ -159,14 +174,17 @@ async fn serve(lab: &Lab, naive: Option<&str>) -> anyhow::Result<Server> {
         args.push("--naive".into());
         args.push(n.into());
     }
-    Server::start(
+    let server = Server::start(
         &lab.launcher,
         &format!("causes-serve-{name}"),
         Some(&lab.cfg.server_cpu),
         &args,
         READY,
     )
-    .await
+    .await?;
+    args[2] = server.addr.clone();
+    let command = lab.launcher.display(Some(&lab.cfg.server_cpu), &args);
+    Ok((server, command))
 }
 
 /// The client's CPU: the other one when there are two (a cross-CPU wake-up each way, as
@@ -179,14 +197,8 @@ fn client_pin(lab: &Lab) -> (PlacementKind, String) {
 }
 
 /// Traces `op` under `mode` with `soapstone trace` and records the run and the trace.
-async fn trace(
-    lab: &mut Lab,
-    mode: &Mode,
-    op: &str,
-    url: &str,
-    body: &str,
-    action: &str,
-) -> anyhow::Result<()> {
+async fn trace(lab: &mut Lab, mode: &Mode, op: &str, target: &Target<'_>) -> anyhow::Result<()> {
+    let (url, body, action) = (target.url, target.body, target.action);
     let t = lab.cfg.timing.clone();
     let name = format!("causes-{op}-{}", mode.id);
     let body_path = lab.body(&format!("{name}.xml"), body)?;
@@ -273,7 +285,9 @@ async fn trace(
     if let Some(run) = run_of(&file.calls, &operation, placement, &command, body.len()) {
         lab.runs.push(run);
     }
-    let record = record(op, mode.id, command, pcap, file.capture_error, &file.calls);
+    // The record's command reproduces the capture: the server, then the traced calls.
+    let both = format!("{} & {command}", target.serve);
+    let record = record(op, mode.id, both, pcap, file.capture_error, &file.calls);
     if let Some(e) = &record.capture_error {
         if !lab.problems.iter().any(|p| p.contains("packet capture")) {
             lab.problem(format!("{EXP}: no packets, timings only: {e}"));

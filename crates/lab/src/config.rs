@@ -32,11 +32,14 @@ pub enum Experiment {
     /// Zilora & Ketha tables 1a/1b: the client language varies against one server (seed 003),
     /// with the peer clients of `lab/peers/`.
     Clients,
+    /// The seeds' causes on purpose (thesis Tables 4-5, Davis & Parashar, Ruby): each cured
+    /// and on, with the packets of each call captured.
+    Causes,
 }
 
 impl Experiment {
     /// Every experiment, in the order the lab runs them and the report shows them.
-    pub const ALL: [Experiment; 7] = [
+    pub const ALL: [Experiment; 8] = [
         Experiment::Echo,
         Experiment::Dp,
         Experiment::Thesis,
@@ -44,6 +47,7 @@ impl Experiment {
         Experiment::Wsb,
         Experiment::Parse,
         Experiment::Clients,
+        Experiment::Causes,
     ];
 
     /// The id used on the command line and in `results.json`.
@@ -56,6 +60,7 @@ impl Experiment {
             Experiment::Wsb => "wsb",
             Experiment::Parse => "parse",
             Experiment::Clients => "clients",
+            Experiment::Causes => "causes",
         }
     }
 }
@@ -78,9 +83,10 @@ impl FromStr for Experiment {
             "wsb" | "garcia" => Experiment::Wsb,
             "parse" | "parsers" => Experiment::Parse,
             "clients" | "client-language" => Experiment::Clients,
+            "causes" | "packets" | "trace" => Experiment::Causes,
             other => bail!(
                 "unknown experiment `{other}`: expected one of echo, dp, thesis, contacts, wsb, \
-                 parse, clients"
+                 parse, clients, causes"
             ),
         })
     }
@@ -106,6 +112,13 @@ pub struct Timing {
     /// Measured window per document and parser in the parse experiment. Default: `0.15 s`
     /// quick, `1 s` full.
     pub parse_window: Duration,
+    /// Calls captured per operation and mode in the causes section (a call with every cause on
+    /// costs ~350 ms; 30 is the fewest the report does not call suspect). Default: `30` quick,
+    /// `60` full.
+    pub causes_calls: usize,
+    /// Uncaptured calls before them on a keep-alive connection, so that it has left Linux's
+    /// quick-ACK mode. Default: `5` quick, `20` full.
+    pub causes_warmup: usize,
 }
 
 impl Timing {
@@ -118,6 +131,8 @@ impl Timing {
             thesis_window: Duration::from_millis(500),
             wsb_scale: 0.02,
             parse_window: Duration::from_millis(150),
+            causes_calls: 30,
+            causes_warmup: 5,
         }
     }
 
@@ -130,6 +145,8 @@ impl Timing {
             thesis_window: Duration::from_secs(3),
             wsb_scale: 0.2,
             parse_window: Duration::from_secs(1),
+            causes_calls: 60,
+            causes_warmup: 20,
         }
     }
 }

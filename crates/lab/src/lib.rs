@@ -25,14 +25,17 @@
 //! This crate must never hard-code a result: every "today" figure comes from a measurement of
 //! this run, and an experiment that cannot run is reported as a problem with empty cells.
 
+mod capture;
 mod config;
 mod driver;
 mod experiments;
+mod pcap;
 mod peers;
 mod procs;
 mod report;
 mod results;
 pub mod seeds;
+mod timeline;
 mod trace;
 
 use std::path::PathBuf;
@@ -42,7 +45,8 @@ use anyhow::Context as _;
 
 pub use config::{parse_duration, Experiment, LabConfig, Timing};
 pub use peers::SystemInfo;
-pub use results::{Host, Placement, PlacementKind, Results, Run, Second, Settings};
+pub use results::{Host, Placement, PlacementKind, Results, Run, Second, Settings, TraceRecord};
+pub use timeline::{CallTimeline, TimelinePacket};
 pub use trace::{run_trace, TraceArgs};
 
 /// `soapstone lab`: run the seed studies' experiments and write the report.
@@ -58,7 +62,7 @@ pub struct LabArgs {
     pub out: PathBuf,
 
     /// Run only these experiments (comma-separated): echo, dp, thesis, contacts, wsb, parse,
-    /// clients.
+    /// clients, causes.
     #[arg(long, value_name = "EXPERIMENTS", value_delimiter = ',')]
     pub only: Vec<String>,
 

@@ -161,6 +161,35 @@ pub struct Results {
     /// Seconds `lab/peers/setup.sh` took when it wrote the manifest used, if one was.
     #[serde(default)]
     pub peer_setup_s: Option<f64>,
+    /// The packet captures of the causes section, one per operation and mode.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub traces: Vec<TraceRecord>,
+}
+
+/// The packets of one operation under one mode (the causes section): how the capture went,
+/// where it is kept, and the timeline of the call whose duration was the median.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TraceRecord {
+    /// The experiment id (`causes`).
+    pub experiment: String,
+    /// The operation (`echoFloat`, `creditControl`, `doNothing`).
+    pub operation: String,
+    /// The mode (`cured`, `server`, `read-to-eof`, ..., `corba`).
+    pub mode: String,
+    /// The command that reproduces the capture.
+    pub command: String,
+    /// The pcap file (relative to the output directory), when the capture ran.
+    pub pcap: Option<String>,
+    /// Why there are no packets, when the capture could not run.
+    pub capture_error: Option<String>,
+    /// Calls captured.
+    pub calls: usize,
+    /// The median number of packets per call.
+    pub packets_per_call: Option<f64>,
+    /// Each stall name and in how many of the calls it was seen.
+    pub stalls: Vec<(String, usize)>,
+    /// The call whose duration was the median, with its packets.
+    pub median_call: Option<crate::timeline::CallTimeline>,
 }
 
 /// The machine the lab ran on.
@@ -231,6 +260,13 @@ impl Results {
         self.runs
             .iter()
             .find(|r| r.is(experiment, system, operation) && r.settings.placement.kind == placement)
+    }
+
+    /// The trace of `operation` under `mode` in `experiment`, if captured.
+    pub fn trace(&self, experiment: &str, operation: &str, mode: &str) -> Option<&TraceRecord> {
+        self.traces
+            .iter()
+            .find(|t| t.experiment == experiment && t.operation == operation && t.mode == mode)
     }
 
     /// Like [`Results::get`], also matching the background load.

@@ -153,6 +153,64 @@ pub const THESIS_TABLE_3: SeedTable = SeedTable {
     ],
 };
 
+/// Elfwing and Paulsson 2002 (seed 000), Table 4 (section 6.5, p. 6 of the thesis by its table
+/// of contents): the packets of one SOAP call to Axis beta 1 on Tomcat over HTTP/1.0, each
+/// packet's mean inter-arrival time (since the previous packet) and its standard deviation.
+/// Packets 5-8 are the response head, the client's delayed ACK, the body Nagle held, and the
+/// second delayed ACK; packet 9 is the server's FIN the client read until.
+pub const THESIS_TABLE_4: SeedTable = SeedTable {
+    id: "thesis-4",
+    source: "Elfwing & Paulsson 2002, Table 4 (section 6.5, p. 6)",
+    title: "Axis Beta 1, packet inter-arrival times",
+    unit: "ms",
+    columns: &["average", "std"],
+    rows: &[
+        row("1. TCP SYN", &[0.0, 0.0]),
+        row("2. TCP SYN/ACK", &[0.2, 0.02]),
+        row("3. TCP ACK", &[0.06, 0.004]),
+        row("4. HTTP", &[3.4, 3.6]),
+        row("5. HTTP", &[36.2, 16.0]),
+        row("6. TCP ACK", &[152.7, 27.7]),
+        row("7. HTTP", &[0.36, 0.03]),
+        row("8. TCP ACK", &[199.9, 0.04]),
+        row("9. TCP FIN/ACK", &[339.7, 153.2]),
+        row("10. TCP ACK", &[0.1, 0.01]),
+        row("11. TCP FIN/ACK", &[0.3, 0.02]),
+        row("12. TCP ACK", &[0.8, 0.3]),
+    ],
+};
+
+/// The sum the thesis prints under Table 4, in ms.
+pub const THESIS_TABLE_4_SUM_MS: f64 = 733.5;
+
+/// Elfwing and Paulsson 2002 (seed 000), Table 5 (section 6.6.1, p. 7): the same call with the
+/// client that parses `Content-Length` and closes the socket itself: the call ends at packet 7
+/// (the bold line, sum 199.6 ms); packets 8-11 are the close.
+pub const THESIS_TABLE_5: SeedTable = SeedTable {
+    id: "thesis-5",
+    source: "Elfwing & Paulsson 2002, Table 5 (section 6.6.1, p. 7)",
+    title: "TCP packets' inter-arrival times, client close socket implementation",
+    unit: "ms",
+    columns: &["average", "std"],
+    rows: &[
+        row("1. TCP SYN", &[0.0, 0.0]),
+        row("2. TCP SYN/ACK", &[0.3, 0.018]),
+        row("3. TCP ACK", &[0.1, 0.003]),
+        row("4. HTTP", &[1.4, 1.1]),
+        row("5. HTTP", &[16.6, 3.4]),
+        row("6. TCP ACK", &[180.9, 4.8]),
+        row("7. HTTP", &[0.3, 0.01]),
+        row("8. TCP FIN/ACK", &[1.5, 2.9]),
+        row("9. TCP ACK", &[0.2, 0.008]),
+        row("10. TCP FIN/ACK", &[143.0, 6.2]),
+        row("11. TCP ACK", &[0.1, 0.008]),
+    ],
+};
+
+/// The sums the thesis prints in Table 5, in ms: to the bold line (the client has its answer)
+/// and to the last packet.
+pub const THESIS_TABLE_5_SUMS_MS: [f64; 2] = [199.6, 344.4];
+
 /// Sam Ruby 2001 (seed 002): echoFloat messages per second, one client, each request fully
 /// processed before the next. Columns: messages per second and microseconds per message.
 pub const RUBY_ECHO: SeedTable = SeedTable {
@@ -164,6 +222,21 @@ pub const RUBY_ECHO: SeedTable = SeedTable {
     rows: &[
         row("Apache xml-soap", &[50.8, 19_685.0]),
         row("Apache xml-axis", &[93.7, 10_672.0]),
+    ],
+};
+
+/// Sam Ruby 2001 (seed 002), "Overall results": the fixed overhead per message he computed for
+/// each stack (xml-axis's "includes wait time for the client") and what is left of the
+/// message's time once it is subtracted. Columns: fixed overhead and the rest, in µs.
+pub const RUBY_FIXED: SeedTable = SeedTable {
+    id: "ruby-fixed",
+    source: "Ruby 2001, \"Overall results\"",
+    title: "Fixed overhead per echoFloat message, and the rest",
+    unit: "µs",
+    columns: &["fixed overhead", "rest of the message"],
+    rows: &[
+        row("Apache xml-soap", &[5_533.0, 10_604.0]),
+        row("Apache xml-axis", &[3_548.0, 1_591.0]),
     ],
 };
 
@@ -294,6 +367,9 @@ pub const ALL: &[&SeedTable] = &[
     &GARCIA_FIG_11,
     &THESIS_TABLE_3,
     &RUBY_PARSERS,
+    &THESIS_TABLE_4,
+    &THESIS_TABLE_5,
+    &RUBY_FIXED,
 ];
 
 #[cfg(test)]
@@ -338,7 +414,8 @@ mod tests {
         }
         for needle in [
             "1810.6", "229.4", "679.2", "754.7", "50.01", "3.36", "19,685", "15624", "3140",
-            "1078.15", "2130,30", "689,5",
+            "1078.15", "2130,30", "689,5", "339.7", "152.7", "180.9", "143.0", "733.5", "344.4",
+            "10,604",
         ] {
             assert!(all.contains(needle), "`{needle}` not in the seed texts");
         }

@@ -263,6 +263,10 @@ where
         );
     }
 
+    if config.naive.dom {
+        // Lab only (`--naive dom`): a DOM parse before the codec, the parser's cost on purpose.
+        crate::naive::parse_dom(&body);
+    }
     let version = media.version;
     let service = inner.services[m].clone();
     let mut request = SoapRequest::new(version, action, body);

@@ -71,7 +71,7 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub limits: LimitArgs,
     /// Lab only, hidden: the seeds' server causes on purpose, comma-separated (`nagle`,
-    /// `split-writes`, `all`); see docs/causes.md. Default: none.
+    /// `split-writes`, `dom`, `all`); see docs/causes.md. Default: none.
     #[arg(long, hide = true, value_name = "CAUSES")]
     pub naive: Option<String>,
 }

@@ -7,6 +7,8 @@
 //! service must not cost the user the other five experiments. This module must never fill a
 //! "today" value that no run measured.
 
+pub(crate) mod causes;
+mod causes_report;
 pub(crate) mod charging_calls;
 pub(crate) mod clients;
 pub(crate) mod contacts;
@@ -61,6 +63,8 @@ pub(crate) struct Lab {
     pub(crate) problems: Vec<String>,
     /// The third-party peers found in the manifest, and every known peer's status.
     pub(crate) peers: Discovery,
+    /// The packet captures of the causes section.
+    pub(crate) traces: Vec<crate::results::TraceRecord>,
     cpus: usize,
 }
 
@@ -237,6 +241,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
         runs: Vec::new(),
         problems: Vec::new(),
         peers: Discovery::load(cfg.peers.as_deref()),
+        traces: Vec::new(),
         cpus: host.cpus,
     };
     if lab.launcher.taskset.is_none() {
@@ -260,6 +265,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
             Experiment::Wsb => wsb::run(&mut lab).await,
             Experiment::Parse => parse::run(&mut lab).await,
             Experiment::Clients => clients::run(&mut lab).await,
+            Experiment::Causes => causes::run(&mut lab).await,
         };
         if let Err(e) = result {
             lab.problem(format!("{exp}: the experiment could not run: {e:#}"));
@@ -279,6 +285,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
         experiments: cfg.experiments.iter().map(|e| e.id().to_owned()).collect(),
         problems: lab.problems,
         peer_setup_s: lab.peers.setup.as_ref().map(|(s, _)| *s),
+        traces: lab.traces,
         systems: systems(&lab.runs, lab.peers.systems),
         runs: lab.runs,
     })
@@ -363,6 +370,7 @@ pub(crate) fn sections(results: &Results) -> Vec<Section> {
             Experiment::Wsb => wsb::section(results),
             Experiment::Parse => parse::section(results),
             Experiment::Clients => clients::section(results),
+            Experiment::Causes => causes_report::section(results),
         });
     }
     if !results.systems.is_empty() {

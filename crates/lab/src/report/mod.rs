@@ -12,6 +12,7 @@
 pub(crate) mod fmt;
 pub(crate) mod headline;
 pub(crate) mod html;
+pub(crate) mod ladder;
 pub(crate) mod markdown;
 pub(crate) mod suspect;
 pub(crate) mod svg;

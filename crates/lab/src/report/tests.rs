@@ -146,6 +146,7 @@ pub(crate) fn sample() -> Results {
         runs,
         systems: Vec::new(),
         peer_setup_s: None,
+        traces: Vec::new(),
     }
 }
 

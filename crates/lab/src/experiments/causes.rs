@@ -1,0 +1,585 @@
+//! The seeds' causes on purpose (issue 13): one call of each kind (Ruby's echoFloat, the
+//! thesis's creditControl) cured, with each cause alone, with the thesis's own setup and with
+//! every cause on, its packets captured on loopback; the omniORB CORBA call beside them when
+//! the peer manifest has it; and Ruby's fixed overhead per message redrawn (echoFloat round
+//! trip against request size, streaming and with the DOM cause).
+//!
+//! Each mode is a `soapstone serve --naive ...` (the server's causes) and a `soapstone trace
+//! ... --naive ...` (the client's, and the capture), so that every figure and every pcap under
+//! `logs/` comes with the command that reproduces it. Where capture is not permitted the calls
+//! are still timed and the section says why it has no packets. This module must never name a
+//! stall the capture did not show, and never run a mode without the cured one beside it.
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use super::echo::RUBY_REQUEST;
+use super::thesis::CREDIT_CONTROL;
+use super::{Lab, READY};
+use crate::driver::BenchSpec;
+use crate::peers::client::{self, ClientPoint};
+use crate::peers::server::PeerServer;
+use crate::procs::Server;
+use crate::results::{Placement, PlacementKind, Run, Settings, TraceRecord};
+use crate::timeline::{self, CallTimeline};
+use crate::trace::TraceFile;
+
+pub(crate) const EXP: &str = "causes";
+
+/// One mode: a name, what it is, the server's causes and the client's.
+pub(crate) struct Mode {
+    pub(crate) id: &'static str,
+    pub(crate) label: &'static str,
+    /// The label in the packet figure.
+    pub(crate) short: &'static str,
+    server: Option<&'static str>,
+    client: Option<&'static str>,
+}
+
+/// Every mode, in report order. `cured` must stay first: the others are read against it.
+pub(crate) const MODES: &[Mode] = &[
+    Mode {
+        id: "cured",
+        short: "cured",
+        label: "cured (soapstone as shipped)",
+        server: None,
+        client: None,
+    },
+    Mode {
+        id: "server",
+        short: "server: Nagle, 2 writes",
+        label: "server: Nagle on, head and body in two writes",
+        server: Some("nagle,split-writes"),
+        client: None,
+    },
+    Mode {
+        id: "read-to-eof",
+        short: "client: reads to EOF",
+        label: "client: reads until the server's FIN",
+        server: None,
+        client: Some("read-to-eof"),
+    },
+    Mode {
+        id: "connection-per-call",
+        short: "client: conn. per call",
+        label: "client: a connection per call (HTTP/1.0)",
+        server: None,
+        client: Some("connection-per-call"),
+    },
+    Mode {
+        id: "expect-continue",
+        short: "client: Expect 100",
+        label: "client: Expect: 100-continue",
+        server: None,
+        client: Some("expect-continue"),
+    },
+    Mode {
+        id: "dom",
+        short: "server: DOM parse",
+        label: "server: a DOM parse before decoding",
+        server: Some("dom"),
+        client: None,
+    },
+    Mode {
+        id: "thesis",
+        short: "the thesis's setup",
+        label: "the thesis's setup: server causes, client reads to EOF",
+        server: Some("nagle,split-writes"),
+        client: Some("read-to-eof"),
+    },
+    Mode {
+        id: "all",
+        short: "all causes",
+        label: "all causes together",
+        server: Some("all,dom"),
+        client: Some("all"),
+    },
+];
+
+/// The operations: id, path, body, SOAPAction.
+pub(crate) const KINDS: &[(&str, &str, &str, &str)] = &[
+    (
+        "echoFloat",
+        "/echo",
+        RUBY_REQUEST,
+        "http://tempuri.org/echoFloat",
+    ),
+    ("creditControl", "/charging", CREDIT_CONTROL, ""),
+];
+
+/// Request sizes of the fixed-overhead sweep: padding bytes added to Ruby's envelope.
+const PADS: &[usize] = &[0, 2048, 8192, 32768, 131072];
+
+pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
+    let mut servers: Vec<Option<&str>> = Vec::new();
+    for m in MODES {
+        if !servers.contains(&m.server) {
+            servers.push(m.server);
+        }
+    }
+    for naive in servers {
+        let (server, serve_cmd) = serve(lab, naive).await?;
+        for mode in MODES.iter().filter(|m| m.server == naive) {
+            for (op, path, body, action) in KINDS {
+                let url = format!("{}{path}", server.base_url());
+                let target = Target {
+                    url: &url,
+                    body,
+                    action,
+                    serve: &serve_cmd,
+                };
+                if let Err(e) = trace(lab, mode, op, &target).await {
+                    lab.problem(format!("{EXP}: {op} ({}) was not traced: {e:#}", mode.id));
+                }
+            }
+        }
+        if matches!(naive, None | Some("dom")) {
+            overhead(lab, &server, naive.is_some()).await;
+        }
+        server.stop().await?;
+    }
+    corba(lab).await;
+    Ok(())
+}
+
+/// What a trace calls, and the command line of the server that answers (for the record).
+struct Target<'a> {
+    url: &'a str,
+    body: &'a str,
+    action: &'a str,
+    serve: &'a str,
+}
+
+/// `soapstone serve` with the echo and charging services and `naive` causes, and its command
+/// line with the port it got.
+async fn serve(lab: &Lab, naive: Option<&str>) -> anyhow::Result<(Server, String)> {
+    let name = naive.unwrap_or("cured").replace(',', "-");
+    let db = lab.cfg.out.join(format!("causes-{name}.sqlite"));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let mut args: Vec<String> = [
+        "serve",
+        "--addr",
+        "127.0.0.1:0",
+        "--services",
+        "echo,charging",
+        "--db",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(db.display().to_string());
+    if let Some(n) = naive {
+        args.push("--naive".into());
+        args.push(n.into());
+    }
+    let server = Server::start(
+        &lab.launcher,
+        &format!("causes-serve-{name}"),
+        Some(&lab.cfg.server_cpu),
+        &args,
+        READY,
+    )
+    .await?;
+    args[2] = server.addr.clone();
+    let command = lab.launcher.display(Some(&lab.cfg.server_cpu), &args);
+    Ok((server, command))
+}
+
+/// The client's CPU: the other one when there are two (a cross-CPU wake-up each way, as
+/// between two machines), else the server's.
+fn client_pin(lab: &Lab) -> (PlacementKind, String) {
+    match lab.pins().pop() {
+        Some(p) => (p.kind, p.client),
+        None => (PlacementKind::SameCpu, lab.cfg.server_cpu.clone()),
+    }
+}
+
+/// Traces `op` under `mode` with `soapstone trace` and records the run and the trace.
+async fn trace(lab: &mut Lab, mode: &Mode, op: &str, target: &Target<'_>) -> anyhow::Result<()> {
+    let (url, body, action) = (target.url, target.body, target.action);
+    let t = lab.cfg.timing.clone();
+    let name = format!("causes-{op}-{}", mode.id);
+    let body_path = lab.body(&format!("{name}.xml"), body)?;
+    let pcap = lab.cfg.out.join("logs").join(format!("{name}.pcap"));
+    let json = lab.cfg.out.join("logs").join(format!("{name}.json"));
+    // Warm-up matters only on a kept connection (it leaves Linux's quick-ACK mode).
+    let keeps_connection = mode.client.is_none() || mode.client == Some("expect-continue");
+    let warmup = if keeps_connection { t.causes_warmup } else { 0 };
+    let mut args: Vec<String> = vec![
+        "trace".into(),
+        url.into(),
+        "--calls".into(),
+        t.causes_calls.to_string(),
+        "--warmup".into(),
+        warmup.to_string(),
+        "--body".into(),
+        body_path.display().to_string(),
+        "--action".into(),
+        action.into(),
+        "--pcap".into(),
+        pcap.display().to_string(),
+        "--json".into(),
+        json.display().to_string(),
+        "--timings-without-capture".into(),
+    ];
+    if let Some(c) = mode.client {
+        args.push("--naive".into());
+        args.push(c.into());
+    }
+    let (kind, cpu) = client_pin(lab);
+    let command = lab.launcher.display(Some(&cpu), &args);
+    let log = lab.launcher.log_path(&name);
+    let stdout = std::fs::File::create(&log)
+        .with_context(|| format!("cannot create `{}`", log.display()))?;
+    let stderr = stdout.try_clone()?;
+    let mut child = lab
+        .launcher
+        .command(Some(&cpu), &args)
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .with_context(|| format!("cannot start `{command}`"))?;
+    // Every call may take its request timeout; tcpdump's start and stop on top.
+    let deadline = Duration::from_secs(30 + 2 * (t.causes_calls + warmup) as u64);
+    let status = match tokio::time::timeout(deadline, child.wait()).await {
+        Ok(s) => s?,
+        Err(_) => {
+            let _ = child.kill().await;
+            anyhow::bail!("`{command}` did not finish within {deadline:?}");
+        }
+    };
+    if !status.success() {
+        anyhow::bail!(
+            "`{command}` failed ({status}); its output: {}{}",
+            log.display(),
+            crate::procs::log_tail(&log)
+        );
+    }
+    let file: TraceFile = serde_json::from_str(
+        &std::fs::read_to_string(&json)
+            .with_context(|| format!("cannot read `{}`", json.display()))?,
+    )
+    .with_context(|| format!("`{}` is not a trace file", json.display()))?;
+    let placement = Placement {
+        kind,
+        server_cpu: Some(lab.cfg.server_cpu.clone()),
+        client_cpu: Some(cpu),
+        load_cpu: None,
+    };
+    let pcap = file.pcap.as_ref().map(|_| format!("logs/{name}.pcap"));
+    let operation = format!("{op}/{}", mode.id);
+    let failed = file.calls.iter().filter(|c| !c.answered()).count();
+    if failed > 0 {
+        let first = file.calls.iter().find(|c| !c.answered());
+        lab.problem(format!(
+            "{EXP}: {failed} of {} {op} calls ({}) got no 2xx answer, first: {}",
+            file.calls.len(),
+            mode.id,
+            first
+                .and_then(|c| c.error.clone().or(c.status.map(|s| format!("HTTP {s}"))))
+                .unwrap_or_default()
+        ));
+    }
+    if let Some(run) = run_of(&file.calls, &operation, placement, &command, body.len()) {
+        lab.runs.push(run);
+    }
+    // The record's command reproduces the capture: the server, then the traced calls.
+    let both = format!("{} & {command}", target.serve);
+    let record = record(op, mode.id, both, pcap, file.capture_error, &file.calls);
+    if let Some(e) = &record.capture_error {
+        if !lab.problems.iter().any(|p| p.contains("packet capture")) {
+            lab.problem(format!("{EXP}: no packets, timings only: {e}"));
+        }
+    }
+    lab.traces.push(record);
+    Ok(())
+}
+
+/// A trace record from captured calls (the median call's timeline, the stalls seen).
+fn record(
+    op: &str,
+    mode: &str,
+    command: String,
+    pcap: Option<String>,
+    capture_error: Option<String>,
+    calls: &[CallTimeline],
+) -> TraceRecord {
+    let mut stalls: Vec<(String, usize)> = Vec::new();
+    for c in calls {
+        let mut seen: Vec<&str> = Vec::new();
+        for s in c.stalls() {
+            if !seen.contains(&s) {
+                seen.push(s);
+            }
+        }
+        for s in seen {
+            match stalls.iter_mut().find(|(n, _)| n == s) {
+                Some((_, k)) => *k += 1,
+                None => stalls.push((s.to_owned(), 1)),
+            }
+        }
+    }
+    let mut counts: Vec<usize> = calls
+        .iter()
+        .filter(|c| c.answered())
+        .map(|c| c.packets.iter().filter(|p| !p.after_call).count())
+        .collect();
+    counts.sort_unstable();
+    let packets_per_call =
+        (capture_error.is_none() && !counts.is_empty()).then(|| counts[counts.len() / 2] as f64);
+    TraceRecord {
+        experiment: EXP.to_owned(),
+        operation: op.to_owned(),
+        mode: mode.to_owned(),
+        command,
+        pcap,
+        capture_error,
+        calls: calls.len(),
+        packets_per_call,
+        stalls,
+        median_call: timeline::median_call(calls).cloned(),
+    }
+}
+
+/// The run of the calls that answered: latency statistics from the client's own timings.
+fn run_of(
+    calls: &[CallTimeline],
+    operation: &str,
+    placement: Placement,
+    command: &str,
+    request_bytes: usize,
+) -> Option<Run> {
+    let mut us: Vec<f64> = calls
+        .iter()
+        .filter(|c| c.answered())
+        .map(|c| c.ms * 1e3)
+        .collect();
+    if us.is_empty() {
+        return None;
+    }
+    us.sort_by(f64::total_cmp);
+    let n = us.len() as f64;
+    let mean = us.iter().sum::<f64>() / n;
+    let var = us.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / n;
+    let rank = |q: f64| us[((q * n).ceil() as usize).clamp(1, us.len()) - 1];
+    let total_s: f64 = calls.iter().map(|c| c.ms / 1e3).sum();
+    Some(Run {
+        system: "soapstone".to_owned(),
+        experiment: EXP.to_owned(),
+        operation: operation.to_owned(),
+        p50_us: rank(0.5),
+        p99_us: rank(0.99),
+        mean_us: mean,
+        stdev_us: Some(var.sqrt()),
+        throughput_rps: us.len() as f64 / total_s,
+        ok: us.len() as u64,
+        errors: (calls.len() - us.len()) as u64,
+        timeouts: 0,
+        unsent: 0,
+        bytes_sent: None,
+        bytes_received: None,
+        percentiles: Vec::new(),
+        timeline: Vec::new(),
+        peak_ok_per_second: None,
+        settings: Settings {
+            placement,
+            duration_s: total_s,
+            warmup_s: 0.0,
+            connections: 1,
+            rate: None,
+            schedule: Vec::new(),
+            background: None,
+            request_bytes: Some(request_bytes as u64),
+            command: Some(command.to_owned()),
+        },
+    })
+}
+
+/// Ruby's envelope padded with `pad` bytes in a header block the service ignores.
+pub(crate) fn padded(pad: usize) -> String {
+    if pad == 0 {
+        return RUBY_REQUEST.to_owned();
+    }
+    RUBY_REQUEST.replacen(
+        "<soap:Body>",
+        &format!(
+            "<soap:Header><pad xmlns=\"urn:soapstone:lab\">{}</pad></soap:Header>\n<soap:Body>",
+            "x".repeat(pad)
+        ),
+        1,
+    )
+}
+
+/// The operation id of a fixed-overhead point.
+pub(crate) fn overhead_op(dom: bool, bytes: usize) -> String {
+    format!("overhead{}/{bytes}", if dom { "-dom" } else { "" })
+}
+
+/// Ruby's fixed overhead: echoFloat round trips against request size, same CPU.
+async fn overhead(lab: &mut Lab, server: &Server, dom: bool) {
+    let t = lab.cfg.timing.clone();
+    let url = format!("{}/echo", server.base_url());
+    let Some(pin) = lab.pins().into_iter().next() else {
+        return;
+    };
+    for pad in PADS {
+        let text = padded(*pad);
+        let body = match lab.body(&format!("causes-overhead-{pad}.xml"), &text) {
+            Ok(b) => b,
+            Err(e) => {
+                lab.problem(format!("{EXP}: {e:#}"));
+                return;
+            }
+        };
+        let mut spec =
+            BenchSpec::sequential(url.clone(), t.latency_window / 2, t.warmup / 2).with_body(body);
+        spec.action = Some("http://tempuri.org/echoFloat".to_owned());
+        spec.request_bytes = Some(text.len() as u64);
+        let op = overhead_op(dom, text.len());
+        lab.measure(("soapstone", EXP, &op), pin.placement(None), &spec)
+            .await;
+    }
+}
+
+/// The omniORB call beside them: its `doNothing`, timed by its own client, captured.
+async fn corba(lab: &mut Lab) {
+    let Some(peer) = lab.peers.ready("server", "corba").into_iter().next() else {
+        return;
+    };
+    let result = corba_with(lab, &peer).await;
+    lab.peer_outcome(EXP, &peer.id, result);
+    if let Some(client) = lab.peers.client_of(&peer.id) {
+        if lab.traces.iter().any(|t| t.mode == "corba") {
+            lab.peers.mark(&client.id, None);
+        }
+    }
+}
+
+async fn corba_with(lab: &mut Lab, peer: &crate::peers::ManifestPeer) -> anyhow::Result<()> {
+    let Some(client_peer) = lab.peers.client_of(&peer.id) else {
+        anyhow::bail!("no ready client peer calls it");
+    };
+    let server = PeerServer::start(&lab.launcher, peer, Some(&lab.cfg.server_cpu), READY).await?;
+    let url = peer
+        .url
+        .clone()
+        .unwrap_or_default()
+        .replace("{port}", &server.port.to_string());
+    let name = format!("causes-doNothing-{}", peer.id);
+    let pcap = lab.cfg.out.join("logs").join(format!("{name}.pcap"));
+    let capture = crate::capture::Capture::start("lo", server.port, &pcap).await;
+    let (kind, cpu) = client_pin(lab);
+    // A short window: a CORBA call is tens of microseconds, a longer capture would be large.
+    let point = ClientPoint {
+        url: &url,
+        op: "doNothing",
+        n: 0,
+        warmup: Duration::from_millis(50),
+        window: Duration::from_millis(200),
+    };
+    let placement = Placement {
+        kind,
+        server_cpu: Some(lab.cfg.server_cpu.clone()),
+        client_cpu: Some(cpu.clone()),
+        load_cpu: None,
+    };
+    let op = format!("doNothing/{}", peer.id);
+    let measured = client::run(
+        &lab.launcher,
+        &client_peer,
+        Some(&cpu),
+        &point,
+        (&peer.id, EXP, &op),
+        placement,
+    )
+    .await;
+    let (packets, capture_error) = match capture {
+        Ok(c) => (c.stop(None).await?, None),
+        Err(why) => (Vec::new(), Some(why)),
+    };
+    let port = server.port;
+    server.stop().await?;
+    let run = measured?;
+    let calls = timeline::timelines(&timeline::calls_from_packets(&packets, false), &packets);
+    let command = format!(
+        "tcpdump -i lo -U -w {name}.pcap tcp port {} & {} {url} doNothing 0 {} {}",
+        port,
+        client_peer.command.join(" "),
+        point.warmup.as_secs_f64(),
+        point.window.as_secs_f64()
+    );
+    let pcap = capture_error.is_none().then(|| format!("logs/{name}.pcap"));
+    lab.traces.push(record(
+        "doNothing",
+        "corba",
+        command,
+        pcap,
+        capture_error,
+        &calls,
+    ));
+    lab.runs.push(run);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::timeline::TimelinePacket;
+
+    fn call(ms: f64, stalls: &[&str]) -> CallTimeline {
+        CallTimeline {
+            ms,
+            status: Some(200),
+            error: None,
+            packets: stalls
+                .iter()
+                .map(|s| TimelinePacket {
+                    t_ms: 1.0,
+                    to_server: true,
+                    flags: ".".into(),
+                    len: 0,
+                    stall: Some((*s).to_owned()),
+                    after_call: false,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_stall_counts_once_per_call_and_only_answered_calls_are_timed() {
+        let (ack, nagle) = (timeline::DELAYED_ACK, timeline::NAGLE);
+        let mut calls = vec![
+            call(44.0, &[ack, nagle, ack]),
+            call(45.0, &[ack, nagle]),
+            call(0.1, &[]),
+        ];
+        calls.push(CallTimeline {
+            status: Some(500),
+            ..call(1.0, &[])
+        });
+        let r = record("echoFloat", "server", "cmd".into(), None, None, &calls);
+        assert_eq!(r.stalls, [(ack.to_owned(), 2), (nagle.to_owned(), 2)]);
+        assert_eq!(r.median_call.map(|c| c.ms), Some(44.0));
+        let placement = Placement {
+            kind: PlacementKind::SameCpu,
+            server_cpu: None,
+            client_cpu: None,
+            load_cpu: None,
+        };
+        let run = run_of(&calls, "echoFloat/server", placement, "cmd", 300).unwrap();
+        assert_eq!((run.ok, run.errors), (3, 1));
+        assert_eq!(run.p50_us, 44_000.0);
+    }
+
+    #[test]
+    fn padding_goes_in_an_ignored_header_block() {
+        assert_eq!(padded(0), RUBY_REQUEST);
+        let p = padded(100);
+        assert!(p.contains(&format!(">{}</pad>", "x".repeat(100))));
+        assert!(p.find("<soap:Header>") < p.find("<soap:Body>"));
+        assert!(p.contains("<soap:Header><pad xmlns=\"urn:soapstone:lab\">x"));
+        assert!(roxmltree::Document::parse(&p).is_ok());
+    }
+}

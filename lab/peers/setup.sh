@@ -142,7 +142,7 @@ setup_php() {
   entry php-soapserver server soap-http "$name SoapServer" "a PHP SOAP server (WSDL mode, contract/dp.wsdl)" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted; WSDL cached on disk)" \
     "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer" \
-    "\"command\":$(jarr php -S "127.0.0.1:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
   entry php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive" \
     "\"command\":$(jarr php "$HERE/php/client.php")"
@@ -356,10 +356,10 @@ setup_mono() {
     "Debian packages mono-complete, mono-fastcgi-server4 $(deb_version mono-fastcgi-server4), nginx $(deb_version nginx)" \
     "mcs $flags (service class precompiled into bin/)" \
     "System.Web's ASMX handler, [SoapRpcService] rpc/encoded (multi-ref arrays, the .NET default); fastcgi-mono-server4 (one process, its thread pool) behind one nginx process (keep-alive to the client, a FastCGI connection per request over a unix socket); not xsp4, which does not start on Debian 12's Mono 6.8; JIT warm-up: 3 s of untimed calls before the first point" \
-    "\"command\":$(jarr "$HERE/mono/serve.sh" "{port}" "$out/app"),\"path\":\"/dp\",\"request\":\"rpc-encoded\",\"warmup_s\":3"
+    "\"command\":$(jarr "$HERE/mono/serve.sh" "{port}" "$out/app" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\",\"warmup_s\":3"
   entry mono-client client soap-http "C# client (Mono $v, wsdl proxy)" "$cstands" ready "" "$v" \
     "Debian package mono-complete" "wsdl -protocol:SOAP from contract/dp.wsdl; mcs $flags" \
-    "SoapHttpClientProtocol proxy, HTTP keep-alive; Expect: 100-continue and Nagle off (ServicePointManager); JIT warmed by each point's warm-up" \
+    "SoapHttpClientProtocol proxy, HTTP keep-alive; Expect: 100-continue and Nagle off (ServicePointManager); one untimed call before the warm-up (Mono builds the proxy's XML serializers on first use, about a second); JIT warmed by each point's warm-up" \
     "\"command\":$(jarr mono "$out/client/dp-client.exe")"
 }
 
@@ -383,8 +383,8 @@ setup_erlang() {
   erts=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(version)]), halt().' 2>/dev/null)
   entry erlang server soap-http "Erlang/OTP $otp inets httpd + xmerl (stand-in)" "$stands" ready "" "OTP $otp (erts $erts)" \
     "Debian packages erlang-base, erlang-inets, erlang-xmerl $(deb_version erlang-base)" "erlc (default flags)" \
-    "inets httpd (a process per connection, keep-alive), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused" \
-    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused" \
+    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
 }
 
 for g in $GROUPS_ALL; do

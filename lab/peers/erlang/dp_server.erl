@@ -3,9 +3,9 @@
 %% for García et al.'s Erlang SOAP server (yaws's SOAP support), which needs the erlsom XML
 %% library that Debian does not package; the report names it a stand-in.
 %%
-%%   erl -noshell -pa BUILD -run dp_server main PORT
+%%   erl -noshell -pa BUILD -run dp_server main PORT [HOST]
 %%
-%% Listens on 127.0.0.1:PORT (inets httpd: a process per connection, HTTP keep-alive), answers
+%% Listens on HOST:PORT (HOST an IPv4 address, default 127.0.0.1) (inets httpd: a process per connection, HTTP keep-alive), answers
 %% POST /dp with doNothing, getStringOfSize(n), getIntegersOfSize(n) as the contract
 %% (contract/dp.wsdl) says, n in 0..=100000, and a SOAP Client fault (HTTP 500) for anything
 %% else. Request bodies above 1 MiB are refused by httpd (max_body_size) before parsing; the
@@ -20,13 +20,16 @@
 -define(MAX_BODY, 1048576).
 
 main([PortArg]) ->
+    main([PortArg, "127.0.0.1"]);
+main([PortArg, HostArg]) ->
     Port = list_to_integer(PortArg),
+    {ok, Host} = inet:parse_ipv4_address(HostArg),
     ok = inets:start(),
     Root = filename:basedir(user_cache, "soapstone-dp-erlang"),
     ok = filelib:ensure_dir(filename:join(Root, "x")),
     {ok, _Pid} = inets:start(httpd, [
         {port, Port},
-        {bind_address, {127, 0, 0, 1}},
+        {bind_address, Host},
         {server_name, "dp-erlang"},
         {server_root, Root},
         {document_root, Root},
@@ -36,11 +39,14 @@ main([PortArg]) ->
         {max_body_size, ?MAX_BODY},
         {max_clients, 150}
     ]),
-    io:format("listening on http://127.0.0.1:~b/dp~n", [Port]),
+    io:format("listening on http://~s:~b/dp~n", [HostArg, Port]),
     receive stop -> ok end.
 
 %% The inets httpd callback: one request in, one answer out.
-do(#mod{method = "POST", request_uri = "/dp", entity_body = Body}) ->
+do(#mod{method = "POST", request_uri = "/dp", entity_body = Body, socket = Socket}) ->
+    %% TCP_NODELAY: inets writes an answer's head and body in two sends, and without it the
+    %% body waits for the client's delayed ACK (~40 ms a call, Davis & Parashar's cause).
+    _ = inet:setopts(Socket, [{nodelay, true}]),
     {Status, Xml} =
         try answer(parse(Body)) of
             Ok -> {200, Ok}

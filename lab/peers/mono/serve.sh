@@ -2,8 +2,9 @@
 # Serves the Mono ASMX peer on 127.0.0.1:PORT: Mono's ASP.NET (System.Web, the ASMX handler)
 # in fastcgi-mono-server4, behind nginx, the deployment Mono documents for ASP.NET.
 #
-#   serve.sh PORT APPDIR
+#   serve.sh PORT APPDIR [HOST]
 #
+# HOST is the address to listen on (default 127.0.0.1; the lab's emulated LAN passes its own).
 # APPDIR holds dp.asmx, web.config and bin/DpService.dll (setup.sh builds it). Why not xsp4:
 # Debian 12's xsp4 4.2 does not start on its Mono 6.8 (TypeLoadException: it was built against
 # Mono.Security's old TLS classes, which Mono 6 removed); fastcgi-mono-server4 from the same
@@ -12,7 +13,8 @@
 # parent dies (setpriv --pdeathsig), so the lab's kill of the command it started ends both.
 set -euo pipefail
 PORT="${1:?usage: serve.sh PORT APPDIR}"
-APP="$(cd "${2:?usage: serve.sh PORT APPDIR}" && pwd)"
+APP="$(cd "${2:?usage: serve.sh PORT APPDIR [HOST]}" && pwd)"
+HOST="${3:-127.0.0.1}"
 # Runtime files (socket, nginx.conf) in a directory per port, replaced at each start.
 RUN="${TMPDIR:-/tmp}/soapstone-dp-mono/$PORT"
 rm -rf "$RUN"
@@ -37,7 +39,7 @@ http {
   client_max_body_size 1m;
   keepalive_requests 1000000;
   server {
-    listen 127.0.0.1:$PORT;
+    listen $HOST:$PORT;
     location = /dp { rewrite ^ /dp.asmx last; }
     location / {
       fastcgi_pass unix:$SOCK;
@@ -53,5 +55,5 @@ setpriv --pdeathsig KILL fastcgi-mono-server4 --applications="/:$APP" --socket="
   --filename="$SOCK" --loglevels=Error --printlog &
 for _ in $(seq 1 300); do [ -S "$SOCK" ] && break; sleep 0.1; done
 [ -S "$SOCK" ] || { echo "fastcgi-mono-server4 did not open $SOCK within 30 s" >&2; exit 1; }
-echo "listening on http://127.0.0.1:$PORT/dp (nginx -> fastcgi-mono-server4 $SOCK)"
+echo "listening on http://$HOST:$PORT/dp (nginx -> fastcgi-mono-server4 $SOCK)"
 exec nginx -c "$RUN/nginx.conf"

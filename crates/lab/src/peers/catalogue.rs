@@ -170,13 +170,7 @@ pub(crate) const CATALOGUE: &[(&str, &str, &str, &str, &str)] = &[
 ];
 
 /// Peers of the catalogue that `setup.sh` does not build yet.
-pub(super) const NOT_BUILT: &[&str] = &[
-    "apache-soap",
-    "axis2",
-    "cxf",
-    "jacorb",
-    "java-client",
-];
+pub(super) const NOT_BUILT: &[&str] = &["apache-soap", "axis2", "cxf", "jacorb", "java-client"];
 
 /// Why a peer of [`NOT_BUILT`] is missing (the report gives it).
 pub(super) const NOT_YET: &str =

@@ -146,6 +146,8 @@ pub(crate) fn sample() -> Results {
         runs,
         systems: Vec::new(),
         peer_setup_s: None,
+        commit: Some("0123456789ab".into()),
+        lan: None,
     }
 }
 
@@ -276,12 +278,12 @@ fn html_is_well_formed_and_self_contained() {
 #[test]
 fn headline_comes_first_with_the_ratios() {
     let (md, page) = render(&sample());
-    // soapstone 41 µs × 1.1 mean vs tcp-pingpong 17 × 1.1 → 0.41×; vs grpc → 1.27×; vs http-noop → 0.80×.
+    // soapstone 41 µs × 1.1 mean vs tcp-pingpong 17 × 1.1 → ×0.41; vs grpc → ×1.27; vs http-noop → ×0.80.
     let first = md.split("## ").next().unwrap();
     for needle in [
-        "0.41×",
-        "1.27×",
-        "0.80×",
+        "×0.41",
+        "×1.27",
+        "×0.80",
         "same CPU",
         "cross-CPU",
         "tcp-pingpong",

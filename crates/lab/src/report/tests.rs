@@ -367,3 +367,34 @@ fn results_round_trip_through_json_and_render_the_same() {
         std::fs::write(std::path::Path::new(&dir).join("index.html"), page).unwrap();
     }
 }
+
+#[test]
+fn this_run_names_the_commit_and_date_and_the_lan_tables_say_what_was_emulated() {
+    let mut r = sample();
+    r.lan = Some("two network namespaces joined by a veth pair (test)".into());
+    for (op, p50) in [("doNothing", 180.0), ("getString/200", 190.0)] {
+        r.runs
+            .push(run("soapstone", "dp", op, PlacementKind::Lan, p50));
+    }
+    let mut few = run("tcp-connect", "dp", "doNothing", PlacementKind::Lan, 90.0);
+    few.ok = 4;
+    r.runs.push(few);
+    let (md, page) = render(&r);
+    for needle in ["0123456789ab", "1970-01-01 00:00 UTC"] {
+        assert!(md.contains(needle), "This run lacks `{needle}`");
+        assert!(page.contains(needle), "the page lacks `{needle}`");
+    }
+    assert!(md.contains("Table II: doNothing(), client and server on separate hosts"));
+    assert!(md.contains("Table VI: getIntegers()"));
+    // Published separate-host figures beside today's LAN values, with what was emulated.
+    assert!(
+        md.contains("200.9") && md.contains("180"),
+        "Table II lacks its values"
+    );
+    assert!(md.contains("two network namespaces joined by a veth pair (test)"));
+    // The few-call LAN point is flagged in its cell, not printed as a result.
+    assert!(md.contains("⚠ 4 calls: 90.0"), "{md}");
+    // Without LAN runs, no separate-host table is drawn.
+    let (plain, _) = render(&sample());
+    assert!(!plain.contains("separate hosts (emulated LAN)"));
+}

@@ -168,8 +168,14 @@ fn table(results: &Results, test: &str, seed: &SeedTable) -> Table {
         if r.unsent > 0 {
             other = format!("{other} (+{} due, unsent)", fmt::count(r.unsent as f64));
         }
+        // A suspect run (its p99 longer than the run with 0 errors: calls queued) is flagged in
+        // its row, not read as a result.
+        let label = match crate::report::suspect::flag(r) {
+            Some(why) => format!("{service}, soapstone (today) ⚠ {why}"),
+            None => format!("{service}, soapstone (today)"),
+        };
         rows.push(Row::today(vec![
-            format!("{service}, soapstone (today)"),
+            label,
             peak(r).map(fmt::count).unwrap_or_else(dash),
             fmt::count(r.ok as f64),
             fmt::count(r.timeouts as f64),

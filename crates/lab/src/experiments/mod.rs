@@ -241,6 +241,8 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
         );
     }
     let host = Host::detect();
+    // Read before measuring: the tree may change while a long run goes on.
+    let commit = commit();
     let mut lab = Lab {
         cfg: cfg.clone(),
         launcher: Launcher {
@@ -298,7 +300,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
         peer_setup_s: lab.peers.setup.as_ref().map(|(s, _)| *s),
         systems: systems(&lab.runs, lab.peers.systems),
         runs: lab.runs,
-        commit: commit(),
+        commit,
         lan: lab.lan,
     })
 }

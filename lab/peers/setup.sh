@@ -118,7 +118,7 @@ setup_gsoap() {
   entry gsoap server soap-http "$name" "$stands" ready "" "$(deb_version gsoap)" "Debian packages gsoap, libgsoap-dev" \
     "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
     "standalone server, one thread, one connection at a time, HTTP keep-alive" \
-    "\"command\":$(jarr "$bin" "{port}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr "$bin" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
   entry gsoap-client client soap-http "$name client" "a C/C++ SOAP client (Zilora & Ketha's table: C++)" ready "" "$(deb_version gsoap)" \
     "Debian packages gsoap, libgsoap-dev" "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
     "one soap context, HTTP keep-alive, memory released after each call" \
@@ -160,7 +160,7 @@ setup_perl() {
   entry soaplite-server server soap-http "SOAP::Lite $v server (Perl)" "Davis & Parashar's SOAP::Lite row" ready "" "$v" \
     "Debian package libsoap-lite-perl" "none (interpreted)" \
     "SOAP::Transport::HTTP::Daemon: one process, one connection at a time, keep-alive" \
-    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
   entry soaplite-client client soap-http "SOAP::Lite $v client (Perl)" "a Perl SOAP client (Davis & Parashar's SOAP::Lite)" ready "" "$v" \
     "Debian package libsoap-lite-perl" "none (interpreted)" "LWP keep-alive; calls built by name (no WSDL)" \
     "\"command\":$(jarr perl "$HERE/perl/client.pl")"
@@ -191,7 +191,7 @@ setup_python() {
     local v; v=$("$venv/bin/python" -c "import spyne; print(spyne.__version__)")
     entry spyne server soap-http "spyne $v (Python $py)" "a Python SOAP server" ready "" "$v" "PyPI spyne==$SPYNE_VERSION (venv in the build directory)" \
       "none (interpreted)" "wsgiref's single-threaded server (HTTP/1.0: a connection per call); document/literal only, so it gets the request without xsi:type" \
-      "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}"),\"path\":\"/dp\",\"request\":\"literal\""
+      "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"literal\""
   else
     missing spyne server soap-http "spyne (Python)" "a Python SOAP server" "${why:-spyne does not import}"
   fi
@@ -230,7 +230,7 @@ setup_node() {
   local v nv; v=$(cd "$HERE/node" && node -p 'require("soap/package.json").version'); nv=$(node --version)
   entry node-soap-server server soap-http "node-soap $v (Node $nv)" "a JavaScript SOAP server" ready "" "$v" "npm soap@$v (package-lock.json)" \
     "none (JIT)" "Node http server, one event loop, keep-alive; WSDL mode (contract/dp.wsdl)" \
-    "\"command\":$(jarr node "$HERE/node/server.js" "{port}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr node "$HERE/node/server.js" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
   entry node-soap-client client soap-http "node-soap $v (Node $nv)" "Zilora & Ketha's client-language table: JavaScript" ready "" "$v" "npm soap@$v (package-lock.json)" \
     "none (JIT)" "WSDL mode, keep-alive agent with one socket" \
     "\"command\":$(jarr node "$HERE/node/client.js")"

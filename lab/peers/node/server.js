@@ -1,6 +1,6 @@
 // node-soap server for Davis & Parashar's TestService from the same WSDL soapstone serves
 // (contract/dp.wsdl, rpc/encoded): the peer standing for a JavaScript SOAP server.
-// `node server.js PORT` listens on 127.0.0.1:PORT/dp; Node's http server (one event loop,
+// `node server.js PORT [HOST]` listens on HOST:PORT/dp (default 127.0.0.1); Node's http server (one event loop,
 // keep-alive on).
 'use strict';
 const fs = require('fs');
@@ -40,6 +40,7 @@ const service = {
 };
 
 const port = Number(process.argv[2]);
+const host = process.argv[3] || '127.0.0.1'; // the lab's emulated LAN passes its own
 if (!port) {
   console.error('usage: node server.js PORT');
   process.exit(2);
@@ -49,7 +50,7 @@ const server = http.createServer((req, res) => {
   res.statusCode = 404;
   res.end('not found\n');
 });
-server.listen(port, '127.0.0.1', () => {
+server.listen(port, host, () => {
   soap.listen(server, { path: '/dp', services: service, xml: wsdl, uri: path.join(__dirname, '..', 'contract', 'dp.wsdl') });
-  console.log(`listening on http://127.0.0.1:${port}/dp`);
+  console.log(`listening on http://${host}:${port}/dp`);
 });

@@ -42,7 +42,7 @@ const service = {
 const port = Number(process.argv[2]);
 const host = process.argv[3] || '127.0.0.1'; // the lab's emulated LAN passes its own
 if (!port) {
-  console.error('usage: node server.js PORT');
+  console.error('usage: node server.js PORT [HOST]');
   process.exit(2);
 }
 const wsdl = fs.readFileSync(path.join(__dirname, '..', 'contract', 'dp.wsdl'), 'utf8');
@@ -50,7 +50,18 @@ const server = http.createServer((req, res) => {
   res.statusCode = 404;
   res.end('not found\n');
 });
-server.listen(port, host, () => {
-  soap.listen(server, { path: '/dp', services: service, xml: wsdl, uri: path.join(__dirname, '..', 'contract', 'dp.wsdl') });
-  console.log(`listening on http://${host}:${port}/dp`);
+// Bind only once node-soap has read the WSDL (asynchronously): a request that came earlier
+// would get the 404 handler, and the lab takes an open port for a ready server.
+soap.listen(server, {
+  path: '/dp',
+  services: service,
+  xml: wsdl,
+  uri: path.join(__dirname, '..', 'contract', 'dp.wsdl'),
+  callback: (err) => {
+    if (err) {
+      console.error(`the WSDL does not load: ${err}`);
+      process.exit(1);
+    }
+    server.listen(port, host, () => console.log(`listening on http://${host}:${port}/dp`));
+  },
 });

@@ -18,7 +18,12 @@ impl Drop for TempDir {
 }
 
 fn lab(only: &str) -> (TempDir, Results) {
-    let dir = std::env::temp_dir().join(format!("soapstone-lab-test-{}", std::process::id()));
+    lab_with(only, "off")
+}
+
+/// The lab on `only` with `--lan LAN` (the emulated LAN has its own test below).
+fn lab_with(only: &str, lan: &str) -> (TempDir, Results) {
+    let dir = std::env::temp_dir().join(format!("soapstone-lab-test-{}-{lan}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let dir = TempDir(dir);
     let status = Command::new(env!("CARGO_BIN_EXE_soapstone"))
@@ -34,6 +39,8 @@ fn lab(only: &str) -> (TempDir, Results) {
             // Third-party peers have their own test (tests/peers.rs).
             "--peers",
             "none",
+            "--lan",
+            lan,
         ])
         .arg("--out")
         .arg(&dir.0)
@@ -98,7 +105,7 @@ fn echo_and_dp_fill_the_report_from_real_runs() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         for c in &cells[2..4] {
             let x: f64 = c
-                .trim_end_matches('×')
+                .trim_start_matches('×')
                 .parse()
                 .unwrap_or_else(|_| panic!("not a ratio in {line}"));
             assert!(x > 0.0, "{line}");
@@ -121,4 +128,34 @@ fn echo_and_dp_fill_the_report_from_real_runs() {
 
     let html = std::fs::read_to_string(dir.0.join("index.html")).expect("index.html");
     assert!(html.contains("<svg"), "no plot in index.html");
+}
+
+/// Davis & Parashar's separate-host points on the emulated LAN (two network namespaces), where
+/// this machine permits it (root, `ip`, `tc`); skips loudly otherwise.
+#[test]
+fn dp_runs_on_the_emulated_lan_where_permitted() {
+    let (_dir, results) = lab_with("dp", "on");
+    let lan = results.lan.clone().unwrap_or_default();
+    if !lan.starts_with("two network namespaces") {
+        eprintln!("SKIPPED dp_runs_on_the_emulated_lan_where_permitted: {lan}");
+        assert!(
+            results.problems.iter().any(|p| p.contains("emulated LAN")),
+            "a LAN that could not be made must be a problem: {:#?}",
+            results.problems
+        );
+        return;
+    }
+    let on_lan = |system: &str| {
+        results
+            .runs
+            .iter()
+            .filter(|r| {
+                r.experiment == "dp"
+                    && r.system == system
+                    && r.settings.placement.kind == soapstone_lab::PlacementKind::Lan
+            })
+            .count()
+    };
+    assert_eq!(on_lan("soapstone"), 7, "problems: {:#?}", results.problems);
+    assert_eq!(on_lan("tcp-connect"), 1);
 }

@@ -37,7 +37,16 @@ static ONE_LAB: std::sync::Mutex<()> = std::sync::Mutex::new(());
 fn lab(out: &Path, only: &str, manifest: &Path, window: &str) -> (Results, String) {
     let _one = ONE_LAB.lock().unwrap_or_else(|e| e.into_inner());
     let status = Command::new(env!("CARGO_BIN_EXE_soapstone"))
-        .args(["lab", "--quick", "--only", only, "--duration", window])
+        .args([
+            "lab",
+            "--quick",
+            "--only",
+            only,
+            "--duration",
+            window,
+            "--lan",
+            "off",
+        ])
         .args(["--warmup", "0.05s", "--peers"])
         .arg(manifest)
         .arg("--out")

@@ -7,7 +7,7 @@
 #   lab/peers/setup.sh --only php,perl  # some peer groups only (the lab lists the others as missing)
 #   lab/peers/setup.sh --out DIR        # build into DIR (default lab/peers/build)
 #
-# Groups: gsoap, php, perl, python, node, omniorb, rmi, axis1. Installs only from Debian packages
+# Groups: gsoap, php, perl, python, node, omniorb, rmi, axis1, mono, erlang. Installs only from Debian packages
 # (apt-get), Maven Central (mvn, Axis 1.4's jars), PyPI (pip, into a venv in the build directory) and npm (into lab/peers/node/node_modules,
 # versions pinned by lab/peers/node/package-lock.json). Idempotent: a second run installs nothing
 # and rebuilds only what changed. A peer that cannot be installed or built is written to the
@@ -19,7 +19,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 BUILD="$HERE/build"
 INSTALL=1
 ONLY=""
-GROUPS_ALL="gsoap php perl python node omniorb rmi axis1"
+GROUPS_ALL="gsoap php perl python node omniorb rmi axis1 mono erlang"
 SPYNE_VERSION="2.14.0"
 ZEEP_VERSION="4.3.3"
 
@@ -118,7 +118,7 @@ setup_gsoap() {
   entry gsoap server soap-http "$name" "$stands" ready "" "$(deb_version gsoap)" "Debian packages gsoap, libgsoap-dev" \
     "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
     "standalone server, one thread, one connection at a time, HTTP keep-alive" \
-    "\"command\":$(jarr "$bin" "{port}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr "$bin" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
   entry gsoap-client client soap-http "$name client" "a C/C++ SOAP client (Zilora & Ketha's table: C++)" ready "" "$(deb_version gsoap)" \
     "Debian packages gsoap, libgsoap-dev" "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
     "one soap context, HTTP keep-alive, memory released after each call" \
@@ -142,7 +142,7 @@ setup_php() {
   entry php-soapserver server soap-http "$name SoapServer" "a PHP SOAP server (WSDL mode, contract/dp.wsdl)" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted; WSDL cached on disk)" \
     "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer" \
-    "\"command\":$(jarr php -S "127.0.0.1:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
   entry php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive" \
     "\"command\":$(jarr php "$HERE/php/client.php")"
@@ -160,7 +160,7 @@ setup_perl() {
   entry soaplite-server server soap-http "SOAP::Lite $v server (Perl)" "Davis & Parashar's SOAP::Lite row" ready "" "$v" \
     "Debian package libsoap-lite-perl" "none (interpreted)" \
     "SOAP::Transport::HTTP::Daemon: one process, one connection at a time, keep-alive" \
-    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
   entry soaplite-client client soap-http "SOAP::Lite $v client (Perl)" "a Perl SOAP client (Davis & Parashar's SOAP::Lite)" ready "" "$v" \
     "Debian package libsoap-lite-perl" "none (interpreted)" "LWP keep-alive; calls built by name (no WSDL)" \
     "\"command\":$(jarr perl "$HERE/perl/client.pl")"
@@ -191,7 +191,7 @@ setup_python() {
     local v; v=$("$venv/bin/python" -c "import spyne; print(spyne.__version__)")
     entry spyne server soap-http "spyne $v (Python $py)" "a Python SOAP server" ready "" "$v" "PyPI spyne==$SPYNE_VERSION (venv in the build directory)" \
       "none (interpreted)" "wsgiref's single-threaded server (HTTP/1.0: a connection per call); document/literal only, so it gets the request without xsi:type" \
-      "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}"),\"path\":\"/dp\",\"request\":\"literal\""
+      "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"literal\""
   else
     missing spyne server soap-http "spyne (Python)" "a Python SOAP server" "${why:-spyne does not import}"
   fi
@@ -230,7 +230,7 @@ setup_node() {
   local v nv; v=$(cd "$HERE/node" && node -p 'require("soap/package.json").version'); nv=$(node --version)
   entry node-soap-server server soap-http "node-soap $v (Node $nv)" "a JavaScript SOAP server" ready "" "$v" "npm soap@$v (package-lock.json)" \
     "none (JIT)" "Node http server, one event loop, keep-alive; WSDL mode (contract/dp.wsdl)" \
-    "\"command\":$(jarr node "$HERE/node/server.js" "{port}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr node "$HERE/node/server.js" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
   entry node-soap-client client soap-http "node-soap $v (Node $nv)" "Zilora & Ketha's client-language table: JavaScript" ready "" "$v" "npm soap@$v (package-lock.json)" \
     "none (JIT)" "WSDL mode, keep-alive agent with one socket" \
     "\"command\":$(jarr node "$HERE/node/client.js")"
@@ -318,6 +318,73 @@ setup_axis1() {
     "Maven Central axis:axis:1.4 (mvn dependency:copy-dependencies)" "javac --release 8" \
     "Axis's own SimpleAxisServer (no Tomcat), rpc/encoded, multi-ref arrays (Axis defaults); JVM flags $jflags; JIT warm-up: 5 s of untimed calls before the first point" \
     "\"command\":$(jarr java $jflags -cp "$out/classes:$out/lib/*" DpAxisServer "{port}" "$HERE/axis1/server-config.wsdd"),\"path\":\"/axis/services/dp\",\"request\":\"rpc-encoded\",\"warmup_s\":5"
+}
+
+# ---------------------------------------------------------------------------------------------
+# mono: an ASP.NET web service (ASMX) on Mono, and a C# client whose proxy Mono's `wsdl` tool
+# generates from contract/dp.wsdl. Served by fastcgi-mono-server4 behind nginx (mono/serve.sh
+# says why not xsp4).
+setup_mono() {
+  local name="Mono ASP.NET web service (ASMX, fastcgi-mono-server4 + nginx)"
+  local stands="Davis & Parashar's MS SOAP Toolkit / IIS and Zilora & Ketha's .NET server"
+  local cname="C# client (Mono, proxy from Mono's wsdl tool)" cstands="Zilora & Ketha's C# client"
+  local why
+  why=$(apt_install mono-complete mono-fastcgi-server4 nginx 2>&1) || {
+    missing mono-asmx server soap-http "$name" "$stands" "$why"
+    missing mono-client client soap-http "$cname" "$cstands" "$why"
+    return
+  }
+  local out="$BUILD/mono" flags="-optimize+"
+  mkdir -p "$out/app/bin" "$out/client"
+  if ! newer "$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" \
+      || ! newer "$out/client/dp-client.exe" "$HERE/mono/Client.cs" "$HERE/contract/dp.wsdl"; then
+    say "mono: mcs (service), wsdl + mcs (client)"
+    ( cp "$HERE/mono/dp.asmx" "$HERE/mono/web.config" "$out/app/" \
+      && mcs -nologo $flags -target:library -r:System.Web.Services -r:System.Xml \
+           -out:"$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" \
+      && cd "$out/client" && cp "$HERE/contract/dp.wsdl" "$HERE/contract/soapenc.xsd" . \
+      && wsdl -nologo -protocol:SOAP -out:TestService.cs dp.wsdl \
+      && mcs -nologo $flags -r:System.Web.Services -r:System.Xml -out:dp-client.exe \
+           TestService.cs "$HERE/mono/Client.cs" ) >>"$LOG" 2>&1 || {
+      missing mono-asmx server soap-http "$name" "$stands" "the build failed (see $LOG)"
+      missing mono-client client soap-http "$cname" "$cstands" "the build failed (see $LOG)"
+      return
+    }
+  fi
+  local v; v=$(mono --version 2>/dev/null | head -1 | sed 's/.*version \([^ ]*\).*/\1/')
+  entry mono-asmx server soap-http "Mono $v ASP.NET web service (ASMX)" "$stands" ready "" "$v" \
+    "Debian packages mono-complete, mono-fastcgi-server4 $(deb_version mono-fastcgi-server4), nginx $(deb_version nginx)" \
+    "mcs $flags (service class precompiled into bin/)" \
+    "System.Web's ASMX handler, [SoapRpcService] rpc/encoded (multi-ref arrays, the .NET default); fastcgi-mono-server4 (one process, its thread pool) behind one nginx process (keep-alive to the client, a FastCGI connection per request over a unix socket); not xsp4, which does not start on Debian 12's Mono 6.8; JIT warm-up: 3 s of untimed calls before the first point" \
+    "\"command\":$(jarr "$HERE/mono/serve.sh" "{port}" "$out/app" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\",\"warmup_s\":3"
+  entry mono-client client soap-http "C# client (Mono $v, wsdl proxy)" "$cstands" ready "" "$v" \
+    "Debian package mono-complete" "wsdl -protocol:SOAP from contract/dp.wsdl; mcs $flags" \
+    "SoapHttpClientProtocol proxy, HTTP keep-alive; Expect: 100-continue and Nagle off (ServicePointManager); one untimed call before the warm-up (Mono builds the proxy's XML serializers on first use, about a second); JIT warmed by each point's warm-up" \
+    "\"command\":$(jarr mono "$out/client/dp-client.exe")"
+}
+
+# ---------------------------------------------------------------------------------------------
+# erlang: an OTP inets httpd + xmerl service, standing in for García et al.'s yaws SOAP server
+# (yaws's SOAP support needs erlsom, which Debian does not package).
+setup_erlang() {
+  local name="Erlang/OTP inets httpd + xmerl (stand-in for yaws SOAP)"
+  local stands="García et al.'s Erlang SOAP server (a stand-in: yaws's SOAP support needs erlsom, not in Debian)"
+  local why
+  why=$(apt_install erlang-base erlang-inets erlang-xmerl 2>&1) || { missing erlang server soap-http "$name" "$stands" "$why"; return; }
+  local out="$BUILD/erlang"
+  mkdir -p "$out"
+  if ! newer "$out/dp_server.beam" "$HERE/erlang/dp_server.erl"; then
+    say "erlang: erlc"
+    erlc -o "$out" "$HERE/erlang/dp_server.erl" >>"$LOG" 2>&1 \
+      || { missing erlang server soap-http "$name" "$stands" "erlc failed (see $LOG)"; return; }
+  fi
+  local otp erts
+  otp=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(otp_release)]), halt().' 2>/dev/null)
+  erts=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(version)]), halt().' 2>/dev/null)
+  entry erlang server soap-http "Erlang/OTP $otp inets httpd + xmerl (stand-in)" "$stands" ready "" "OTP $otp (erts $erts)" \
+    "Debian packages erlang-base, erlang-inets, erlang-xmerl $(deb_version erlang-base)" "erlc (default flags)" \
+    "inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused" \
+    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
 }
 
 for g in $GROUPS_ALL; do

@@ -176,6 +176,9 @@ pub struct LabConfig {
     /// The peer manifest written by `lab/peers/setup.sh`; `None` runs no peer and lists none.
     /// Default: `lab/peers/build/manifest.json` (relative to the working directory).
     pub peers: Option<PathBuf>,
+    /// The emulated LAN of the separate-host tables ([`crate::netem`]); `None` skips them.
+    /// Default: `Some(LanSpec::default())` (100 Mbit/s, 50 µs each way).
+    pub lan: Option<crate::netem::LanSpec>,
 }
 
 impl LabConfig {
@@ -190,6 +193,7 @@ impl LabConfig {
             server_cpu: "0".to_owned(),
             other_cpu: "1".to_owned(),
             criterion_dir: PathBuf::from("target/criterion"),
+            lan: Some(crate::netem::LanSpec::default()),
             peers: crate::peers::manifest_arg(None),
         }
     }
@@ -256,6 +260,11 @@ impl LabConfig {
             cfg.criterion_dir = d.clone();
         }
         cfg.peers = crate::peers::manifest_arg(args.peers.as_deref());
+        cfg.lan = match args.lan.trim().to_ascii_lowercase().as_str() {
+            "on" => Some(crate::netem::LanSpec::default()),
+            "off" => None,
+            other => bail!("unknown `--lan` value `{other}`: expected `on` or `off`"),
+        };
         Ok(cfg)
     }
 }

@@ -30,6 +30,7 @@ mod config;
 mod driver;
 mod experiments;
 mod pcap;
+pub mod netem;
 mod peers;
 mod procs;
 mod report;
@@ -91,6 +92,12 @@ pub struct LabArgs {
     /// Default: lab/peers/build/manifest.json.
     #[arg(long, value_name = "MANIFEST")]
     pub peers: Option<String>,
+
+    /// The emulated LAN of Davis & Parashar's separate-host tables (II, IV, VI): `on` creates two
+    /// network namespaces joined by a veth pair shaped to 100 Mbit/s (needs root; without it
+    /// the report says so and the rest runs), `off` skips those tables.
+    #[arg(long, value_name = "on|off", default_value = "on")]
+    pub lan: String,
 
     /// Measure nothing: redraw index.html and report.md in --out from this results.json.
     #[arg(long, value_name = "RESULTS_JSON")]

@@ -5,7 +5,8 @@
 //! port; [`Server::start`] waits for that line (with a deadline) and keeps the child until the
 //! [`Server`] is stopped or dropped (dropping kills it: a failed experiment never leaves a server
 //! behind). Every child's stderr goes to a log file under `OUT/logs/` so a failure can be read
-//! after the fact. This module must never target anything but loopback addresses, and never
+//! after the fact. This module must never target anything but loopback addresses (or the
+//! emulated LAN's namespaces, [`crate::netem`]), and never
 //! wait on a child without a deadline.
 
 use std::path::{Path, PathBuf};
@@ -25,26 +26,42 @@ pub(crate) struct Launcher {
     pub(crate) taskset: Option<PathBuf>,
     /// Directory for the children's stderr logs.
     pub(crate) log_dir: PathBuf,
+    /// Words put before every command (`ip netns exec NS` to run it on one side of the emulated
+    /// LAN, [`crate::netem`]); empty otherwise.
+    pub(crate) wrap: Vec<String>,
 }
 
 impl Launcher {
     /// A command running `exe args...`, pinned to `cpus` when given and taskset is available.
     pub(crate) fn command(&self, cpus: Option<&str>, args: &[String]) -> Command {
-        let mut cmd = match (&self.taskset, cpus) {
-            (Some(taskset), Some(cpus)) => {
-                let mut c = Command::new(taskset);
-                c.arg("-c").arg(cpus).arg(&self.exe);
-                c
-            }
-            _ => Command::new(&self.exe),
-        };
-        cmd.args(args).stdin(Stdio::null()).kill_on_drop(true);
+        let mut argv = self.wrap.clone();
+        if let (Some(taskset), Some(cpus)) = (&self.taskset, cpus) {
+            argv.extend([
+                taskset.display().to_string(),
+                "-c".to_owned(),
+                cpus.to_owned(),
+            ]);
+        }
+        argv.push(self.exe.display().to_string());
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..])
+            .args(args)
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
         cmd
+    }
+
+    /// The same launcher with every command run behind `wrap` (`ip netns exec NS`).
+    pub(crate) fn wrapped(&self, wrap: Vec<String>) -> Launcher {
+        Launcher {
+            wrap,
+            ..self.clone()
+        }
     }
 
     /// The command line as a person would type it (for the report and error messages).
     pub(crate) fn display(&self, cpus: Option<&str>, args: &[String]) -> String {
-        let mut parts = Vec::new();
+        let mut parts = self.wrap.clone();
         if let (Some(_), Some(cpus)) = (&self.taskset, cpus) {
             parts.push(format!("taskset -c {cpus}"));
         }
@@ -270,6 +287,7 @@ mod tests {
             exe: PathBuf::from("/bin/sh"),
             taskset: None,
             log_dir: dir.path().to_owned(),
+            wrap: Vec::new(),
         };
         let args = vec!["-c".to_owned(), "echo boom >&2; exit 3".to_owned()];
         let err = Server::start(&launcher, "sh", None, &args, Duration::from_secs(5))
@@ -287,6 +305,7 @@ mod tests {
             exe: PathBuf::from("/bin/sh"),
             taskset: find_taskset(),
             log_dir: dir.path().to_owned(),
+            wrap: Vec::new(),
         };
         let args = vec![
             "-c".to_owned(),

@@ -17,6 +17,9 @@ pub enum PlacementKind {
     CrossCpu,
     /// In-process measurement, the lab process pinned to one CPU.
     InProcess,
+    /// Server and client in two network namespaces joined by a shaped veth pair (the emulated
+    /// LAN of [`crate::netem`]), each pinned to its own CPU.
+    Lan,
 }
 
 impl PlacementKind {
@@ -26,6 +29,7 @@ impl PlacementKind {
             PlacementKind::SameCpu => "same CPU",
             PlacementKind::CrossCpu => "cross-CPU",
             PlacementKind::InProcess => "in-process",
+            PlacementKind::Lan => "emulated LAN",
         }
     }
 }
@@ -164,6 +168,14 @@ pub struct Results {
     /// The packet captures of the causes section, one per operation and mode.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub traces: Vec<TraceRecord>,
+    /// The commit of the tree the lab ran from (`git rev-parse --short HEAD`, `-dirty` with
+    /// uncommitted changes), if it ran in a git checkout.
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// What the separate-host tables ran on: the emulated LAN as created
+    /// ([`crate::netem::Lan::describe`]), or why it was not (`None`: no experiment used it).
+    #[serde(default)]
+    pub lan: Option<String>,
 }
 
 /// The packets of one operation under one mode (the causes section): how the capture went,

@@ -105,6 +105,66 @@ pub const DP_TABLE_V: SeedTable = SeedTable {
     ],
 };
 
+/// Davis and Parashar 2002 (seed 001), Table II: `doNothing()`, client and server on separate
+/// hosts (100 Mbit/s Ethernet).
+pub const DP_TABLE_II: SeedTable = SeedTable {
+    id: "dp-2",
+    source: "Davis & Parashar 2002, Table II",
+    title: "doNothing() with separate client and server",
+    unit: "ms",
+    columns: &["latency"],
+    rows: &[
+        row("JavaRMI", &[0.8]),
+        row("CORBA", &[1.3]),
+        row("MS SOAP Toolkit", &[200.9]),
+        row("SoapRMI", &[37.7]),
+        row("SOAP::Lite", &[200.1]),
+        row("Apache SOAP", &[205.9]),
+        row("Apache Axis", &[13.1]),
+        row("TCP setup time", &[1.2]),
+        row("HTTP to Tomcat", &[2.6]),
+        row("HTTP to IIS", &[1.5]),
+    ],
+};
+
+/// Davis and Parashar 2002 (seed 001), Table IV: `getString()`, separate hosts.
+pub const DP_TABLE_IV: SeedTable = SeedTable {
+    id: "dp-4",
+    source: "Davis & Parashar 2002, Table IV",
+    title: "getString() with separate client and server",
+    unit: "ms",
+    columns: &["char[200]", "char[400]", "char[800]"],
+    rows: &[
+        row("JavaRMI", &[1.2, 1.6, 2.3]),
+        row("CORBA", &[1.7, 2.1, 2.7]),
+        row("MS SOAP Toolkit", &[200.2, 200.3, 200.3]),
+        row("SoapRMI", &[44.1, 41.4, 41.6]),
+        row("SOAP::Lite", &[200.2, 200.3, 200.3]),
+        row("Apache SOAP", &[209.9, 213.8, 237.4]),
+        row("Apache Axis", &[14.3, 14.7, 15.6]),
+    ],
+};
+
+/// Davis and Parashar 2002 (seed 001), Table VI: `getIntegers()`, separate hosts († = XML node
+/// lists).
+pub const DP_TABLE_VI: SeedTable = SeedTable {
+    id: "dp-6",
+    source: "Davis & Parashar 2002, Table VI",
+    title: "getIntegers() with separate client and server",
+    unit: "ms",
+    columns: &["int[200]", "int[400]", "int[800]"],
+    rows: &[
+        row("JavaRMI", &[2.3, 3.2, 4.7]),
+        row("CORBA", &[2.7, 4.0, 5.5]),
+        row("MS SOAP Toolkit †", &[33.3, 55.8, 104.1]),
+        row("SoapRMI", &[75.0, 73.0, 108.6]),
+        row("SOAP::Lite", &[400.3, 600.8, 1120.1]),
+        row("Apache SOAP", &[310.3, 380.5, 561.7]),
+        row("Apache SOAP †", &[293.7, 285.0, 449.2]),
+        row("Apache Axis", &[76.9, 138.6, 243.7]),
+    ],
+};
+
 /// Elfwing and Paulsson 2002 (seed 000), Table 1: CORBA response time per call under load.
 /// Columns: average and standard deviation.
 pub const THESIS_TABLE_1: SeedTable = SeedTable {
@@ -357,8 +417,11 @@ pub const GARCIA_FIG_11: SeedTable = SeedTable {
 /// Every seed table the lab redraws, in report order.
 pub const ALL: &[&SeedTable] = &[
     &DP_TABLE_I,
+    &DP_TABLE_II,
     &DP_TABLE_III,
+    &DP_TABLE_IV,
     &DP_TABLE_V,
+    &DP_TABLE_VI,
     &THESIS_TABLE_1,
     &THESIS_TABLE_2,
     &RUBY_ECHO,

@@ -1,6 +1,6 @@
 // gSOAP 2.8 server of Davis & Parashar's TestService, generated from the same WSDL soapstone
 // serves (contract/dp.wsdl: `wsdl2h` then `soapcpp2 -L -x`, see setup.sh), the peer
-// standing for a C/C++ SOAP stack. `dp-gsoap-server PORT` listens on 127.0.0.1:PORT and serves
+// standing for a C/C++ SOAP stack. `dp-gsoap-server PORT [HOST]` listens on HOST:PORT (default 127.0.0.1) and serves
 // one connection at a time in one thread (gSOAP's simplest standalone server) with HTTP
 // keep-alive (SOAP_IO_KEEPALIVE). Each operation exists twice in the generated
 // code (the WSDL's SOAP 1.1 and SOAP 1.2 bindings); the `_` forms answer the same.
@@ -68,21 +68,22 @@ int ns1__getIntegersOfSize_(struct soap* soap, int n, struct ns1__getIntegersOfS
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: dp-gsoap-server PORT\n");
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: dp-gsoap-server PORT [HOST]\n");
     return 2;
   }
   int port = std::atoi(argv[1]);
+  const char* host = argc == 3 ? argv[2] : "127.0.0.1";  // the lab's emulated LAN passes its own
   struct soap* soap = soap_new1(SOAP_IO_KEEPALIVE | SOAP_C_UTFSTRING);
   soap->bind_flags = SO_REUSEADDR;
   soap->send_timeout = soap->recv_timeout = 30;  // seconds: an idle keep-alive client is dropped
   soap->accept_timeout = 0;
   soap->max_keep_alive = 1000000;
-  if (!soap_valid_socket(soap_bind(soap, "127.0.0.1", port, 100))) {
+  if (!soap_valid_socket(soap_bind(soap, host, port, 100))) {
     soap_print_fault(soap, stderr);
     return 1;
   }
-  std::printf("listening on http://127.0.0.1:%d/dp\n", port);
+  std::printf("listening on http://%s:%d/dp\n", host, port);
   std::fflush(stdout);
   for (;;) {
     if (!soap_valid_socket(soap_accept(soap))) {

@@ -1,6 +1,6 @@
 // node-soap server for Davis & Parashar's TestService from the same WSDL soapstone serves
 // (contract/dp.wsdl, rpc/encoded): the peer standing for a JavaScript SOAP server.
-// `node server.js PORT` listens on 127.0.0.1:PORT/dp; Node's http server (one event loop,
+// `node server.js PORT [HOST]` listens on HOST:PORT/dp (default 127.0.0.1); Node's http server (one event loop,
 // keep-alive on).
 'use strict';
 const fs = require('fs');
@@ -40,8 +40,9 @@ const service = {
 };
 
 const port = Number(process.argv[2]);
+const host = process.argv[3] || '127.0.0.1'; // the lab's emulated LAN passes its own
 if (!port) {
-  console.error('usage: node server.js PORT');
+  console.error('usage: node server.js PORT [HOST]');
   process.exit(2);
 }
 const wsdl = fs.readFileSync(path.join(__dirname, '..', 'contract', 'dp.wsdl'), 'utf8');
@@ -49,7 +50,18 @@ const server = http.createServer((req, res) => {
   res.statusCode = 404;
   res.end('not found\n');
 });
-server.listen(port, '127.0.0.1', () => {
-  soap.listen(server, { path: '/dp', services: service, xml: wsdl, uri: path.join(__dirname, '..', 'contract', 'dp.wsdl') });
-  console.log(`listening on http://127.0.0.1:${port}/dp`);
+// Bind only once node-soap has read the WSDL (asynchronously): a request that came earlier
+// would get the 404 handler, and the lab takes an open port for a ready server.
+soap.listen(server, {
+  path: '/dp',
+  services: service,
+  xml: wsdl,
+  uri: path.join(__dirname, '..', 'contract', 'dp.wsdl'),
+  callback: (err) => {
+    if (err) {
+      console.error(`the WSDL does not load: ${err}`);
+      process.exit(1);
+    }
+    server.listen(port, host, () => console.log(`listening on http://${host}:${port}/dp`));
+  },
 });

@@ -36,11 +36,12 @@ sub getIntegersOfSize {
 
 package main;
 
-my $port = shift @ARGV or die "usage: server.pl PORT\n";
-my $daemon = SOAP::Transport::HTTP::Daemon->new(LocalAddr => '127.0.0.1', LocalPort => $port, Reuse => 1)
-  or die "cannot listen on 127.0.0.1:$port: $!\n";
+my $port = shift @ARGV or die "usage: server.pl PORT [HOST]\n";
+my $host = shift @ARGV // '127.0.0.1';  # the lab's emulated LAN passes its own
+my $daemon = SOAP::Transport::HTTP::Daemon->new(LocalAddr => $host, LocalPort => $port, Reuse => 1)
+  or die "cannot listen on $host:$port: $!\n";
 $daemon->dispatch_with({ 'urn:test:soap' => 'TestService' });
 $daemon->dispatch_to('TestService');
 $| = 1;
-print "listening on http://127.0.0.1:$port/dp\n";
+print "listening on http://$host:$port/dp\n";
 $daemon->handle;

@@ -1,5 +1,5 @@
 """spyne server for Davis & Parashar's TestService (urn:test:soap), the peer standing for a
-Python SOAP server. `python spyne_server.py PORT` serves it on 127.0.0.1:PORT/dp with the
+Python SOAP server. `python spyne_server.py PORT [HOST]` serves it on HOST:PORT/dp (default 127.0.0.1) with the
 standard library's single-threaded WSGI server (wsgiref; HTTP/1.0 semantics, a connection per
 call).
 
@@ -47,9 +47,10 @@ class QuietHandler(WSGIRequestHandler):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: spyne_server.py PORT")
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: spyne_server.py PORT [HOST]")
     port = int(sys.argv[1])
+    host = sys.argv[2] if len(sys.argv) == 3 else "127.0.0.1"  # the lab's emulated LAN passes its own
     app = Application(
         [TestService],
         tns="urn:test:soap",
@@ -64,8 +65,8 @@ def main():
             return [b"not found\n"]
         return wsgi(environ, start_response)
 
-    server = make_server("127.0.0.1", port, route, handler_class=QuietHandler)
-    print(f"listening on http://127.0.0.1:{port}/dp", flush=True)
+    server = make_server(host, port, route, handler_class=QuietHandler)
+    print(f"listening on http://{host}:{port}/dp", flush=True)
     server.serve_forever()
 
 

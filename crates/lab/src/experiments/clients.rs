@@ -9,11 +9,12 @@
 //! nearest) and the 800-item string and integer array. It must never draw a client row whose
 //! answers were not all correct.
 
-use super::{p50_pair, Lab};
+use super::{p50_pair, runs_pair, Lab};
 use crate::driver::BenchSpec;
 use crate::experiments::dp::request;
 use crate::peers::client::{self, ClientPoint};
-use crate::report::{fmt, pair, Row, Section, Table};
+use crate::report::suspect::cell_pair;
+use crate::report::{fmt, Row, Section, Table};
 use crate::results::Results;
 
 const EXP: &str = "clients";
@@ -95,8 +96,8 @@ pub(crate) fn section(results: &Results) -> Section {
     for (id, label) in &clients {
         let mut cells = vec![label.clone()];
         for (op, ..) in OPS {
-            let p = p50_pair(results, EXP, id, op);
-            cells.push(pair(p[0], p[1], fmt::us));
+            let runs = runs_pair(results, EXP, id, op);
+            cells.push(cell_pair(runs, |r| r.p50_us, fmt::us));
         }
         rows.push(Row::today(cells));
     }
@@ -129,8 +130,9 @@ pub(crate) fn section(results: &Results) -> Section {
             title: "Client software × operation, server soapstone".to_owned(),
             source: "Zilora & Ketha 2007, Tables 1a/1b (layout)".to_owned(),
             note: "µs, median of the calls in the measured window after the warm-up; \
-                   `same CPU / cross-CPU`; `[failed]` means a point failed (see Problems)."
-                .to_owned(),
+                   `same CPU / cross-CPU`; `[failed]` means a point failed (see Problems). "
+                .to_owned()
+                + crate::report::suspect::MARK_NOTE,
             header: vec![
                 "client".to_owned(),
                 "doNothing p50 (µs)".to_owned(),

@@ -8,9 +8,10 @@
 //! Must never mix placements in one cell pair: every cell is `same CPU / cross-CPU`.
 
 use crate::driver::BenchSpec;
-use crate::experiments::{p50_pair, p99_pair, Lab};
+use crate::experiments::{p50_pair, runs_pair, Lab};
+use crate::report::suspect::{cell_pair, MARK_NOTE};
 use crate::report::svg::{BarChart, LineChart, LineSeries};
-use crate::report::{fmt, pair, Row, Section, Table};
+use crate::report::{fmt, Row, Section, Table};
 use crate::results::{PlacementKind, Results};
 use crate::seeds::{self, SeedTable};
 
@@ -94,6 +95,7 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
     server.stop().await?;
 
     super::dp_peers::run(lab, &ops).await;
+    super::dp_lan::run(lab, &ops).await;
 
     let server = lab.baseline("tcp-connect").await?;
     for pin in &pins {
@@ -228,13 +230,12 @@ fn table_i(results: &Results) -> Table {
         "today (p50 / p99 in µs; each cell same CPU / cross-CPU)",
     ));
     for (sys, label) in today_systems(results) {
-        let p50 = p50_pair(results, EXP, &sys, "doNothing");
-        let p99 = p99_pair(results, EXP, &sys, "doNothing");
+        let runs = runs_pair(results, EXP, &sys, "doNothing");
         rows.push(Row::today(vec![
             label,
             String::new(),
-            pair(p50[0], p50[1], fmt::us),
-            pair(p99[0], p99[1], fmt::us),
+            cell_pair(runs, |r| r.p50_us, fmt::us),
+            cell_pair(runs, |r| r.p99_us, fmt::us),
         ]));
     }
     Table {
@@ -242,8 +243,9 @@ fn table_i(results: &Results) -> Table {
         source: t.source.to_owned(),
         note: "Published: ms, average over 200 calls with a 10 ms timer. Today: µs, median \
                and 99th percentile of all calls in the measured window; same CPU = client and \
-               server pinned to one CPU, cross-CPU = pinned to two."
-            .to_owned(),
+               server pinned to one CPU, cross-CPU = pinned to two. "
+            .to_owned()
+            + MARK_NOTE,
         header: vec![
             "system".to_owned(),
             "2002 latency (ms)".to_owned(),
@@ -279,9 +281,9 @@ fn sized_table(results: &Results, t: &SeedTable, op: &str, title: &str) -> Table
         }
         let mut cells = vec![label];
         for n in SIZES {
-            let p = p50_pair(results, EXP, &sys, &format!("{op}/{n}"));
+            let runs = runs_pair(results, EXP, &sys, &format!("{op}/{n}"));
             cells.push(String::new());
-            cells.push(pair(p[0], p[1], fmt::us));
+            cells.push(cell_pair(runs, |r| r.p50_us, fmt::us));
         }
         rows.push(Row::today(cells));
     }
@@ -295,8 +297,9 @@ fn sized_table(results: &Results, t: &SeedTable, op: &str, title: &str) -> Table
         source: t.source.to_owned(),
         note: "Published: ms, average of 200 calls († = the implementation returned an XML \
                node list). Today: µs, median, `same CPU / cross-CPU`; tcp-pingpong moves \
-               exactly soapstone's request and response bytes for each size."
-            .to_owned(),
+               exactly soapstone's request and response bytes for each size. "
+            .to_owned()
+            + MARK_NOTE,
         header,
         rows,
     }
@@ -426,6 +429,28 @@ pub(crate) fn section(results: &Results) -> Section {
         }
     }
     let mut charts = vec![chart.render()];
+    let lan_tables = super::dp_lan::tables(results);
+    match (&results.lan, lan_tables.is_empty()) {
+        (Some(lan), true) => findings.push(format!(
+            "Tables II, IV and VI (separate hosts) were not measured: the emulated LAN was {lan}."
+        )),
+        (Some(_), false) => {
+            if let (Some(lan), Some(lo)) = (
+                results.get(EXP, "soapstone", "doNothing", PlacementKind::Lan),
+                results.get(EXP, "soapstone", "doNothing", PlacementKind::CrossCpu),
+            ) {
+                findings.push(format!(
+                    "Separate hosts (emulated LAN): soapstone's doNothing median is {} µs, {} its \
+                     cross-CPU loopback median ({} µs); Davis & Parashar's Apache SOAP, MS SOAP \
+                     and SOAP::Lite took about 200 ms there (Nagle and delayed ACK).",
+                    fmt::us(lan.p50_us),
+                    fmt::ratio(lan.p50_us / lo.p50_us),
+                    fmt::us(lo.p50_us)
+                ));
+            }
+        }
+        (None, _) => {}
+    }
     if !dist.series.is_empty() {
         charts.push(dist.render());
     }
@@ -440,7 +465,7 @@ pub(crate) fn section(results: &Results) -> Section {
                 floor no protocol can beat)."
             .to_owned(),
         findings,
-        tables: vec![
+        tables: [
             table_i(results),
             sized_table(
                 results,
@@ -454,7 +479,10 @@ pub(crate) fn section(results: &Results) -> Section {
                 "getIntegers",
                 "Table V: getIntegers(), client and server on the same host",
             ),
-        ],
+        ]
+        .into_iter()
+        .chain(lan_tables)
+        .collect(),
         charts,
     }
 }

@@ -22,7 +22,7 @@ const EXP: &str = "dp";
 
 /// The request body for a peer: the contract's rpc/encoded envelope, or the same without
 /// `xsi:type` and `encodingStyle` for a literal-only stack (spyne).
-fn body_for(peer: &ManifestPeer, op: &str, size: Option<u32>) -> String {
+pub(crate) fn body_for(peer: &ManifestPeer, op: &str, size: Option<u32>) -> String {
     let rpc = request(op, size);
     if peer.request.as_deref() == Some("literal") {
         rpc.replace(" xsi:type=\"xsd:int\"", "").replace(
@@ -74,7 +74,9 @@ async fn soap_server(
                 &format!("dp-{}-{}-warmup.xml", peer.id, id.replace('/', "-")),
                 &body_for(peer, op, *size),
             )?;
-            let spec = BenchSpec::sequential(url.clone(), each, Duration::ZERO).with_body(body);
+            let mut spec = BenchSpec::sequential(url.clone(), each, Duration::ZERO).with_body(body);
+            // The same SOAPAction as the timed calls: ASMX routes on it.
+            spec.action = Some(format!("urn:test:soap#{op}"));
             crate::driver::bench(&lab.launcher, Some(&lab.cfg.other_cpu), &spec)
                 .await
                 .map_err(|e| anyhow::anyhow!("its warm-up failed: {e:#}"))?;

@@ -13,6 +13,7 @@ pub(crate) mod charging_calls;
 pub(crate) mod clients;
 pub(crate) mod contacts;
 pub(crate) mod dp;
+mod dp_lan;
 pub(crate) mod dp_peers;
 pub(crate) mod echo;
 pub(crate) mod parse;
@@ -65,6 +66,8 @@ pub(crate) struct Lab {
     pub(crate) peers: Discovery,
     /// The packet captures of the causes section.
     pub(crate) traces: Vec<crate::results::TraceRecord>,
+    /// What the separate-host points ran on, or why they did not (`results.json` → `lan`).
+    pub(crate) lan: Option<String>,
     cpus: usize,
 }
 
@@ -172,9 +175,21 @@ impl Lab {
         placement: Placement,
         spec: &BenchSpec,
     ) -> Option<usize> {
+        let launcher = self.launcher.clone();
+        self.measure_on(&launcher, ids, placement, spec).await
+    }
+
+    /// [`Lab::measure`] with the bench started by `launcher` (one side of the emulated LAN).
+    pub(crate) async fn measure_on(
+        &mut self,
+        launcher: &Launcher,
+        ids: (&str, &str, &str),
+        placement: Placement,
+        spec: &BenchSpec,
+    ) -> Option<usize> {
         let (system, experiment, operation) = ids;
         let client_cpu = placement.client_cpu.clone();
-        match driver::bench(&self.launcher, client_cpu.as_deref(), spec).await {
+        match driver::bench(launcher, client_cpu.as_deref(), spec).await {
             Ok(outcome) => {
                 let run = outcome.into_run(system, experiment, operation, placement, spec);
                 self.runs.push(run);
@@ -230,18 +245,22 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
         );
     }
     let host = Host::detect();
+    // Read before measuring: the tree may change while a long run goes on.
+    let commit = commit();
     let mut lab = Lab {
         cfg: cfg.clone(),
         launcher: Launcher {
             exe: cfg.exe.clone(),
             taskset: find_taskset(),
             log_dir,
+            wrap: Vec::new(),
         },
         bodies,
         runs: Vec::new(),
         problems: Vec::new(),
         peers: Discovery::load(cfg.peers.as_deref()),
         traces: Vec::new(),
+        lan: None,
         cpus: host.cpus,
     };
     if lab.launcher.taskset.is_none() {
@@ -288,7 +307,26 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
         traces: lab.traces,
         systems: systems(&lab.runs, lab.peers.systems),
         runs: lab.runs,
+        commit,
+        lan: lab.lan,
     })
+}
+
+/// The commit of the working directory's git checkout (`-dirty` with uncommitted changes to
+/// tracked files), read when the lab runs: the report's "This run" names it.
+fn commit() -> Option<String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    };
+    let head = git(&["rev-parse", "--short=12", "HEAD"]).filter(|h| !h.is_empty())?;
+    let dirty =
+        git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    Some(if dirty { format!("{head}-dirty") } else { head })
 }
 
 /// soapstone and the baselines that ran, then the peers (each with its status).
@@ -385,8 +423,12 @@ pub(crate) fn p50_pair(results: &Results, exp: &str, system: &str, op: &str) -> 
         .map(|p| results.get(exp, system, op, p).map(|r| r.p50_us))
 }
 
-/// p99 of a run as a same/cross pair.
-pub(crate) fn p99_pair(results: &Results, exp: &str, system: &str, op: &str) -> [Option<f64>; 2] {
-    [PlacementKind::SameCpu, PlacementKind::CrossCpu]
-        .map(|p| results.get(exp, system, op, p).map(|r| r.p99_us))
+/// The same-CPU and cross-CPU runs of one point (for [`crate::report::suspect::cell_pair`]).
+pub(crate) fn runs_pair<'a>(
+    results: &'a Results,
+    exp: &str,
+    system: &str,
+    op: &str,
+) -> [Option<&'a Run>; 2] {
+    [PlacementKind::SameCpu, PlacementKind::CrossCpu].map(|p| results.get(exp, system, op, p))
 }

@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use crate::driver::{self, BenchSpec, Load};
 use crate::experiments::{charging_calls as calls, Lab};
+use crate::report::suspect::cell_pair;
 use crate::report::{fmt, pair, Row, Section, Table};
 use crate::results::{PlacementKind, Results, Run};
 use crate::seeds;
@@ -463,8 +464,8 @@ pub(crate) fn section(results: &Results) -> Section {
             }
             detail_rows.push(Row::today(vec![
                 format!("{op}, {load}"),
-                pair(a.map(|r| r.p50_us), b.map(|r| r.p50_us), fmt::us),
-                pair(a.map(|r| r.p99_us), b.map(|r| r.p99_us), fmt::us),
+                cell_pair([a, b], |r| r.p50_us, fmt::us),
+                cell_pair([a, b], |r| r.p99_us, fmt::us),
                 pair(
                     a.map(|r| (r.errors + r.timeouts) as f64),
                     b.map(|r| (r.errors + r.timeouts) as f64),
@@ -477,8 +478,9 @@ pub(crate) fn section(results: &Results) -> Section {
         title: "Per call: median and 99th percentile under each load".to_owned(),
         source: String::new(),
         note: "µs; each cell `same CPU / cross-CPU`. errors counts faults, HTTP errors and \
-               timeouts of the measured client."
-            .to_owned(),
+               timeouts of the measured client. "
+            .to_owned()
+            + crate::report::suspect::MARK_NOTE,
         header: vec![
             "call, background".to_owned(),
             "p50 (µs)".to_owned(),

@@ -15,7 +15,7 @@ use crate::driver::{BenchSpec, Load};
 use crate::experiments::Lab;
 use crate::report::svg::{LineChart, LineSeries};
 use crate::report::{fmt, Row, Section, Table};
-use crate::results::{Placement, PlacementKind, Results, Run};
+use crate::results::{Placement, PlacementKind, Results, Run, Second};
 use crate::seeds::{self, SeedTable};
 
 const EXP: &str = "wsb";
@@ -168,8 +168,14 @@ fn table(results: &Results, test: &str, seed: &SeedTable) -> Table {
         if r.unsent > 0 {
             other = format!("{other} (+{} due, unsent)", fmt::count(r.unsent as f64));
         }
+        // A suspect run (its p99 longer than the run with 0 errors: calls queued) is flagged in
+        // its row, not read as a result.
+        let label = match crate::report::suspect::flag(r) {
+            Some(why) => format!("{service}, soapstone (today) ⚠ {why}"),
+            None => format!("{service}, soapstone (today)"),
+        };
         rows.push(Row::today(vec![
-            format!("{service}, soapstone (today)"),
+            label,
             peak(r).map(fmt::count).unwrap_or_else(dash),
             fmt::count(r.ok as f64),
             fmt::count(r.timeouts as f64),
@@ -198,9 +204,55 @@ fn table(results: &Results, test: &str, seed: &SeedTable) -> Table {
     }
 }
 
+/// The schedule's phases as `(start, end)` seconds, from its `(start, rate), (end, rate)` pairs.
+fn phases_of(schedule: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    schedule
+        .chunks_exact(2)
+        .map(|p| (p[0].0, p[1].0))
+        .filter(|(a, b)| b > a)
+        .collect()
+}
+
+/// Per-phase mean rates `(start, end, per second)` of `count` over the one-second `timeline`: a
+/// second that straddles a phase boundary is shared in proportion to its overlap (exact when
+/// every boundary falls on a whole second, as in the full preset). Without phases, the seconds
+/// themselves.
+fn phase_bins(
+    timeline: &[Second],
+    phases: &[(f64, f64)],
+    count: fn(&Second) -> u64,
+) -> Vec<(f64, f64, f64)> {
+    if phases.is_empty() {
+        return timeline
+            .iter()
+            .map(|x| (x.t, x.t + 1.0, count(x) as f64))
+            .collect();
+    }
+    phases
+        .iter()
+        .map(|&(a, b)| {
+            let n: f64 = timeline
+                .iter()
+                .map(|x| {
+                    let overlap = (b.min(x.t + 1.0) - a.max(x.t)).max(0.0);
+                    count(x) as f64 * overlap
+                })
+                .sum();
+            (a, b, n / (b - a))
+        })
+        .collect()
+}
+
+/// Flat segments drawn as a line: `(start, v), (end, v)` for each bin.
+fn step_points(bins: &[(f64, f64, f64)]) -> Vec<(f64, f64)> {
+    bins.iter()
+        .flat_map(|&(a, b, v)| [(a, v), (b, v)])
+        .collect()
+}
+
 fn chart(results: &Results, test: &str) -> Option<String> {
     let mut c = LineChart {
-        title: format!("{test}: HTTP 200s per second, and errors"),
+        title: format!("{test}: HTTP 200s per second, and errors (mean of each phase)"),
         x_label: "seconds from start".to_owned(),
         y_label: "per second".to_owned(),
         x_nines: false,
@@ -208,7 +260,7 @@ fn chart(results: &Results, test: &str) -> Option<String> {
         series: Vec::new(),
     };
     let mut requested: Option<Vec<(f64, f64)>> = None;
-    let mut errors: Vec<(f64, f64)> = Vec::new();
+    let mut errors: Vec<(f64, f64, f64)> = Vec::new();
     for s in SERVICES {
         let Some(r) = results
             .find(EXP, "soapstone", &format!("{test}/{s}"))
@@ -220,32 +272,38 @@ fn chart(results: &Results, test: &str) -> Option<String> {
         if r.timeline.is_empty() {
             continue;
         }
+        // Bins are the schedule's phases (a phase of 0.6 s in `--quick` would straddle the
+        // bench's one-second bins), each the phase's mean rate.
+        let phases = phases_of(&r.settings.schedule);
+        let ok = phase_bins(&r.timeline, &phases, |x| x.ok);
+        let err = phase_bins(&r.timeline, &phases, |x| x.errors);
         c.series.push(LineSeries {
             name: format!("{s} 200s"),
-            points: r.timeline.iter().map(|x| (x.t, x.ok as f64)).collect(),
-            step: true,
+            points: step_points(&ok),
+            step: false,
             ..Default::default()
         });
-        for (i, x) in r.timeline.iter().enumerate() {
-            let e = x.errors as f64;
+        for (i, e) in err.iter().enumerate() {
             match errors.get_mut(i) {
-                Some(p) => p.1 += e,
-                None => errors.push((x.t, e)),
+                Some(p) => p.2 += e.2,
+                None => errors.push(*e),
             }
         }
         if requested.is_none() && !r.settings.schedule.is_empty() {
             requested = Some(r.settings.schedule.clone());
         }
     }
+    if !errors.is_empty() {
+        c.series.push(LineSeries {
+            name: "errors + timeouts (all services)".to_owned(),
+            points: step_points(&errors),
+            step: false,
+            ..Default::default()
+        });
+    }
     if c.series.is_empty() {
         return None;
     }
-    c.series.push(LineSeries {
-        name: "errors + timeouts (all services)".to_owned(),
-        points: errors,
-        step: true,
-        ..Default::default()
-    });
     if let Some(points) = requested {
         // (start, rate), (end, rate) pairs: straight segments draw the steps.
         c.series.push(LineSeries {
@@ -295,5 +353,48 @@ pub(crate) fn section(results: &Results) -> Section {
             .iter()
             .filter_map(|(t, _)| chart(results, t))
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn second(t: f64, ok: u64) -> Second {
+        Second {
+            t,
+            requests: ok,
+            ok,
+            errors: 0,
+        }
+    }
+
+    #[test]
+    fn bins_are_the_schedules_phases() {
+        // `--quick` test2: 0.6 s phases at 100 then 200 requests/s; the bench's seconds straddle
+        // them. Seconds: [0,1) 140 answers, [1,2) 200.
+        let schedule = [(0.0, 100.0), (0.6, 100.0), (0.6, 200.0), (1.2, 200.0)];
+        let phases = phases_of(&schedule);
+        assert_eq!(phases, [(0.0, 0.6), (0.6, 1.2)]);
+        let timeline = [second(0.0, 140), second(1.0, 200)];
+        let bins = phase_bins(&timeline, &phases, |x| x.ok);
+        assert_eq!(bins.len(), 2);
+        assert_eq!((bins[0].0, bins[0].1), (0.0, 0.6));
+        assert!((bins[0].2 - 140.0).abs() < 1e-9, "{bins:?}");
+        // (0.4 s of 140 + 0.2 s of 200) / 0.6 s.
+        assert!(
+            (bins[1].2 - (0.4 * 140.0 + 0.2 * 200.0) / 0.6).abs() < 1e-9,
+            "{bins:?}"
+        );
+        // Steps start and end exactly on the phase boundaries.
+        let pts = step_points(&bins);
+        assert_eq!(pts[1].0, 0.6);
+        assert_eq!(pts[2].0, 0.6);
+        // Whole-second phases (the full preset) give each second's own count.
+        let whole = phase_bins(&timeline, &[(0.0, 1.0), (1.0, 2.0)], |x| x.ok);
+        assert_eq!(
+            whole.iter().map(|b| b.2).collect::<Vec<_>>(),
+            [140.0, 200.0]
+        );
     }
 }

@@ -271,6 +271,7 @@ mod tests {
             exe: "/bin/false".into(),
             taskset: None,
             log_dir: dir.path().to_owned(),
+            wrap: Vec::new(),
         };
         // Echoes its arguments back inside the JSON so the test sees what the lab passed.
         let script = "import json,sys; a=sys.argv[1:]; \

@@ -16,14 +16,17 @@ use anyhow::{bail, Context as _};
 use tokio::process::{Child, Command};
 
 use super::ManifestPeer;
+use crate::netem::{Lan, Side, SERVER_IP};
 use crate::procs::{log_tail, Launcher};
 
 /// A running peer server.
 #[derive(Debug)]
 pub(crate) struct PeerServer {
     child: Child,
-    /// The loopback port it listens on.
+    /// The port it listens on.
     pub(crate) port: u16,
+    /// The address it listens on: loopback, or the server side of the emulated LAN.
+    pub(crate) host: String,
     /// Its stdout and stderr.
     pub(crate) log: PathBuf,
     /// The command line, as a person would type it.
@@ -36,22 +39,16 @@ pub(crate) fn pinned(
     cpus: Option<&str>,
     argv: &[String],
 ) -> (Command, String) {
-    let mut shown = Vec::new();
-    let mut cmd = match (&launcher.taskset, cpus) {
-        (Some(t), Some(c)) => {
-            shown.push(format!("taskset -c {c}"));
-            let mut cmd = Command::new(t);
-            cmd.arg("-c").arg(c).args(argv);
-            cmd
-        }
-        _ => {
-            let mut cmd = Command::new(&argv[0]);
-            cmd.args(&argv[1..]);
-            cmd
-        }
-    };
+    let mut full = launcher.wrap.clone();
+    let mut shown = launcher.wrap.clone();
+    if let (Some(t), Some(c)) = (&launcher.taskset, cpus) {
+        full.extend([t.display().to_string(), "-c".to_owned(), c.to_owned()]);
+        shown.push(format!("taskset -c {c}"));
+    }
+    full.extend(argv.iter().cloned());
     shown.extend(argv.iter().cloned());
-    cmd.stdin(Stdio::null()).kill_on_drop(true);
+    let mut cmd = Command::new(&full[0]);
+    cmd.args(&full[1..]).stdin(Stdio::null()).kill_on_drop(true);
     (cmd, shown.join(" "))
 }
 
@@ -69,11 +66,27 @@ impl PeerServer {
         cpus: Option<&str>,
         ready: Duration,
     ) -> anyhow::Result<PeerServer> {
+        Self::start_on(launcher, peer, cpus, ready, None).await
+    }
+
+    /// Starts `peer` like [`PeerServer::start`], on the server side of `lan` when given: the
+    /// command runs in that namespace and `{host}` in it becomes the LAN address (a peer whose
+    /// command has no `{host}` binds loopback only and cannot be reached there).
+    pub(crate) async fn start_on(
+        launcher: &Launcher,
+        peer: &ManifestPeer,
+        cpus: Option<&str>,
+        ready: Duration,
+        lan: Option<&Lan>,
+    ) -> anyhow::Result<PeerServer> {
+        if lan.is_some() && !peer.command.iter().any(|a| a.contains("{host}")) {
+            bail!("its command binds loopback only (no `{{host}}` in the manifest's command)");
+        }
         // The free port can be taken by another process between our probe and the peer's bind;
         // a peer that exits saying so is started again on another port, twice at most.
         let mut attempt = 0;
         loop {
-            match Self::start_once(launcher, peer, cpus, ready).await {
+            match Self::start_once(launcher, peer, cpus, ready, lan).await {
                 Err(e) if attempt < 2 && format!("{e:#}").contains("in use") => attempt += 1,
                 other => return other,
             }
@@ -85,16 +98,29 @@ impl PeerServer {
         peer: &ManifestPeer,
         cpus: Option<&str>,
         ready: Duration,
+        lan: Option<&Lan>,
     ) -> anyhow::Result<PeerServer> {
         if peer.command.is_empty() {
             bail!("the manifest gives `{}` no command", peer.id);
         }
         let port = free_port()?;
+        let host = if lan.is_some() {
+            SERVER_IP
+        } else {
+            "127.0.0.1"
+        };
         let argv: Vec<String> = peer
             .command
             .iter()
-            .map(|a| a.replace("{port}", &port.to_string()))
+            .map(|a| {
+                a.replace("{port}", &port.to_string())
+                    .replace("{host}", host)
+            })
             .collect();
+        let launcher = match lan {
+            Some(lan) => &launcher.wrapped(lan.exec_prefix(Side::Server)),
+            None => launcher,
+        };
         let log = launcher.log_path(&format!("peer-{}", peer.id));
         let out = std::fs::File::create(&log)
             .with_context(|| format!("cannot create the log file `{}`", log.display()))?;
@@ -115,9 +141,13 @@ impl PeerServer {
                     log_tail(&log)
                 );
             }
-            let open = tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok();
+            let open = match lan {
+                // The lab's own sockets cannot reach into the LAN's namespaces.
+                Some(lan) => lan.listening(Side::Server, port),
+                None => tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .is_ok(),
+            };
             let announced = !needs_banner
                 || std::fs::read_to_string(&log).is_ok_and(|t| t.contains("listening on"));
             if open && announced {
@@ -137,14 +167,15 @@ impl PeerServer {
         Ok(PeerServer {
             child,
             port,
+            host: host.to_owned(),
             log,
             command,
         })
     }
 
-    /// `127.0.0.1:port`.
+    /// `host:port`.
     pub(crate) fn addr(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
+        format!("{}:{}", self.host, self.port)
     }
 
     /// Stops the server and reaps it; an error if it had died during the measurements.
@@ -171,6 +202,7 @@ mod tests {
             exe: PathBuf::from("/bin/false"),
             taskset: crate::procs::find_taskset(),
             log_dir: dir.to_owned(),
+            wrap: Vec::new(),
         }
     }
 

@@ -53,6 +53,23 @@ pub(crate) fn ratio(v: f64) -> String {
     }
 }
 
+/// A Unix time as a UTC date and minute: `2026-11-23 23:12 UTC`.
+pub(crate) fn utc(unix: u64) -> String {
+    let days = (unix / 86_400) as i64;
+    let (h, m) = ((unix % 86_400) / 3600, (unix % 3600) / 60);
+    // Days to a civil date (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(mo <= 2);
+    format!("{y:04}-{mo:02}-{d:02} {h:02}:{m:02} UTC")
+}
+
 /// Megabytes with two decimals.
 pub(crate) fn mb(bytes: u64) -> String {
     format!("{:.2}", bytes as f64 / 1_000_000.0)
@@ -95,5 +112,8 @@ mod tests {
         assert_eq!(ratio(523.4), "×523");
         assert_eq!(thousands(-1000.0), "-1,000");
         assert_eq!(mb(1_500_000), "1.50");
+        assert_eq!(utc(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00 UTC");
+        assert_eq!(utc(1_795_475_520), "2026-11-23 23:12 UTC");
     }
 }

@@ -82,12 +82,12 @@ impl Headline {
             });
             ratio_rows.push(Row::today(vec![
                 format!("soapstone ÷ {system}"),
-                r[0].map(ratio2).unwrap_or_else(|| "–".to_owned()),
-                r[1].map(ratio2).unwrap_or_else(|| "–".to_owned()),
+                r[0].map(fmt::ratio).unwrap_or_else(|| "–".to_owned()),
+                r[1].map(fmt::ratio).unwrap_or_else(|| "–".to_owned()),
             ]));
             for i in 0..2 {
                 if let Some(x) = r[i] {
-                    parts[i].push(format!("{} {}", ratio2(x), phrase(system)));
+                    parts[i].push(format!("{} {}", fmt::ratio(x), phrase(system)));
                 }
             }
             ratios.push(r);
@@ -126,7 +126,7 @@ impl Headline {
             let short: Vec<String> = BASELINES
                 .iter()
                 .zip(&ratios)
-                .filter_map(|((sys, _), r)| r[1].map(|x| format!("{} {sys}", ratio2(x))))
+                .filter_map(|((sys, _), r)| r[1].map(|x| format!("{} {sys}", fmt::ratio(x))))
                 .collect();
             if !short.is_empty() {
                 summary.push_str(&format!(", {}", join_and(&short)));
@@ -164,15 +164,6 @@ fn phrase(system: &str) -> &'static str {
         "grpc" => "gRPC",
         "http-noop" => "an HTTP/1.1 server sending an empty reply",
         _ => "the baseline",
-    }
-}
-
-/// A ratio near 1 printed with two decimals: `0.62×`, `1.35×`.
-fn ratio2(v: f64) -> String {
-    if v < 10.0 {
-        format!("{v:.2}×")
-    } else {
-        fmt::ratio(v)
     }
 }
 

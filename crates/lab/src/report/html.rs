@@ -136,7 +136,7 @@ pub(crate) fn render(report: &Report) -> String {
     }
     out.push_str("</div></div>");
     if !report.problems.is_empty() {
-        out.push_str("<div class=\"problems\"><b>Problems during this run</b> (the affected cells show –; a suspect point keeps its figures but must not be read as a result):<ul>");
+        out.push_str("<div class=\"problems\"><b>Problems during this run</b> (the affected cells show –; a suspect point is marked ⚠ in its cell, its figure shown but not a result):<ul>");
         for p in &report.problems {
             let _ = write!(out, "<li>{}</li>", text(p));
         }

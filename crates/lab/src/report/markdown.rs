@@ -54,7 +54,7 @@ pub(crate) fn render(report: &Report) -> String {
         table(&mut out, t);
     }
     if !report.problems.is_empty() {
-        out.push_str("**Problems during this run** (the affected cells show `–`; a suspect point keeps its figures but must not be read as a result):\n\n");
+        out.push_str("**Problems during this run** (the affected cells show `–`; a suspect point is marked ⚠ in its cell, its figure shown but not a result):\n\n");
         for p in &report.problems {
             let _ = writeln!(out, "- {}", p.replace('\n', " "));
         }

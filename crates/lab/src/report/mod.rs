@@ -106,6 +106,14 @@ impl Report {
         let mut facts = vec![
             ("soapstone".to_owned(), results.version.clone()),
             (
+                "commit".to_owned(),
+                results
+                    .commit
+                    .clone()
+                    .unwrap_or_else(|| "unknown (the lab did not run in a git checkout)".into()),
+            ),
+            ("started".to_owned(), fmt::utc(results.started_unix)),
+            (
                 "preset".to_owned(),
                 if results.quick { "--quick" } else { "full" }.to_owned(),
             ),
@@ -117,6 +125,9 @@ impl Report {
             ("experiments".to_owned(), results.experiments.join(", ")),
             ("runs".to_owned(), results.runs.len().to_string()),
         ];
+        if let Some(lan) = &results.lan {
+            facts.push(("separate-host tables".to_owned(), lan.clone()));
+        }
         if let Some(m) = &host.cpu_model {
             facts.push(("CPU model".to_owned(), m.clone()));
         }

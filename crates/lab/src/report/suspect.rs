@@ -1,7 +1,10 @@
 //! Points that must not be read as results: too few samples for a median or a 99th percentile
-//! to mean anything, or a latency above the request timeout the point ran with (a call the
-//! client should have given up on). They are listed in the report beside the problems; the
-//! cells still show what was measured, so nothing is hidden. This module must never drop or
+//! to mean anything; a latency above the request timeout the point ran with (a call the client
+//! should have given up on, yet no timeout was counted); a 99th percentile longer than the
+//! window it was measured in with no error recorded (the calls queued behind an overloaded
+//! server, so the figure is queueing, not a call's time). They are flagged in the table cells
+//! themselves ([`cell`]: `⚠` and the reason before the value) and listed beside the problems;
+//! the value measured is still shown, so nothing is hidden. This module must never drop or
 //! change a run.
 
 use crate::results::{PlacementKind, Results, Run};
@@ -9,16 +12,83 @@ use crate::results::{PlacementKind, Results, Run};
 /// Fewer calls than this in a measured window make a point suspect.
 pub(crate) const MIN_SAMPLES: u64 = 30;
 
-/// The request timeout a bench point ran with, read from its command line (`--timeout 5s`).
+/// The bench's request timeout when its command line gives none (`soapstone bench`'s default).
+const BENCH_DEFAULT_TIMEOUT_S: f64 = 20.0;
+
+/// The request timeout a bench point ran with, read from its command line (`--timeout 5s`;
+/// the bench's default when a bench command has none).
 fn timeout_s(run: &Run) -> Option<f64> {
     let cmd = run.settings.command.as_deref()?;
     let mut words = cmd.split_whitespace();
-    words.find(|w| *w == "--timeout")?;
-    let t = words.next()?;
-    crate::config::parse_duration(t)
-        .ok()
-        .map(|d| d.as_secs_f64())
+    if words.clone().any(|w| w == "--timeout") {
+        words.find(|w| *w == "--timeout")?;
+        let t = words.next()?;
+        return crate::config::parse_duration(t)
+            .ok()
+            .map(|d| d.as_secs_f64());
+    }
+    words
+        .any(|w| w == "bench")
+        .then_some(BENCH_DEFAULT_TIMEOUT_S)
 }
+
+/// Why `run` must not be read as a result, in a few words for a table cell (`3 calls`,
+/// `p99 above the 5 s timeout`), or `None` for a sound point.
+pub(crate) fn flag(run: &Run) -> Option<String> {
+    if run.settings.placement.kind == PlacementKind::InProcess {
+        return None;
+    }
+    if run.ok < MIN_SAMPLES {
+        return Some(format!(
+            "{} call{}",
+            run.ok,
+            if run.ok == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(t) = timeout_s(run) {
+        if run.p99_us > t * 1e6 {
+            return Some(format!("p99 above the {t} s timeout"));
+        }
+    }
+    if queued(run) {
+        return Some("p99 longer than its window, 0 errors".to_owned());
+    }
+    None
+}
+
+/// A p99 longer than the whole measured window with no error: calls waited in a queue.
+fn queued(run: &Run) -> bool {
+    run.errors == 0
+        && run.timeouts == 0
+        && run.settings.duration_s > 0.0
+        && run.p99_us > run.settings.duration_s * 1e6
+}
+
+/// A table cell for one statistic of an optional run: the value formatted with `f`, `–` when
+/// there is no run, and `⚠ reason: value` for a suspect point.
+pub(crate) fn cell(run: Option<&Run>, stat: fn(&Run) -> f64, f: fn(f64) -> String) -> String {
+    match run {
+        None => "–".to_owned(),
+        Some(r) => match flag(r) {
+            Some(why) => format!("⚠ {why}: {}", f(stat(r))),
+            None => f(stat(r)),
+        },
+    }
+}
+
+/// A `same CPU / cross-CPU` pair of [`cell`]s.
+pub(crate) fn cell_pair(
+    runs: [Option<&Run>; 2],
+    stat: fn(&Run) -> f64,
+    f: fn(f64) -> String,
+) -> String {
+    format!("{} / {}", cell(runs[0], stat, f), cell(runs[1], stat, f))
+}
+
+/// What a table note says about the `⚠` mark.
+pub(crate) const MARK_NOTE: &str = "⚠ marks a suspect point (too few calls, a p99 above the \
+     request timeout, or a p99 longer than its window with no error): its value is shown but is \
+     not a result; the problems box says why.";
 
 /// One sentence per suspect point; the few-sample points of one system in one experiment share
 /// a sentence (a slow peer such as SOAP::Lite has a dozen, and the problems box is for reading).
@@ -77,7 +147,17 @@ pub(crate) fn suspect_points(results: &Results) -> Vec<String> {
                     r.p99_us / 1e6,
                     r.timeouts
                 ));
+                continue;
             }
+        }
+        if !few(r) && queued(r) {
+            out.push(format!(
+                "suspect point, {at}: p99 {:.2} s is longer than the {:.1} s window it was \
+                 measured in, with 0 errors and 0 timeouts: the calls queued behind the server, so \
+                 the figure is queueing time, not a call's",
+                r.p99_us / 1e6,
+                r.settings.duration_s
+            ));
         }
     }
     out
@@ -102,6 +182,47 @@ mod tests {
             "{}",
             s[1]
         );
+    }
+
+    #[test]
+    fn suspect_cells_carry_the_mark_and_the_reason() {
+        let mut r = crate::report::tests::sample();
+        let p50 = |r: &Run| r.p50_us;
+        let sound = r.runs[1].clone();
+        assert_eq!(flag(&sound), None);
+        assert_eq!(
+            cell(Some(&sound), p50, |v| format!("{v}")),
+            format!("{}", sound.p50_us)
+        );
+        assert_eq!(cell(None, p50, |v| format!("{v}")), "–");
+        // One call: too few.
+        r.runs[0].ok = 1;
+        assert_eq!(flag(&r.runs[0]).as_deref(), Some("1 call"));
+        assert!(cell(Some(&r.runs[0]), p50, |v| format!("{v}")).starts_with("⚠ 1 call: "));
+        // The thesis point: p50 = p99 = 9.98 s under a 5 s timeout, 0 timeouts.
+        let mut t = sound.clone();
+        t.p99_us = 9.98e6;
+        t.settings.command = Some("soapstone bench http://x --timeout 5s".into());
+        assert_eq!(flag(&t).as_deref(), Some("p99 above the 5 s timeout"));
+        // The bench's default timeout applies when the command gives none.
+        t.settings.command = Some("taskset -c 1 soapstone bench http://x --json f".into());
+        t.p99_us = 21e6;
+        assert_eq!(flag(&t).as_deref(), Some("p99 above the 20 s timeout"));
+        // The shop point: p99 9.3 s in a 6 s window with 0 errors.
+        let mut q = sound.clone();
+        q.settings.command = None;
+        q.settings.duration_s = 6.0;
+        q.p99_us = 9.3e6;
+        q.errors = 0;
+        q.timeouts = 0;
+        assert_eq!(
+            flag(&q).as_deref(),
+            Some("p99 longer than its window, 0 errors")
+        );
+        q.errors = 3;
+        assert_eq!(flag(&q), None, "errors recorded: the long p99 is explained");
+        let pair = cell_pair([Some(&sound), None], p50, |v| format!("{v}"));
+        assert!(pair.ends_with(" / –"), "{pair}");
     }
 
     #[test]

@@ -312,6 +312,12 @@ impl BarChart {
     }
 }
 
+/// A percentile label without trailing zeros: `99.5`, `99.95`.
+fn trim_pct(p: f64) -> String {
+    let s = format!("{p:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
 /// Maps a percentile (0..100) to the "nines" axis: 0 → 0, 90 → 1, 99 → 2, 99.9 → 3.
 fn nines(p: f64) -> f64 {
     let q = (100.0 - p.clamp(0.0, 99.9999)) / 100.0;
@@ -361,10 +367,12 @@ impl LineChart {
                 log: false,
             }
         };
+        // The percentile axis ends where the data end (the highest percentile any series has),
+        // not at the next power of ten: a run with 600 calls has no p99.9 to draw.
         let xscale = Scale {
             lo: if self.x_nines { 0.0 } else { x_lo.min(0.0) },
             hi: if self.x_nines {
-                x_hi.ceil().max(1.0)
+                x_hi.max(1.0)
             } else {
                 x_hi.max(x_lo + 1e-9)
             },
@@ -393,9 +401,16 @@ impl LineChart {
         }
         let xticks: Vec<(f64, String)> = if self.x_nines {
             let labels = ["p0", "p90", "p99", "p99.9", "p99.99", "p99.999"];
-            (0..=(xscale.hi as usize).min(5))
+            let whole = (xscale.hi + 1e-9).floor();
+            let mut t: Vec<(f64, String)> = (0..=(whole as usize).min(5))
                 .map(|i| (i as f64, labels[i].to_owned()))
-                .collect()
+                .collect();
+            if xscale.hi - whole > 0.15 {
+                // The last percentile drawn, where the axis ends.
+                let p = 100.0 - 100.0 * 10f64.powf(-xscale.hi);
+                t.push((xscale.hi, format!("p{}", trim_pct(p))));
+            }
+            t
         } else {
             xscale
                 .ticks()
@@ -538,6 +553,32 @@ mod tests {
         assert_eq!(svg.matches("<path ").count(), 2);
         assert!(svg.contains("p99.9"));
         assert!(svg.contains("stroke-dasharray"));
+    }
+
+    #[test]
+    fn a_percentile_axis_ends_where_the_data_end() {
+        let chart = |last: f64| {
+            LineChart {
+                title: "latency".into(),
+                x_label: "percentile".into(),
+                y_label: "µs".into(),
+                x_nines: true,
+                y_log: true,
+                series: vec![LineSeries {
+                    name: "s".into(),
+                    points: vec![(0.0, 20.0), (90.0, 25.0), (last, 60.0)],
+                    ..Default::default()
+                }],
+            }
+            .render()
+        };
+        // Data up to p99.5: the axis stops there, labelled, with no p99.9 beyond the data.
+        let svg = chart(99.5);
+        assert!(svg.contains(">p99.5<"), "{svg}");
+        assert!(!svg.contains(">p99.9<"), "{svg}");
+        // Data up to p99: the last tick is p99.
+        let svg = chart(99.0);
+        assert!(svg.contains(">p99<") && !svg.contains(">p99.9<"), "{svg}");
     }
 
     #[test]

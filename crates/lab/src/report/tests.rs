@@ -147,6 +147,8 @@ pub(crate) fn sample() -> Results {
         systems: Vec::new(),
         peer_setup_s: None,
         traces: Vec::new(),
+        commit: Some("0123456789ab".into()),
+        lan: None,
     }
 }
 
@@ -277,12 +279,12 @@ fn html_is_well_formed_and_self_contained() {
 #[test]
 fn headline_comes_first_with_the_ratios() {
     let (md, page) = render(&sample());
-    // soapstone 41 µs × 1.1 mean vs tcp-pingpong 17 × 1.1 → 0.41×; vs grpc → 1.27×; vs http-noop → 0.80×.
+    // soapstone 41 µs × 1.1 mean vs tcp-pingpong 17 × 1.1 → ×0.41; vs grpc → ×1.27; vs http-noop → ×0.80.
     let first = md.split("## ").next().unwrap();
     for needle in [
-        "0.41×",
-        "1.27×",
-        "0.80×",
+        "×0.41",
+        "×1.27",
+        "×0.80",
         "same CPU",
         "cross-CPU",
         "tcp-pingpong",
@@ -365,4 +367,35 @@ fn results_round_trip_through_json_and_render_the_same() {
     if let Some(dir) = std::env::var_os("SOAPSTONE_LAB_SAMPLE_OUT") {
         std::fs::write(std::path::Path::new(&dir).join("index.html"), page).unwrap();
     }
+}
+
+#[test]
+fn this_run_names_the_commit_and_date_and_the_lan_tables_say_what_was_emulated() {
+    let mut r = sample();
+    r.lan = Some("two network namespaces joined by a veth pair (test)".into());
+    for (op, p50) in [("doNothing", 180.0), ("getString/200", 190.0)] {
+        r.runs
+            .push(run("soapstone", "dp", op, PlacementKind::Lan, p50));
+    }
+    let mut few = run("tcp-connect", "dp", "doNothing", PlacementKind::Lan, 90.0);
+    few.ok = 4;
+    r.runs.push(few);
+    let (md, page) = render(&r);
+    for needle in ["0123456789ab", "1970-01-01 00:00 UTC"] {
+        assert!(md.contains(needle), "This run lacks `{needle}`");
+        assert!(page.contains(needle), "the page lacks `{needle}`");
+    }
+    assert!(md.contains("Table II: doNothing(), client and server on separate hosts"));
+    assert!(md.contains("Table VI: getIntegers()"));
+    // Published separate-host figures beside today's LAN values, with what was emulated.
+    assert!(
+        md.contains("200.9") && md.contains("180"),
+        "Table II lacks its values"
+    );
+    assert!(md.contains("two network namespaces joined by a veth pair (test)"));
+    // The few-call LAN point is flagged in its cell, not printed as a result.
+    assert!(md.contains("⚠ 4 calls: 90.0"), "{md}");
+    // Without LAN runs, no separate-host table is drawn.
+    let (plain, _) = render(&sample());
+    assert!(!plain.contains("separate hosts (emulated LAN)"));
 }

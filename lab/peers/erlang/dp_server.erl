@@ -1,0 +1,149 @@
+%% Davis & Parashar's TestService (urn:test:soap, rpc/encoded) on Erlang/OTP: the inets HTTP
+%% server with this module as its request handler and xmerl parsing the envelope. It stands in
+%% for García et al.'s Erlang SOAP server (yaws's SOAP support), which needs the erlsom XML
+%% library that Debian does not package; the report names it a stand-in.
+%%
+%%   erl -noshell -pa BUILD -run dp_server main PORT [HOST]
+%%
+%% Listens on HOST:PORT (HOST an IPv4 address, default 127.0.0.1) (inets httpd: a process per connection, HTTP keep-alive), answers
+%% POST /dp with doNothing, getStringOfSize(n), getIntegersOfSize(n) as the contract
+%% (contract/dp.wsdl) says, n in 0..=100000, and a SOAP Client fault (HTTP 500) for anything
+%% else. Request bodies above 1 MiB are refused by httpd (max_body_size) before parsing; the
+%% parser refuses DTDs and entities, so an answer is never more than the request asks for.
+-module(dp_server).
+-export([main/1, do/1]).
+
+-include_lib("inets/include/httpd.hrl").
+
+-define(NS, "urn:test:soap").
+-define(MAX_SIZE, 100000).
+-define(MAX_BODY, 1048576).
+
+main([PortArg]) ->
+    main([PortArg, "127.0.0.1"]);
+main([PortArg, HostArg]) ->
+    Port = list_to_integer(PortArg),
+    {ok, Host} = inet:parse_ipv4_address(HostArg),
+    ok = inets:start(),
+    Root = filename:basedir(user_cache, "soapstone-dp-erlang"),
+    ok = filelib:ensure_dir(filename:join(Root, "x")),
+    {ok, _Pid} = inets:start(httpd, [
+        {port, Port},
+        {bind_address, Host},
+        {server_name, "dp-erlang"},
+        {server_root, Root},
+        {document_root, Root},
+        {modules, [?MODULE]},
+        {keep_alive, true},
+        {keep_alive_timeout, 60},
+        {max_body_size, ?MAX_BODY},
+        {max_clients, 150}
+    ]),
+    io:format("listening on http://~s:~b/dp~n", [HostArg, Port]),
+    receive stop -> ok end.
+
+%% The inets httpd callback: one request in, one answer out.
+do(#mod{method = "POST", request_uri = "/dp", entity_body = Body, socket = Socket}) ->
+    %% TCP_NODELAY: inets writes an answer's head and body in two sends, and without it the
+    %% body waits for the client's delayed ACK (~40 ms a call, Davis & Parashar's cause).
+    _ = inet:setopts(Socket, [{nodelay, true}]),
+    {Status, Xml} =
+        try answer(parse(Body)) of
+            Ok -> {200, Ok}
+        catch
+            throw:{client, Reason} -> {500, fault("SOAP-ENV:Client", Reason)};
+            Class:Error -> {500, fault("SOAP-ENV:Server", io_lib:format("~p:~p", [Class, Error]))}
+        end,
+    Bin = unicode:characters_to_binary(Xml),
+    {proceed, [{response, {response,
+        [{code, Status},
+         {content_type, "text/xml; charset=utf-8"},
+         {content_length, integer_to_list(byte_size(Bin))}],
+        [Bin]}}]};
+do(#mod{request_uri = Uri}) ->
+    Msg = unicode:characters_to_binary(["no service at `", Uri, "`: POST /dp\n"]),
+    {proceed, [{response, {response,
+        [{code, 404}, {content_type, "text/plain"},
+         {content_length, integer_to_list(byte_size(Msg))}], [Msg]}}]}.
+
+%% The body's first element as {Operation, Params}: local names, values as text.
+parse(Body) ->
+    %% SOAP 1.1 forbids a DTD; refusing it here also refuses every entity definition, so no
+    %% expansion can make the parsed document larger than the request.
+    case string:find(Body, "<!") of
+        nomatch -> ok;
+        _ -> throw({client, "the request carries a DTD or a comment (`<!`): not allowed in SOAP"})
+    end,
+    Doc = try xmerl_scan:string(Body, [{quiet, true}, {namespace_conformant, true}]) of
+              {D, _Rest} -> D
+          catch
+              _:_ -> throw({client, "the request is not well-formed XML"})
+          end,
+    case local(Doc) of
+        "Envelope" -> ok;
+        Other -> throw({client, "the root element is `" ++ Other ++ "`, not `Envelope`"})
+    end,
+    BodyEl = case [E || E <- elements(Doc), local(E) =:= "Body"] of
+                 [B | _] -> B;
+                 [] -> throw({client, "the envelope has no `Body`"})
+             end,
+    case elements(BodyEl) of
+        [Op | _] -> {local(Op), [{local(P), text(P)} || P <- elements(Op)]};
+        [] -> throw({client, "the `Body` is empty"})
+    end.
+
+%% xmerl's records, read by position (their header ships only in Debian's erlang-dev):
+%% xmlElement = {xmlElement, Name, _, _, _, _, _, _, Content, ...}, xmlText = {xmlText, _, _, _, Value, _}.
+elements(El) -> [E || E <- element(9, El), element(1, E) =:= xmlElement].
+local(El) ->
+    N = element(2, El),
+    case string:split(atom_to_list(N), ":", trailing) of
+        [_, L] -> L;
+        [L] -> L
+    end.
+text(El) -> string:trim(lists:append([element(5, T) || T <- element(9, El), element(1, T) =:= xmlText])).
+
+size_of(Params) ->
+    case lists:keyfind("n", 1, Params) of
+        {_, T} ->
+            case string:to_integer(T) of
+                {N, ""} when N >= 0, N =< ?MAX_SIZE -> N;
+                _ -> throw({client, "size `" ++ T ++ "` is out of range `0..=100000`"})
+            end;
+        false -> throw({client, "the parameter `n` is missing"})
+    end.
+
+answer({"doNothing", _}) ->
+    envelope("doNothing", "");
+answer({"getStringOfSize", Params}) ->
+    N = size_of(Params),
+    S = [$a + (I rem 26) || I <- lists:seq(0, N - 1)],
+    envelope("getStringOfSize", ["<return xsi:type=\"xsd:string\">", S, "</return>"]);
+answer({"getIntegersOfSize", Params}) ->
+    N = size_of(Params),
+    Items = [["<item>", integer_to_list(I), "</item>"] || I <- lists:seq(0, N - 1)],
+    envelope("getIntegersOfSize",
+             ["<return xsi:type=\"SOAP-ENC:Array\" SOAP-ENC:arrayType=\"xsd:int[",
+              integer_to_list(N), "]\">", Items, "</return>"]);
+answer({Op, _}) ->
+    throw({client, "unknown operation `" ++ Op ++ "`"}).
+
+envelope(Op, Inner) ->
+    ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+     "<SOAP-ENV:Envelope xmlns:SOAP-ENV=\"http://schemas.xmlsoap.org/soap/envelope/\" "
+     "xmlns:SOAP-ENC=\"http://schemas.xmlsoap.org/soap/encoding/\" "
+     "xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" "
+     "xmlns:xsd=\"http://www.w3.org/2001/XMLSchema\" "
+     "SOAP-ENV:encodingStyle=\"http://schemas.xmlsoap.org/soap/encoding/\"><SOAP-ENV:Body>"
+     "<ns1:", Op, "Response xmlns:ns1=\"", ?NS, "\">", Inner, "</ns1:", Op, "Response>"
+     "</SOAP-ENV:Body></SOAP-ENV:Envelope>"].
+
+fault(Code, Reason) ->
+    ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+     "<SOAP-ENV:Envelope xmlns:SOAP-ENV=\"http://schemas.xmlsoap.org/soap/envelope/\">"
+     "<SOAP-ENV:Body><SOAP-ENV:Fault><faultcode>", Code, "</faultcode><faultstring>",
+     escape(lists:flatten(Reason)), "</faultstring></SOAP-ENV:Fault></SOAP-ENV:Body>"
+     "</SOAP-ENV:Envelope>"].
+
+escape(S) ->
+    lists:flatmap(fun($<) -> "&lt;"; ($&) -> "&amp;"; ($>) -> "&gt;"; (C) -> [C] end, S).

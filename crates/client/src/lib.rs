@@ -77,6 +77,18 @@ pub struct ClientConfig {
     /// trusts the Mozilla roots of `webpki-roots`; [`ClientConfig::tls_ca_pem`] trusts given
     /// CAs only. The server name of the URL is always sent (SNI) and verified. Default: `None`.
     pub tls: Option<Arc<tokio_rustls::rustls::ClientConfig>>,
+    /// SOAP header blocks written into every typed call's envelope ([`Client::call`], so every
+    /// generated client's call), made anew per call: a WS-Security UsernameToken with a fresh
+    /// nonce (`soapstone-wssec`), a correlation id. Default: `None`.
+    pub headers: Option<Arc<dyn HeaderSource>>,
+}
+
+/// Makes the SOAP header blocks of one call (see [`ClientConfig::headers`]). Called once per
+/// call, so that a block may differ per call (a nonce, a timestamp).
+pub trait HeaderSource: Send + Sync + std::fmt::Debug + 'static {
+    /// The header blocks of the next call, each one element with its namespaces declared on
+    /// it (the envelope declares only `soap:` and, when typed, `xsi:`/`xsd:`).
+    fn header_blocks(&self) -> Vec<String>;
 }
 
 impl Default for ClientConfig {
@@ -90,6 +102,7 @@ impl Default for ClientConfig {
             limits: soapstone_codec::Limits::default(),
             naive: NaiveModes::default(),
             tls: None,
+            headers: None,
         }
     }
 }
@@ -132,6 +145,12 @@ impl ClientConfig {
                 .map(Arc::new)
                 .map_err(Error::tls_config),
         }
+    }
+
+    /// Writes `source`'s header blocks into every typed call.
+    pub fn headers(mut self, source: Arc<dyn HeaderSource>) -> Self {
+        self.headers = Some(source);
+        self
     }
 
     /// Sets the whole-request timeout.
@@ -364,7 +383,12 @@ impl Client {
         request: &T,
     ) -> Result<R, Error> {
         let mut out = Vec::with_capacity(512);
-        soapstone_codec::encode(&mut out, op.options, &[], op.request, request)
+        let blocks = match &self.inner.config.headers {
+            Some(source) => source.header_blocks(),
+            None => Vec::new(),
+        };
+        let blocks: Vec<&str> = blocks.iter().map(String::as_str).collect();
+        soapstone_codec::encode(&mut out, op.options, &blocks, op.request, request)
             .map_err(Error::encode)?;
         let raw = self
             .call_raw(op.options.version, Some(op.action), Bytes::from(out))

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use soapstone_service::{ServiceConfig, SoapService};
+use soapstone_wssec::{Authenticator, Secured, WsseConfig};
 
 use crate::charging::sqlite::SqliteSync;
 use crate::charging::{
@@ -112,6 +113,35 @@ impl fmt::Display for Db {
     }
 }
 
+/// How every service authenticates its requests (`serve --auth`): each is wrapped in
+/// [`Secured`], and the charging system refuses a request without a principal.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct Auth {
+    /// Who the users are (the users file of `--users`).
+    pub authenticator: Arc<dyn Authenticator>,
+    /// What is accepted (UsernameToken, TLS client certificates) and the token checks.
+    pub config: WsseConfig,
+}
+
+impl Auth {
+    /// Authentication by `authenticator` under `config`.
+    pub fn new(authenticator: Arc<dyn Authenticator>, config: WsseConfig) -> Self {
+        Auth {
+            authenticator,
+            config,
+        }
+    }
+}
+
+impl fmt::Debug for Auth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Auth")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What to build.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -130,6 +160,8 @@ pub struct ServicesConfig {
     /// Every service's settings (XML input limits, leniency, cache size). Default:
     /// [`ServiceConfig::default`].
     pub service: ServiceConfig,
+    /// Authentication in front of every service. Default: `None` (open, as on loopback).
+    pub auth: Option<Auth>,
 }
 
 impl Default for ServicesConfig {
@@ -141,6 +173,7 @@ impl Default for ServicesConfig {
             pg_connections: 16,
             sqlite_sync: SqliteSync::Full,
             service: ServiceConfig::default(),
+            auth: None,
         }
     }
 }
@@ -218,6 +251,14 @@ pub async fn build_services(config: &ServicesConfig) -> anyhow::Result<Services>
     let sc = &config.service;
     for kind in kinds {
         let mut mount = |path, service: Arc<dyn SoapService>| {
+            let service: Arc<dyn SoapService> = match &config.auth {
+                Some(auth) => Arc::new(Secured::with_config(
+                    service,
+                    auth.authenticator.clone(),
+                    auth.config.clone().limits(sc.limits.clone()),
+                )),
+                None => service,
+            };
             out.mounts.push(Mount {
                 path,
                 kind,
@@ -229,7 +270,10 @@ pub async fn build_services(config: &ServicesConfig) -> anyhow::Result<Services>
                 let store = open_store(config)
                     .await
                     .with_context(|| format!("charging store `{}`", config.db))?;
-                let system = ChargingSystem::new(store);
+                let mut system = ChargingSystem::new(store);
+                if config.auth.is_some() {
+                    system = system.requiring_principal();
+                }
                 mount(
                     "/charging",
                     Arc::new(ChargingServer::new(system.clone()).with_config(sc.clone())),

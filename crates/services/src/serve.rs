@@ -30,6 +30,18 @@ pub enum RuntimeArg {
     PerCore,
 }
 
+/// How `serve` authenticates requests (`--auth`, comma-separated: either one admits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuthArg {
+    /// No authentication (loopback only, unless `--insecure`).
+    None,
+    /// WS-Security UsernameToken (text or digest) checked against `--users`.
+    Wsse,
+    /// A TLS client certificate (`--tls-client-ca`) whose SHA-256 is listed for a user in
+    /// `--users`.
+    Cert,
+}
+
 /// The arguments of `soapstone serve`.
 #[derive(Debug, Clone, clap::Args)]
 #[non_exhaustive]
@@ -65,6 +77,22 @@ pub struct ServeArgs {
     /// Ask every client for a certificate chaining to one of these CAs (PEM): mutual TLS.
     #[arg(long, value_name = "PEM", requires = "tls_cert")]
     pub tls_client_ca: Option<std::path::PathBuf>,
+    /// Authentication in front of every service: `wsse`, `cert`, or both (`wsse,cert`); the
+    /// charging service then refuses any request without a principal with the permission
+    /// (`read` for balances, `move` for the rest). Needs `--users`. Default: `none`.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [AuthArg::None])]
+    pub auth: Vec<AuthArg>,
+    /// The users file (TOML, argon2 hashes; `soapstone users add` writes it).
+    #[arg(long, value_name = "FILE")]
+    pub users: Option<std::path::PathBuf>,
+    /// Serve a non-loopback `--addr` without TLS or without authentication (refused
+    /// otherwise): anyone who reaches the port can then move money.
+    #[arg(long)]
+    pub insecure: bool,
+    /// Serve `/metrics` on this address only (plain HTTP, its own listener) instead of on the
+    /// service port. With `--auth`, the service port has no `/metrics` at all.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_addr: Option<String>,
     /// Every limit (HTTP, XML, timeouts) and `--config FILE`.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -87,6 +115,10 @@ impl Default for ServeArgs {
             tls_cert: None,
             tls_key: None,
             tls_client_ca: None,
+            auth: vec![AuthArg::None],
+            users: None,
+            insecure: false,
+            metrics_addr: None,
             limits: LimitArgs::default(),
             naive: None,
         }
@@ -145,8 +177,80 @@ impl ServeArgs {
             (None, None) => None,
             _ => anyhow::bail!("`--tls-cert` and `--tls-key` go together"),
         };
+        services.auth = self.auth_config()?;
+        if services.auth.is_some() || self.metrics_addr.is_some() {
+            // Metrics tell load and failures: not on an authenticated port, where they would
+            // be open to anyone (they go to `--metrics-addr`, or nowhere).
+            server.metrics_path = None;
+        }
+        self.check_exposure(&server, &services)?;
         Ok((services, server))
     }
+
+    fn auth_config(&self) -> anyhow::Result<Option<crate::build::Auth>> {
+        let wsse = self.auth.contains(&AuthArg::Wsse);
+        let cert = self.auth.contains(&AuthArg::Cert);
+        if !wsse && !cert {
+            if self.users.is_some() {
+                anyhow::bail!("`--users` needs `--auth wsse` or `--auth cert`");
+            }
+            return Ok(None);
+        }
+        if self.auth.contains(&AuthArg::None) {
+            anyhow::bail!("`--auth none` cannot be combined with `wsse` or `cert`");
+        }
+        if cert && self.tls_client_ca.is_none() {
+            anyhow::bail!("`--auth cert` needs `--tls-client-ca` (and `--tls-cert`, `--tls-key`)");
+        }
+        let Some(path) = &self.users else {
+            anyhow::bail!("`--auth` needs `--users FILE` (write one with `soapstone users add`)");
+        };
+        let users = soapstone_wssec::UsersFile::load(path)?;
+        if users.is_empty() {
+            anyhow::bail!("users file `{}` has no user", path.display());
+        }
+        let config = soapstone_wssec::WsseConfig::default().accept(wsse, cert);
+        Ok(Some(crate::build::Auth::new(
+            std::sync::Arc::new(users),
+            config,
+        )))
+    }
+
+    /// Refuses a non-loopback address without both TLS and authentication, unless
+    /// `--insecure`.
+    fn check_exposure(
+        &self,
+        server: &ServerConfig,
+        services: &ServicesConfig,
+    ) -> anyhow::Result<()> {
+        if self.insecure || is_loopback(&self.addr) {
+            return Ok(());
+        }
+        let mut missing = Vec::new();
+        if server.tls.is_none() {
+            missing.push("tls (`--tls-cert`, `--tls-key`)");
+        }
+        if services.auth.is_none() {
+            missing.push("authentication (`--auth wsse|cert`, `--users`)");
+        }
+        if missing.is_empty() {
+            return Ok(());
+        }
+        anyhow::bail!(
+            "refusing to serve `{}` beyond this machine without {}: add them, or `--insecure` to accept the risk",
+            self.addr,
+            missing.join(" and ")
+        )
+    }
+}
+
+/// Whether `addr` (`HOST:PORT`) is on this machine only: a loopback IP or `localhost`. A name
+/// is not resolved (it might resolve elsewhere later): only `localhost` counts.
+fn is_loopback(addr: &str) -> bool {
+    if let Ok(sa) = addr.parse::<SocketAddr>() {
+        return sa.ip().is_loopback();
+    }
+    matches!(addr.rsplit_once(':'), Some(("localhost", _)))
 }
 
 /// Resolves when the process gets SIGINT (Ctrl-C) or SIGTERM.
@@ -194,10 +298,28 @@ pub async fn run_serve_until(
     let listener = tokio::net::TcpListener::bind(&args.addr)
         .await
         .with_context(|| format!("cannot listen on `{}`", args.addr))?;
-    let server = services.mount_on(Server::builder().config(server_config));
+    let server = services
+        .mount_on(Server::builder().config(server_config))
+        .build();
+    let metrics = match &args.metrics_addr {
+        Some(addr) => {
+            let l = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on `--metrics-addr` `{addr}`"))?;
+            let local = l.local_addr()?;
+            Some((
+                local,
+                tokio::spawn(crate::metrics_port::serve(l, server.clone())),
+            ))
+        }
+        None => None,
+    };
     let serving = server
         .serve_with_shutdown(listener, shutdown)
         .context("cannot start the server")?;
+    if let Some((addr, _)) = &metrics {
+        println!("metrics   http://{addr}/metrics");
+    }
     let scheme = if args.tls_cert.is_some() {
         "https"
     } else {
@@ -205,6 +327,9 @@ pub async fn run_serve_until(
     };
     print_banner(scheme, serving.local_addr(), &services)?;
     let result = serving.await.context("server failed");
+    if let Some((_, task)) = metrics {
+        task.abort();
+    }
     // Dropping the services closes the charging store (the SQLite writer finishes and closes).
     drop(services);
     println!("stopped");
@@ -249,6 +374,65 @@ mod tests {
     fn server(args: &[&str]) -> anyhow::Result<ServerConfig> {
         let cli = Cli::try_parse_from(std::iter::once("serve").chain(args.iter().copied()))?;
         Ok(cli.serve.to_configs()?.1)
+    }
+
+    fn err(args: &[&str]) -> String {
+        server(args).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn beyond_loopback_needs_tls_and_authentication_or_insecure() {
+        for addr in ["127.0.0.1:0", "[::1]:8080", "localhost:8080"] {
+            assert!(server(&["--addr", addr]).is_ok(), "{addr}");
+        }
+        let e = err(&["--addr", "0.0.0.0:8080"]);
+        assert_eq!(
+            e,
+            "refusing to serve `0.0.0.0:8080` beyond this machine without tls (`--tls-cert`, \
+             `--tls-key`) and authentication (`--auth wsse|cert`, `--users`): add them, or \
+             `--insecure` to accept the risk"
+        );
+        let e = err(&["--addr", "example.org:80"]);
+        assert!(e.starts_with("refusing to serve `example.org:80`"), "{e}");
+        assert!(server(&["--addr", "0.0.0.0:8080", "--insecure"]).is_ok());
+    }
+
+    #[test]
+    fn auth_flags_are_checked_together() {
+        assert_eq!(
+            err(&["--auth", "wsse"]),
+            "`--auth` needs `--users FILE` (write one with `soapstone users add`)"
+        );
+        assert_eq!(
+            err(&["--auth", "cert", "--users", "u.toml"]),
+            "`--auth cert` needs `--tls-client-ca` (and `--tls-cert`, `--tls-key`)"
+        );
+        assert_eq!(
+            err(&["--users", "u.toml"]),
+            "`--users` needs `--auth wsse` or `--auth cert`"
+        );
+        assert_eq!(
+            err(&["--auth", "none,wsse", "--users", "u.toml"]),
+            "`--auth none` cannot be combined with `wsse` or `cert`"
+        );
+        let e = err(&["--auth", "wsse", "--users", "/nonexistent/users.toml"]);
+        assert!(
+            e.starts_with("users file `/nonexistent/users.toml`: "),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn metrics_leave_the_service_port_with_auth_or_their_own_address() {
+        assert!(server(&[]).unwrap().metrics_path.is_some());
+        let with = server(&["--metrics-addr", "127.0.0.1:0"]).unwrap();
+        assert!(with.metrics_path.is_none());
+        let dir = tempfile::tempdir().unwrap();
+        let users = dir.path().join("users.toml");
+        std::fs::write(&users, "[users.a]\ndigest_secret = \"x\"\n").unwrap();
+        let users = users.to_str().unwrap();
+        let authed = server(&["--auth", "wsse", "--users", users]).unwrap();
+        assert!(authed.metrics_path.is_none());
     }
 
     #[test]

@@ -20,7 +20,9 @@ mod service;
 pub mod sqlite;
 
 pub use seed::SeedConfig;
-pub use service::{charging_model, Charging, ChargingClient, ChargingServer, NAMESPACE};
+pub use service::{
+    charging_model, Charging, ChargingClient, ChargingServer, MOVE, NAMESPACE, READ,
+};
 
 /// A boxed, sendable future (stores are used as `Arc<dyn Store>`).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -169,6 +171,9 @@ pub struct TxRecord {
     pub res: Option<i32>,
     /// Whether the client confirmed it.
     pub confirmed: bool,
+    /// Who issued it: the authenticated principal's name, `None` when the service ran
+    /// without authentication (and for entries written before the column existed).
+    pub issuer: Option<String>,
 }
 
 /// The state of a reservation.
@@ -350,8 +355,13 @@ fn check_open(res: i32, state: ResState) -> Result<(), ChargingError> {
 /// Durable account storage. Every method is one atomic transaction: it either happens whole and
 /// is durable when the future resolves `Ok`, or changes nothing.
 pub trait Store: Send + Sync + 'static {
-    /// Applies one money operation (validated by the caller with [`Op::validate`]).
-    fn apply(&self, op: Op) -> BoxFuture<'_, Result<Receipt, ChargingError>>;
+    /// Applies one money operation (validated by the caller with [`Op::validate`]), recording
+    /// `issuer` (the principal's name) in its ledger entry.
+    fn apply<'a>(
+        &'a self,
+        op: Op,
+        issuer: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Receipt, ChargingError>>;
     /// Marks a transaction confirmed; confirming it again succeeds and changes nothing.
     fn confirm(&self, cn: i32) -> BoxFuture<'_, Result<(), ChargingError>>;
     /// The balance of an account.
@@ -368,6 +378,8 @@ pub trait Store: Send + Sync + 'static {
 #[derive(Clone)]
 pub struct ChargingSystem {
     store: Arc<dyn Store>,
+    /// Refuse requests that carry no authenticated principal (see `service`).
+    requires_principal: bool,
 }
 
 impl fmt::Debug for ChargingSystem {
@@ -381,7 +393,22 @@ impl fmt::Debug for ChargingSystem {
 impl ChargingSystem {
     /// The system over this store.
     pub fn new(store: Arc<dyn Store>) -> Self {
-        ChargingSystem { store }
+        ChargingSystem {
+            store,
+            requires_principal: false,
+        }
+    }
+
+    /// The same system refusing every SOAP request without an authenticated principal
+    /// (`wsse:FailedAuthentication`); put an authentication layer in front of it.
+    pub fn requiring_principal(mut self) -> Self {
+        self.requires_principal = true;
+        self
+    }
+
+    /// Whether SOAP requests need an authenticated principal.
+    pub fn requires_principal(&self) -> bool {
+        self.requires_principal
     }
 
     /// The store.
@@ -391,8 +418,13 @@ impl ChargingSystem {
 
     /// Validates and applies `op`.
     pub async fn apply(&self, op: Op) -> Result<Receipt, ChargingError> {
+        self.apply_as(op, None).await
+    }
+
+    /// Validates and applies `op` on behalf of `issuer`, who is written in the ledger.
+    pub async fn apply_as(&self, op: Op, issuer: Option<&str>) -> Result<Receipt, ChargingError> {
         op.validate()?;
-        self.store.apply(op).await
+        self.store.apply(op, issuer).await
     }
 
     /// `credit(id, am)`.

@@ -47,25 +47,29 @@ CREATE TABLE IF NOT EXISTS charging_reservations (
 INSERT INTO charging_meta (key, value) VALUES ('schema', '1') ON CONFLICT DO NOTHING;
 ";
 
+/// Migration step: who issued each ledger entry (issue 11). Old entries keep `NULL`.
+const MIGRATE_ISSUER: &str =
+    "ALTER TABLE charging_transactions ADD COLUMN IF NOT EXISTS issuer TEXT;";
+
 const CREDIT: &str = "
 WITH a AS (UPDATE charging_accounts SET balance = balance + $2::int4
            WHERE id = $1::int4 AND balance + $2::int4 <= 2147483647 RETURNING id, balance),
-     t AS (INSERT INTO charging_transactions (kind, account, amount, delta)
-           SELECT 'credit', id, $2::int4, $2::int4 FROM a RETURNING cn)
+     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, issuer)
+           SELECT 'credit', id, $2::int4, $2::int4, $3::text FROM a RETURNING cn)
 SELECT t.cn, a.balance FROM t, a";
 
 const DEBIT: &str = "
 WITH a AS (UPDATE charging_accounts SET balance = balance - $2::int4
            WHERE id = $1::int4 AND balance >= $2::int4 RETURNING id, balance),
-     t AS (INSERT INTO charging_transactions (kind, account, amount, delta)
-           SELECT 'directDebit', id, $2::int4, -$2::int4 FROM a RETURNING cn)
+     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, issuer)
+           SELECT 'directDebit', id, $2::int4, -$2::int4, $3::text FROM a RETURNING cn)
 SELECT t.cn, a.balance FROM t, a";
 
 const RESERVE: &str = "
 WITH a AS (UPDATE charging_accounts SET balance = balance - $2::int4
            WHERE id = $1::int4 AND balance >= $2::int4 RETURNING id, balance),
-     t AS (INSERT INTO charging_transactions (kind, account, amount, delta)
-           SELECT 'reserve', id, $2::int4, -$2::int4 FROM a RETURNING cn, account, amount),
+     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, issuer)
+           SELECT 'reserve', id, $2::int4, -$2::int4, $3::text FROM a RETURNING cn, account, amount),
      r AS (INSERT INTO charging_reservations (res, account, amount, state)
            SELECT cn, account, amount, 0 FROM t RETURNING res)
 SELECT r.res, a.balance FROM r, a";
@@ -76,8 +80,8 @@ WITH r AS (UPDATE charging_reservations SET state = 1
            RETURNING res, account, amount),
      a AS (UPDATE charging_accounts SET balance = balance + r.amount - $2::int4
            FROM r WHERE id = r.account RETURNING balance),
-     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, res)
-           SELECT 'debitReservation', account, $2::int4, amount - $2::int4, res FROM r RETURNING cn)
+     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, res, issuer)
+           SELECT 'debitReservation', account, $2::int4, amount - $2::int4, res, $4::text FROM r RETURNING cn)
 SELECT t.cn, a.balance FROM t, a";
 
 const RELEASE: &str = "
@@ -85,8 +89,8 @@ WITH r AS (UPDATE charging_reservations SET state = 2
            WHERE res = $1::int4 AND state = 0 RETURNING res, account, amount),
      a AS (UPDATE charging_accounts SET balance = balance + r.amount
            FROM r WHERE id = r.account RETURNING balance),
-     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, res)
-           SELECT 'releaseRes', account, amount, amount, res FROM r RETURNING cn)
+     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, res, issuer)
+           SELECT 'releaseRes', account, amount, amount, res, $2::text FROM r RETURNING cn)
 SELECT t.cn, a.balance FROM t, a";
 
 /// How often an operation is retried when a concurrent change made a refused operation possible
@@ -138,6 +142,7 @@ impl PostgresStore {
         tx.execute("SELECT pg_advisory_xact_lock(7907223472)", &[])
             .await?;
         tx.batch_execute(SCHEMA).await?;
+        tx.batch_execute(MIGRATE_ISSUER).await?;
         let n: i64 = tx
             .query_one("SELECT count(*) FROM charging_accounts", &[])
             .await?
@@ -161,7 +166,11 @@ impl PostgresStore {
         Ok(())
     }
 
-    async fn attempt(&self, op: Op) -> Result<Option<Receipt>, ChargingError> {
+    async fn attempt(
+        &self,
+        op: Op,
+        issuer: Option<&str>,
+    ) -> Result<Option<Receipt>, ChargingError> {
         let client = self.pool.get().await.map_err(pool_err)?;
         let (sql, params): (&str, Vec<i32>) = match op {
             Op::Credit { id, am } => (CREDIT, vec![id, am]),
@@ -171,10 +180,12 @@ impl PostgresStore {
             Op::Release { res } => (RELEASE, vec![res]),
         };
         let st = client.prepare_cached(sql).await?;
-        let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+        let mut refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
             .iter()
             .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
             .collect();
+        // The last parameter of every statement: who issued the entry.
+        refs.push(&issuer);
         let row = client.query_opt(&st, &refs).await?;
         Ok(row.map(|r| Receipt {
             cn: r.get::<_, i32>(0),
@@ -274,11 +285,15 @@ fn describe(config: &tokio_postgres::Config) -> String {
 }
 
 impl Store for PostgresStore {
-    fn apply(&self, op: Op) -> BoxFuture<'_, Result<Receipt, ChargingError>> {
+    fn apply<'a>(
+        &'a self,
+        op: Op,
+        issuer: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Receipt, ChargingError>> {
         Box::pin(async move {
             op.validate()?;
             for _ in 0..RETRIES {
-                if let Some(receipt) = self.attempt(op).await? {
+                if let Some(receipt) = self.attempt(op, issuer).await? {
                     return Ok(receipt);
                 }
                 if let Some(why) = self.refusal(op).await? {
@@ -330,7 +345,7 @@ impl Store for PostgresStore {
             let client = self.pool.get().await.map_err(pool_err)?;
             let st = client
                 .prepare_cached(
-                    "SELECT kind, account, amount, delta, res, confirmed FROM charging_transactions WHERE cn = $1::int4",
+                    "SELECT kind, account, amount, delta, res, confirmed, issuer FROM charging_transactions WHERE cn = $1::int4",
                 )
                 .await?;
             let Some(r) = client.query_opt(&st, &[&cn]).await? else {
@@ -348,6 +363,7 @@ impl Store for PostgresStore {
                 delta: r.get(3),
                 res: r.get(4),
                 confirmed: r.get(5),
+                issuer: r.get(6),
             }))
         })
     }

@@ -61,8 +61,25 @@ CREATE TABLE IF NOT EXISTS reservations (
 INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
 ";
 
+/// Migration step: who issued each ledger entry (issue 11). Old entries keep `NULL`.
+fn migrate_issuer(conn: &Connection) -> Result<(), ChargingError> {
+    let has: bool = conn.query_row(
+        "SELECT count(*) FROM pragma_table_info('transactions') WHERE name = 'issuer'",
+        [],
+        |r| r.get::<_, i64>(0).map(|n| n > 0),
+    )?;
+    if !has {
+        conn.execute_batch("ALTER TABLE transactions ADD COLUMN issuer TEXT")?;
+    }
+    Ok(())
+}
+
 enum Job {
-    Apply(Op, oneshot::Sender<Result<Receipt, ChargingError>>),
+    Apply(
+        Op,
+        Option<String>,
+        oneshot::Sender<Result<Receipt, ChargingError>>,
+    ),
     Confirm(i32, oneshot::Sender<Result<(), ChargingError>>),
 }
 
@@ -125,6 +142,7 @@ impl SqliteStore {
             SqliteSync::Normal => "PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;",
         })?;
         conn.execute_batch(SCHEMA)?;
+        migrate_issuer(&conn)?;
         seed_if_empty(&mut conn, seed)?;
         let (tx, rx) = mpsc::channel(QUEUE);
         let writer = std::thread::Builder::new()
@@ -218,8 +236,13 @@ impl Drop for SqliteStore {
 }
 
 impl Store for SqliteStore {
-    fn apply(&self, op: Op) -> BoxFuture<'_, Result<Receipt, ChargingError>> {
-        Box::pin(self.send(move |tx| Job::Apply(op, tx)))
+    fn apply<'a>(
+        &'a self,
+        op: Op,
+        issuer: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<Receipt, ChargingError>> {
+        let issuer = issuer.map(str::to_owned);
+        Box::pin(self.send(move |tx| Job::Apply(op, issuer, tx)))
     }
 
     fn confirm(&self, cn: i32) -> BoxFuture<'_, Result<(), ChargingError>> {
@@ -233,7 +256,7 @@ impl Store for SqliteStore {
     fn transaction(&self, cn: i32) -> BoxFuture<'_, Result<Option<TxRecord>, ChargingError>> {
         Box::pin(self.read(move |c| {
             let row = c
-                .prepare_cached("SELECT kind, account, amount, delta, res, confirmed FROM transactions WHERE cn = ?1")?
+                .prepare_cached("SELECT kind, account, amount, delta, res, confirmed, issuer FROM transactions WHERE cn = ?1")?
                 .query_row([cn], |r| {
                     Ok((
                         r.get::<_, String>(0)?,
@@ -242,13 +265,14 @@ impl Store for SqliteStore {
                         r.get::<_, i64>(3)?,
                         r.get::<_, Option<i32>>(4)?,
                         r.get::<_, bool>(5)?,
+                        r.get::<_, Option<String>>(6)?,
                     ))
                 })
                 .optional()?;
-            row.map(|(kind, account, amount, delta, res, confirmed)| {
+            row.map(|(kind, account, amount, delta, res, confirmed, issuer)| {
                 let kind = TxKind::parse(&kind)
                     .ok_or_else(|| ChargingError::Storage(format!("unknown ledger kind `{kind}` at `{cn}`")))?;
-                Ok(TxRecord { cn, kind, account, amount, delta, res, confirmed })
+                Ok(TxRecord { cn, kind, account, amount, delta, res, confirmed, issuer })
             })
             .transpose()
         }))
@@ -322,8 +346,10 @@ fn run_batch(conn: &mut Connection, batch: &mut Vec<Job>) {
         for job in jobs.by_ref() {
             let sp = tx.savepoint()?;
             answers.push(match job {
-                Job::Apply(op, reply) => {
-                    let r = apply(&sp, op).and_then(|receipt| Ok(sp.commit().map(|()| receipt)?));
+                Job::Apply(op, issuer, reply) => {
+                    let r = apply(&sp, op)
+                        .and_then(|receipt| record_issuer(&sp, receipt, issuer.as_deref()))
+                        .and_then(|receipt| Ok(sp.commit().map(|()| receipt)?));
                     Answer::Apply(reply, r)
                 }
                 Job::Confirm(cn, reply) => {
@@ -349,11 +375,24 @@ fn run_batch(conn: &mut Connection, batch: &mut Vec<Job>) {
     if let Err(e) = &committed {
         for job in jobs {
             match job {
-                Job::Apply(_, reply) => drop(reply.send(Err(e.clone()))),
+                Job::Apply(_, _, reply) => drop(reply.send(Err(e.clone()))),
                 Job::Confirm(_, reply) => drop(reply.send(Err(e.clone()))),
             }
         }
     }
+}
+
+/// Writes who issued the entry `receipt` names, in the operation's own savepoint.
+fn record_issuer(
+    c: &Connection,
+    receipt: Receipt,
+    issuer: Option<&str>,
+) -> Result<Receipt, ChargingError> {
+    if let Some(issuer) = issuer {
+        c.prepare_cached("UPDATE transactions SET issuer = ?2 WHERE cn = ?1")?
+            .execute(params![receipt.cn, issuer])?;
+    }
+    Ok(receipt)
 }
 
 fn balance_of(c: &Connection, id: i32) -> Result<i64, ChargingError> {

@@ -3,9 +3,10 @@
 //! On the wire, by design: `TCP_NODELAY`, each request's head and body in one write, responses
 //! framed by `Content-Length` or chunked encoding (never read to EOF to find their end when
 //! they say their length), keep-alive connections reused across calls, connect and request
-//! timeouts, gzip both ways when configured. `https://` URLs speak TLS (rustls): the webpki
-//! roots by default or the CAs of [`ClientConfig::tls_ca_pem`], the URL's host sent as SNI and
-//! verified; a failed handshake is an [`Error`] with [`Error::is_tls`], never a plain-HTTP
+//! timeouts, gzip both ways when configured. `https://` URLs speak TLS (rustls): the system's
+//! roots by default (webpki roots where it has none) or the CAs of [`ClientConfig::tls_ca_pem`],
+//! a client certificate with [`ClientConfig::tls_client_cert_pem`], the URL's host sent as SNI
+//! and verified; a failed handshake is an [`Error`] with [`Error::is_tls`], never a plain-HTTP
 //! fallback. A SOAP Fault, also one sent with HTTP 500 (or
 //! 400, a SOAP 1.2 Sender fault), is an [`Error`] whose [`Error::fault`] is set.
 //!
@@ -73,9 +74,11 @@ pub struct ClientConfig {
     /// The seeds' client causes on purpose, for the lab only (read to EOF, a connection per
     /// call, `Expect: 100-continue`). Default: all off ([`NaiveModes::default`]).
     pub naive: NaiveModes,
-    /// The TLS settings of `https://` URLs (ignored for `http://`): whom to trust. `None`
-    /// trusts the Mozilla roots of `webpki-roots`; [`ClientConfig::tls_ca_pem`] trusts given
-    /// CAs only. The server name of the URL is always sent (SNI) and verified. Default: `None`.
+    /// The TLS settings of `https://` URLs (ignored for `http://`): whom to trust, and the
+    /// client certificate. `None` trusts the system's roots (`rustls-native-certs`, honouring
+    /// `SSL_CERT_FILE`), or the Mozilla roots of `webpki-roots` where the system has none;
+    /// [`ClientConfig::tls_ca_pem`] trusts given CAs only; [`ClientConfig::tls_client_cert_pem`]
+    /// adds a client certificate. The server name of the URL is always sent (SNI) and verified. Default: `None`.
     pub tls: Option<Arc<tokio_rustls::rustls::ClientConfig>>,
     /// SOAP header blocks written into every typed call's envelope ([`Client::call`], so every
     /// generated client's call), made anew per call: a WS-Security UsernameToken with a fresh
@@ -135,8 +138,23 @@ impl ClientConfig {
         Ok(self)
     }
 
+    /// Trusts the CAs of `ca_pem` (the system's roots when `None`) and presents the client
+    /// certificate chain `cert_pem` (leaf first) with its private key `key_pem` (PKCS#8,
+    /// PKCS#1 or SEC1) to servers that ask for one (mutual TLS).
+    pub fn tls_client_cert_pem(
+        mut self,
+        ca_pem: Option<&[u8]>,
+        cert_pem: &[u8],
+        key_pem: &[u8],
+    ) -> Result<Self, Error> {
+        let config =
+            tls::config_from_pem(ca_pem, Some((cert_pem, key_pem))).map_err(Error::tls_config)?;
+        self.tls = Some(Arc::new(config));
+        Ok(self)
+    }
+
     /// The TLS settings `https://` URLs use: [`ClientConfig::tls`] if set, otherwise the
-    /// Mozilla roots of `webpki-roots`. For other code that must speak TLS as this client does
+    /// system's roots (the Mozilla roots of `webpki-roots` where the system has none). For other code that must speak TLS as this client does
     /// (e.g. fetching a WSDL over https).
     pub fn tls_config(&self) -> Result<Arc<rustls::ClientConfig>, Error> {
         match &self.tls {

@@ -276,6 +276,29 @@ async fn shutdown_signal() {
     }
 }
 
+/// Reloads the TLS certificate and key files on every SIGHUP (new handshakes get them; on an
+/// error the old ones stay and the error is printed).
+async fn reload_on_hangup(tls: Tls) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(mut hup) = signal(SignalKind::hangup()) else {
+            return;
+        };
+        while hup.recv().await.is_some() {
+            match tls.reload() {
+                Ok(()) => eprintln!("tls: certificate reloaded"),
+                Err(e) => eprintln!("tls: reload failed, keeping the old certificate: {e}"),
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tls;
+        std::future::pending::<()>().await
+    }
+}
+
 /// Runs `soapstone serve` until Ctrl-C or SIGTERM.
 pub async fn run_serve(args: ServeArgs) -> anyhow::Result<()> {
     run_serve_until(args, shutdown_signal()).await
@@ -314,6 +337,11 @@ pub async fn run_serve_until(
         }
         None => None,
     };
+    let reload = server
+        .config()
+        .tls
+        .clone()
+        .map(|tls| tokio::spawn(reload_on_hangup(tls)));
     let serving = server
         .serve_with_shutdown(listener, shutdown)
         .context("cannot start the server")?;
@@ -328,6 +356,9 @@ pub async fn run_serve_until(
     print_banner(scheme, serving.local_addr(), &services)?;
     let result = serving.await.context("server failed");
     if let Some((_, task)) = metrics {
+        task.abort();
+    }
+    if let Some(task) = reload {
         task.abort();
     }
     // Dropping the services closes the charging store (the SQLite writer finishes and closes).

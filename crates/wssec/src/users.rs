@@ -78,6 +78,34 @@ pub struct UserEntry {
     pub certificates: Vec<String>,
 }
 
+impl UserEntry {
+    /// A user with these permissions and no way to authenticate yet.
+    pub fn new(permissions: impl IntoIterator<Item = String>) -> Self {
+        UserEntry {
+            permissions: permissions.into_iter().collect(),
+            ..UserEntry::default()
+        }
+    }
+
+    /// Lets the user send PasswordText: stores the argon2 hash of `password`.
+    pub fn password(mut self, password: &str) -> Self {
+        self.password_hash = Some(hash_password(password));
+        self
+    }
+
+    /// Lets the user send PasswordDigest with `secret` (stored as is).
+    pub fn digest_secret(mut self, secret: impl Into<String>) -> Self {
+        self.digest_secret = Some(secret.into());
+        self
+    }
+
+    /// Lets the user authenticate with the TLS client certificate `der`.
+    pub fn certificate(mut self, der: &[u8]) -> Self {
+        self.certificates.push(certificate_fingerprint(der));
+        self
+    }
+}
+
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileFormat {

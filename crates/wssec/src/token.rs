@@ -79,9 +79,11 @@ fn targets_us(node: roxmltree::Node<'_, '_>, env_ns: &str) -> bool {
     let role = node
         .attribute((env_ns, "actor"))
         .or_else(|| node.attribute((env_ns, "role")));
+    // As the dispatcher decides which mustUnderstand blocks are aimed at it.
     match role {
         None | Some("") => true,
-        Some(r) => r == NEXT_11 || r == NEXT_12 || r == ULTIMATE_12,
+        Some(r) if env_ns == SOAP11 => r == NEXT_11,
+        Some(r) => r == NEXT_12 || r == ULTIMATE_12,
     }
 }
 

@@ -142,6 +142,14 @@ pub struct UsersFile {
     certificates: Arc<HashMap<String, String>>,
     /// Hashed against when the user is unknown, so that refusal costs the same.
     dummy_hash: Arc<String>,
+    /// Bounds the argon2 verifications running at once: each holds 19 MiB and a CPU for
+    /// milliseconds, so a flood of text passwords queues here instead of taking all memory.
+    hashing: Arc<tokio::sync::Semaphore>,
+}
+
+/// Argon2 verifications run at once by default: one per CPU.
+fn default_hashing_permits() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 impl std::fmt::Debug for UsersFile {
@@ -218,7 +226,15 @@ impl UsersFile {
             users: Arc::new(users),
             certificates: Arc::new(certificates),
             dummy_hash: Arc::new(hash_password("no such user")),
+            hashing: Arc::new(tokio::sync::Semaphore::new(default_hashing_permits())),
         })
+    }
+
+    /// Sets how many argon2 verifications may run at once (memory: 19 MiB each at argon2's
+    /// default costs; the rest wait). Default: one per CPU.
+    pub fn with_hashing_limit(mut self, permits: usize) -> Self {
+        self.hashing = Arc::new(tokio::sync::Semaphore::new(permits.max(1)));
+        self
     }
 
     /// The number of users.
@@ -309,11 +325,15 @@ impl Authenticator for UsersFile {
         let this = self.clone();
         Box::pin(async move {
             match &credentials.password {
-                // argon2 takes milliseconds of CPU: off the async threads.
-                Password::Text(_) => tokio::task::spawn_blocking(move || this.check(&credentials))
-                    .await
-                    .ok()
-                    .flatten(),
+                // argon2 takes milliseconds of CPU and 19 MiB: off the async threads, and
+                // only so many at once.
+                Password::Text(_) => {
+                    let _permit = this.hashing.clone().acquire_owned().await.ok()?;
+                    tokio::task::spawn_blocking(move || this.check(&credentials))
+                        .await
+                        .ok()
+                        .flatten()
+                }
                 Password::Digest(_) => this.check(&credentials),
             }
         })
@@ -372,6 +392,21 @@ mod tests {
         assert!(users
             .check(&creds("bob", Password::Digest(d.to_vec())))
             .is_none());
+    }
+
+    #[tokio::test]
+    async fn text_verifications_wait_for_a_hashing_permit() {
+        let text = format!("[users.a]\npassword_hash = \"{}\"\n", hash_password("pw"));
+        let users = UsersFile::parse(&text).unwrap().with_hashing_limit(1);
+        let held = users.hashing.clone().acquire_owned().await.unwrap();
+        let pending = users.authenticate(creds("a", Password::Text("pw".into())));
+        tokio::pin!(pending);
+        // With the only permit held the verification does not start (unbounded, it would be
+        // done in well under a second: argon2 is optimised even in dev builds).
+        let waited = tokio::time::timeout(std::time::Duration::from_secs(2), &mut pending).await;
+        assert!(waited.is_err(), "verified without a permit");
+        drop(held);
+        assert_eq!(pending.await.unwrap().name, "a");
     }
 
     #[test]

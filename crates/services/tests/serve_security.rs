@@ -49,7 +49,7 @@ fn write_server_cert(dir: &Path, ca: &CertifiedIssuer<'static, KeyPair>) {
 }
 
 #[test]
-fn beyond_loopback_without_tls_and_auth_exits_2_unless_insecure() {
+fn beyond_loopback_without_tls_and_auth_exits_2() {
     let out = Command::new(BIN)
         .args(["--addr", "0.0.0.0:0", "--services", "echo"])
         .output()

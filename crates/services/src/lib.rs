@@ -25,6 +25,7 @@ pub mod limits;
 mod metrics_port;
 pub mod route;
 mod serve;
+mod serve_security;
 mod users_cli;
 pub mod wsb;
 

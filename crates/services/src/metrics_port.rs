@@ -83,5 +83,19 @@ async fn reply(stream: &mut TcpStream, status: &str, body: &str) -> std::io::Res
         body.len()
     );
     stream.write_all(msg.as_bytes()).await?;
-    stream.shutdown().await
+    stream.shutdown().await?;
+    // Read what the peer still sends (bounded) before closing: closing with unread bytes
+    // resets the connection, and the reset may destroy the answer before the peer reads it.
+    let mut sink = [0u8; 1024];
+    let mut left = 64usize << 10;
+    let drain = async {
+        while left > 0 {
+            match stream.read(&mut sink).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => left = left.saturating_sub(n),
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), drain).await;
+    Ok(())
 }

@@ -93,8 +93,10 @@ start_replica() {
   addr="$(eval echo "\$R${i}_ADDR")"; db="$(eval echo "\$R${i}_DB")"
   if [ -n "$CPUS" ]; then IFS=, read -r -a list <<< "$CPUS"; else read -r -a list <<< "$(seq 0 $(( $(nproc) - 1 )) | tr '\n' ' ')"; fi
   cpu="${list[$(( (i - 1) % ${#list[@]} ))]}"
+  # --insecure: a replica in its own namespace listens beyond loopback, on this machine's
+  # private veth network, without TLS or authentication (docs/security.md).
   local run=(taskset -c "$cpu" "$BIN" --services charging --addr "$addr" --db "$db"
-             --accounts "$ACCOUNTS" --drain-grace "$GRACE" --pg-connections 8)
+             --accounts "$ACCOUNTS" --drain-grace "$GRACE" --pg-connections 8 --insecure)
   : > "$DIR/r$i.log"
   if [ "$USE_NETNS" = 1 ]; then
     ip netns exec "ss-r$i" "${run[@]}" >>"$DIR/r$i.log" 2>&1 &

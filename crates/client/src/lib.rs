@@ -3,9 +3,10 @@
 //! On the wire, by design: `TCP_NODELAY`, each request's head and body in one write, responses
 //! framed by `Content-Length` or chunked encoding (never read to EOF to find their end when
 //! they say their length), keep-alive connections reused across calls, connect and request
-//! timeouts, gzip both ways when configured. `https://` URLs speak TLS (rustls): the webpki
-//! roots by default or the CAs of [`ClientConfig::tls_ca_pem`], the URL's host sent as SNI and
-//! verified; a failed handshake is an [`Error`] with [`Error::is_tls`], never a plain-HTTP
+//! timeouts, gzip both ways when configured. `https://` URLs speak TLS (rustls): the system's
+//! roots by default (webpki roots where it has none) or the CAs of [`ClientConfig::tls_ca_pem`],
+//! a client certificate with [`ClientConfig::tls_client_cert_pem`], the URL's host sent as SNI
+//! and verified; a failed handshake is an [`Error`] with [`Error::is_tls`], never a plain-HTTP
 //! fallback. A SOAP Fault, also one sent with HTTP 500 (or
 //! 400, a SOAP 1.2 Sender fault), is an [`Error`] whose [`Error::fault`] is set.
 //!
@@ -73,10 +74,24 @@ pub struct ClientConfig {
     /// The seeds' client causes on purpose, for the lab only (read to EOF, a connection per
     /// call, `Expect: 100-continue`). Default: all off ([`NaiveModes::default`]).
     pub naive: NaiveModes,
-    /// The TLS settings of `https://` URLs (ignored for `http://`): whom to trust. `None`
-    /// trusts the Mozilla roots of `webpki-roots`; [`ClientConfig::tls_ca_pem`] trusts given
-    /// CAs only. The server name of the URL is always sent (SNI) and verified. Default: `None`.
+    /// The TLS settings of `https://` URLs (ignored for `http://`): whom to trust, and the
+    /// client certificate. `None` trusts the system's roots (`rustls-native-certs`, honouring
+    /// `SSL_CERT_FILE`), or the Mozilla roots of `webpki-roots` where the system has none;
+    /// [`ClientConfig::tls_ca_pem`] trusts given CAs only; [`ClientConfig::tls_client_cert_pem`]
+    /// adds a client certificate. The server name of the URL is always sent (SNI) and verified. Default: `None`.
     pub tls: Option<Arc<tokio_rustls::rustls::ClientConfig>>,
+    /// SOAP header blocks written into every typed call's envelope ([`Client::call`], so every
+    /// generated client's call), made anew per call: a WS-Security UsernameToken with a fresh
+    /// nonce (`soapstone-wssec`), a correlation id. Default: `None`.
+    pub headers: Option<Arc<dyn HeaderSource>>,
+}
+
+/// Makes the SOAP header blocks of one call (see [`ClientConfig::headers`]). Called once per
+/// call, so that a block may differ per call (a nonce, a timestamp).
+pub trait HeaderSource: Send + Sync + std::fmt::Debug + 'static {
+    /// The header blocks of the next call, each one element with its namespaces declared on
+    /// it (the envelope declares only `soap:` and, when typed, `xsi:`/`xsd:`).
+    fn header_blocks(&self) -> Vec<String>;
 }
 
 impl Default for ClientConfig {
@@ -90,6 +105,7 @@ impl Default for ClientConfig {
             limits: soapstone_codec::Limits::default(),
             naive: NaiveModes::default(),
             tls: None,
+            headers: None,
         }
     }
 }
@@ -122,8 +138,23 @@ impl ClientConfig {
         Ok(self)
     }
 
+    /// Trusts the CAs of `ca_pem` (the system's roots when `None`) and presents the client
+    /// certificate chain `cert_pem` (leaf first) with its private key `key_pem` (PKCS#8,
+    /// PKCS#1 or SEC1) to servers that ask for one (mutual TLS).
+    pub fn tls_client_cert_pem(
+        mut self,
+        ca_pem: Option<&[u8]>,
+        cert_pem: &[u8],
+        key_pem: &[u8],
+    ) -> Result<Self, Error> {
+        let config =
+            tls::config_from_pem(ca_pem, Some((cert_pem, key_pem))).map_err(Error::tls_config)?;
+        self.tls = Some(Arc::new(config));
+        Ok(self)
+    }
+
     /// The TLS settings `https://` URLs use: [`ClientConfig::tls`] if set, otherwise the
-    /// Mozilla roots of `webpki-roots`. For other code that must speak TLS as this client does
+    /// system's roots (the Mozilla roots of `webpki-roots` where the system has none). For other code that must speak TLS as this client does
     /// (e.g. fetching a WSDL over https).
     pub fn tls_config(&self) -> Result<Arc<rustls::ClientConfig>, Error> {
         match &self.tls {
@@ -132,6 +163,12 @@ impl ClientConfig {
                 .map(Arc::new)
                 .map_err(Error::tls_config),
         }
+    }
+
+    /// Writes `source`'s header blocks into every typed call.
+    pub fn headers(mut self, source: Arc<dyn HeaderSource>) -> Self {
+        self.headers = Some(source);
+        self
     }
 
     /// Sets the whole-request timeout.
@@ -376,7 +413,17 @@ impl Client {
         request: &T,
     ) -> Result<R, Error> {
         let mut out = Vec::with_capacity(512);
-        soapstone_codec::encode(&mut out, op.options, headers, op.request, request)
+        // Per-call blocks first, then the client's own (a security token made fresh per call).
+        let own = match &self.inner.config.headers {
+            Some(source) => source.header_blocks(),
+            None => Vec::new(),
+        };
+        let blocks: Vec<&str> = headers
+            .iter()
+            .copied()
+            .chain(own.iter().map(String::as_str))
+            .collect();
+        soapstone_codec::encode(&mut out, op.options, &blocks, op.request, request)
             .map_err(Error::encode)?;
         let raw = self
             .call_raw(op.options.version, Some(op.action), Bytes::from(out))

@@ -235,6 +235,10 @@ where
     };
 
     let peer = req.extensions().get::<PeerAddr>().map(|p| p.0);
+    let client_cert = req
+        .extensions()
+        .get::<soapstone_service::TlsClientCert>()
+        .cloned();
     let body = match read_body(req.into_body(), config).await {
         Ok(body) => body,
         Err(resp) => return (resp, outcome),
@@ -271,6 +275,9 @@ where
     let service = inner.services[m].clone();
     let mut request = SoapRequest::new(version, action, body);
     request.peer = peer;
+    if let Some(cert) = client_cert {
+        request.extensions.insert(cert);
+    }
     let answer = AssertUnwindSafe(async move { service.call(request).await })
         .catch_unwind()
         .await;

@@ -287,7 +287,7 @@ async fn serve_conn(
         return;
     }
     let Some(tls) = inner.config.tls.clone() else {
-        return serve_http(inner, stream, peer, stop, registered, accepted).await;
+        return serve_http(inner, stream, peer, None, stop, registered, accepted).await;
     };
     // The handshake shares the first head's deadline; an idle handshake is evictable like an
     // idle connection, and stopping abandons it.
@@ -310,7 +310,24 @@ async fn serve_conn(
         () = registered.slot.evicted() => return,
         _ = stop_early.changed() => return,
     };
-    serve_http(inner, tls_stream, peer, stop, registered, accepted).await;
+    // On mutual TLS, the verified leaf certificate goes with every request (an authenticator
+    // maps it to a user).
+    let client_cert = tls_stream
+        .get_ref()
+        .1
+        .peer_certificates()
+        .and_then(|chain| chain.first())
+        .map(|leaf| soapstone_service::TlsClientCert(bytes::Bytes::copy_from_slice(leaf)));
+    serve_http(
+        inner,
+        tls_stream,
+        peer,
+        client_cert,
+        stop,
+        registered,
+        accepted,
+    )
+    .await;
 }
 
 /// Serves HTTP/1.1 on one (plain or TLS) connection until it closes or the server stops.
@@ -318,6 +335,7 @@ async fn serve_http<S>(
     inner: Arc<Inner>,
     stream: S,
     peer: SocketAddr,
+    client_cert: Option<soapstone_service::TlsClientCert>,
     mut stop: watch::Receiver<bool>,
     registered: Registered,
     accepted: Instant,
@@ -351,6 +369,9 @@ async fn serve_http<S>(
     let (table, slot) = (registered.table.clone(), registered.slot.clone());
     let svc = service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
         req.extensions_mut().insert(crate::dispatch::PeerAddr(peer));
+        if let Some(cert) = &client_cert {
+            req.extensions_mut().insert(cert.clone());
+        }
         let inner = svc_inner.clone();
         let arrival = clock.take_arrival();
         // Not evictable while the request is handled. `None`: evicted just before this head

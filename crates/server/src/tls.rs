@@ -4,19 +4,23 @@
 //! Exists so that `soapstone serve` can speak `https://` without a proxy in front. The
 //! handshake is bounded by `header_read_timeout` (a client that starts one and stalls holds no
 //! slot longer than one that stalls its head), and a peer that speaks plain HTTP to the TLS
-//! port gets a readable `400` and a close. Must never: block the accept loop on a handshake,
+//! port gets a readable `400` and a close. The certificate can be replaced while serving
+//! ([`Tls::reload`], on SIGHUP in `soapstone serve`): new handshakes get the new one through a
+//! resolver that clones an `Arc`. Must never: block the accept loop on a handshake,
 //! wait on a silent peer without a deadline, or split a response into several TLS records
 //! when hyper hands it over in one write (records are cut at 16 KiB by TLS itself only).
 
 use std::io;
 use std::net::SocketAddr;
-use std::path::Path;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 use rustls_pki_types::pem::PemObject as _;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer};
 use tokio::net::TcpStream;
 use tokio_rustls::rustls;
+use tokio_rustls::rustls::server::ResolvesServerCert;
+use tokio_rustls::rustls::sign::CertifiedKey;
 use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
 
@@ -25,6 +29,30 @@ use tokio_rustls::TlsAcceptor;
 #[derive(Clone)]
 pub struct Tls {
     acceptor: TlsAcceptor,
+    /// The certificate new handshakes get; replaced by [`Tls::reload`]. `None` for a
+    /// configuration built elsewhere ([`Tls::from_config`]).
+    cert: Option<Arc<CertSlot>>,
+    /// The files [`Tls::reload`] reads again.
+    files: Option<Arc<(PathBuf, PathBuf)>>,
+}
+
+/// The server certificate, swapped whole under a lock held only to clone an `Arc`.
+#[derive(Debug)]
+struct CertSlot(RwLock<Arc<CertifiedKey>>);
+
+impl ResolvesServerCert for CertSlot {
+    fn resolve(&self, _: rustls::server::ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.0.read().unwrap_or_else(|e| e.into_inner()).clone())
+    }
+}
+
+/// A certificate chain and its key, checked to belong together.
+fn certified_key(cert_chain_pem: &[u8], key_pem: &[u8]) -> io::Result<CertifiedKey> {
+    let certs = certs_of(cert_chain_pem, "certificate")?;
+    let key = PrivateKeyDer::from_pem_slice(key_pem)
+        .map_err(|e| invalid(format!("no usable private key: {e}")))?;
+    CertifiedKey::from_der(certs, key, &rustls::crypto::ring::default_provider())
+        .map_err(|e| invalid(format!("certificate and key do not fit: {e}")))
 }
 
 impl std::fmt::Debug for Tls {
@@ -60,7 +88,32 @@ impl Tls {
         };
         let (cert_pem, key_pem) = (read(cert)?, read(key)?);
         let ca_pem = client_ca.map(read).transpose()?;
-        Tls::build(&cert_pem, &key_pem, ca_pem.as_deref()).map_err(|e| {
+        let mut tls = Tls::build(&cert_pem, &key_pem, ca_pem.as_deref()).map_err(|e| {
+            io::Error::new(
+                e.kind(),
+                format!("tls with `{}` and `{}`: {e}", cert.display(), key.display()),
+            )
+        })?;
+        tls.files = Some(Arc::new((cert.to_owned(), key.to_owned())));
+        Ok(tls)
+    }
+
+    /// Reads the certificate and key files again ([`Tls::from_pem_files`]) and serves the new
+    /// certificate to every handshake from now on (connections already open keep theirs); on
+    /// any error the old certificate stays. `soapstone serve` calls it on SIGHUP.
+    pub fn reload(&self) -> io::Result<()> {
+        let Some(files) = &self.files else {
+            return Err(invalid(
+                "tls settings not read from files: nothing to reload".into(),
+            ));
+        };
+        let (cert, key) = &**files;
+        let read = |p: &Path| {
+            std::fs::read(p).map_err(|e| {
+                io::Error::new(e.kind(), format!("cannot read `{}`: {e}", p.display()))
+            })
+        };
+        self.replace_pem(&read(cert)?, &read(key)?).map_err(|e| {
             io::Error::new(
                 e.kind(),
                 format!("tls with `{}` and `{}`: {e}", cert.display(), key.display()),
@@ -68,10 +121,25 @@ impl Tls {
         })
     }
 
+    /// Serves this certificate chain and key (PEM) to every handshake from now on; on error
+    /// the old ones stay.
+    pub fn replace_pem(&self, cert_chain_pem: &[u8], key_pem: &[u8]) -> io::Result<()> {
+        let Some(slot) = &self.cert else {
+            return Err(invalid(
+                "tls settings built elsewhere: their certificate cannot be replaced".into(),
+            ));
+        };
+        let new = Arc::new(certified_key(cert_chain_pem, key_pem)?);
+        *slot.0.write().unwrap_or_else(|e| e.into_inner()) = new;
+        Ok(())
+    }
+
     /// Uses a rustls configuration built elsewhere as it is (its ALPN list included).
     pub fn from_config(config: Arc<rustls::ServerConfig>) -> Tls {
         Tls {
             acceptor: TlsAcceptor::from(config),
+            cert: None,
+            files: None,
         }
     }
 
@@ -84,9 +152,10 @@ impl Tls {
         key_pem: &[u8],
         client_ca_pem: Option<&[u8]>,
     ) -> io::Result<Tls> {
-        let certs = certs_of(cert_chain_pem, "certificate")?;
-        let key = PrivateKeyDer::from_pem_slice(key_pem)
-            .map_err(|e| invalid(format!("no usable private key: {e}")))?;
+        let slot = Arc::new(CertSlot(RwLock::new(Arc::new(certified_key(
+            cert_chain_pem,
+            key_pem,
+        )?))));
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let builder = rustls::ServerConfig::builder_with_provider(provider.clone())
             .with_safe_default_protocol_versions()
@@ -109,11 +178,11 @@ impl Tls {
                 builder.with_client_cert_verifier(verifier)
             }
         };
-        let mut config = builder
-            .with_single_cert(certs, key)
-            .map_err(|e| invalid(format!("certificate and key do not fit: {e}")))?;
+        let mut config = builder.with_cert_resolver(slot.clone());
         config.alpn_protocols = vec![b"http/1.1".to_vec()];
-        Ok(Tls::from_config(Arc::new(config)))
+        let mut tls = Tls::from_config(Arc::new(config));
+        tls.cert = Some(slot);
+        Ok(tls)
     }
 }
 

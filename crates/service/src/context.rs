@@ -63,6 +63,17 @@ impl fmt::Debug for Extensions {
     }
 }
 
+/// Header blocks a layer in front of the service processed (a WS-Security layer and its
+/// `wsse:Security`): the service treats them as understood, so their `mustUnderstand` is
+/// obeyed by the layer. A service reached without that layer still refuses them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnderstoodHeaders(pub Vec<QName>);
+
+/// The leaf certificate (DER) the TLS client presented and the server verified against its
+/// client CAs; put into the request's extensions by soapstone's server on mutual TLS.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TlsClientCert(pub Bytes);
+
 /// Who sent a request, as an authentication layer established it, and what they may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -151,6 +162,11 @@ impl Context {
     /// What layers in front of the service attached to the request.
     pub fn extensions(&self) -> &Extensions {
         &self.extensions
+    }
+
+    /// The verified TLS client certificate of the connection, on mutual TLS.
+    pub fn tls_client_cert(&self) -> Option<&TlsClientCert> {
+        self.extensions.get::<TlsClientCert>()
     }
 
     /// The authenticated principal, when an authentication layer established one.

@@ -175,11 +175,14 @@ impl Dispatcher {
             Err(e) => return Err(fault_response(request.version, None, &Fault::from(&e))),
         };
         let version = envelope.version();
+        // Blocks a layer in front of us processed (e.g. WS-Security) count as understood.
+        let by_layer = request.extensions.get::<crate::UnderstoodHeaders>();
         let not_understood: Vec<QName> = envelope
             .headers()
             .iter()
             .filter(|h| h.must_understand && targets_us(version, h.role.as_deref()))
             .filter(|h| !self.config.understood_headers.contains(&h.name))
+            .filter(|h| !by_layer.is_some_and(|u| u.0.contains(&h.name)))
             .map(|h| h.name.clone())
             .collect();
         if !not_understood.is_empty() {

@@ -16,7 +16,7 @@ mod dispatch;
 mod stub;
 
 pub use config::ServiceConfig;
-pub use context::{Context, Extensions, Principal};
+pub use context::{Context, Extensions, Principal, TlsClientCert, UnderstoodHeaders};
 pub use dispatch::RPC_NS;
 pub use soapstone_client as client;
 pub use soapstone_codec::{Fault, FaultCode, Limits, QName, Version};

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use soapstone_service::{ServiceConfig, SoapService};
+use soapstone_wssec::{Authenticator, Secured, WsseConfig};
 
 use crate::charging::sqlite::SqliteSync;
 use crate::charging::{
@@ -113,6 +114,35 @@ impl fmt::Display for Db {
     }
 }
 
+/// How every service authenticates its requests (`serve --auth`): each is wrapped in
+/// [`Secured`], and the charging system refuses a request without a principal.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct Auth {
+    /// Who the users are (the users file of `--users`).
+    pub authenticator: Arc<dyn Authenticator>,
+    /// What is accepted (UsernameToken, TLS client certificates) and the token checks.
+    pub config: WsseConfig,
+}
+
+impl Auth {
+    /// Authentication by `authenticator` under `config`.
+    pub fn new(authenticator: Arc<dyn Authenticator>, config: WsseConfig) -> Self {
+        Auth {
+            authenticator,
+            config,
+        }
+    }
+}
+
+impl fmt::Debug for Auth {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Auth")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
 /// What to build.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -134,6 +164,8 @@ pub struct ServicesConfig {
     /// Reservation expiry and idempotency key retention of the charging system. Default:
     /// [`ChargingPolicy::default`] (reservations expire after 15 min, keys kept 24 h).
     pub charging: ChargingPolicy,
+    /// Authentication in front of every service. Default: `None` (open, as on loopback).
+    pub auth: Option<Auth>,
 }
 
 impl Default for ServicesConfig {
@@ -146,6 +178,7 @@ impl Default for ServicesConfig {
             sqlite_sync: SqliteSync::Full,
             service: ServiceConfig::default(),
             charging: ChargingPolicy::default(),
+            auth: None,
         }
     }
 }
@@ -223,6 +256,14 @@ pub async fn build_services(config: &ServicesConfig) -> anyhow::Result<Services>
     let sc = &config.service;
     for kind in kinds {
         let mut mount = |path, service: Arc<dyn SoapService>| {
+            let service: Arc<dyn SoapService> = match &config.auth {
+                Some(auth) => Arc::new(Secured::with_config(
+                    service,
+                    auth.authenticator.clone(),
+                    auth.config.clone().limits(sc.limits.clone()),
+                )),
+                None => service,
+            };
             out.mounts.push(Mount {
                 path,
                 kind,
@@ -234,7 +275,10 @@ pub async fn build_services(config: &ServicesConfig) -> anyhow::Result<Services>
                 let store = open_store(config)
                     .await
                     .with_context(|| format!("charging store `{}`", config.db))?;
-                let system = ChargingSystem::new(store).with_policy(config.charging.clone());
+                let mut system = ChargingSystem::new(store).with_policy(config.charging.clone());
+                if config.auth.is_some() {
+                    system = system.requiring_principal();
+                }
                 // Released when the store is dropped with the services.
                 system.spawn_sweeper();
                 let charging_config = sc.clone().understand(idempotency_key_name());

@@ -22,9 +22,15 @@ pub mod dp;
 pub mod echo;
 mod gen;
 pub mod limits;
+mod metrics_port;
 pub mod route;
 mod serve;
+mod serve_security;
+mod users_cli;
 pub mod wsb;
 
-pub use build::{build_services, open_store, Db, Mount, ServiceKind, Services, ServicesConfig};
-pub use serve::{run_serve, run_serve_until, RuntimeArg, ServeArgs};
+pub use build::{
+    build_services, open_store, Auth, Db, Mount, ServiceKind, Services, ServicesConfig,
+};
+pub use serve::{run_serve, run_serve_until, AuthArg, RuntimeArg, ServeArgs};
+pub use users_cli::{run_users, AddArgs, UsersArgs, UsersCommand};

@@ -32,6 +32,18 @@ pub enum RuntimeArg {
     PerCore,
 }
 
+/// How `serve` authenticates requests (`--auth`, comma-separated: either one admits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AuthArg {
+    /// No authentication (loopback only, unless `--insecure`).
+    None,
+    /// WS-Security UsernameToken (text or digest) checked against `--users`.
+    Wsse,
+    /// A TLS client certificate (`--tls-client-ca`) whose SHA-256 is listed for a user in
+    /// `--users`.
+    Cert,
+}
+
 /// The arguments of `soapstone serve`.
 #[derive(Debug, Clone, clap::Args)]
 #[non_exhaustive]
@@ -67,6 +79,22 @@ pub struct ServeArgs {
     /// Ask every client for a certificate chaining to one of these CAs (PEM): mutual TLS.
     #[arg(long, value_name = "PEM", requires = "tls_cert")]
     pub tls_client_ca: Option<std::path::PathBuf>,
+    /// Authentication in front of every service: `wsse`, `cert`, or both (`wsse,cert`); the
+    /// charging service then refuses any request without a principal with the permission
+    /// (`read` for balances, `move` for the rest). Needs `--users`. Default: `none`.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [AuthArg::None])]
+    pub auth: Vec<AuthArg>,
+    /// The users file (TOML, argon2 hashes; `soapstone users add` writes it).
+    #[arg(long, value_name = "FILE")]
+    pub users: Option<std::path::PathBuf>,
+    /// Serve a non-loopback `--addr` without TLS or without authentication (refused
+    /// otherwise): anyone who reaches the port can then move money.
+    #[arg(long)]
+    pub insecure: bool,
+    /// Serve `/metrics` on this address only (plain HTTP, its own listener) instead of on the
+    /// service port. With `--auth`, the service port has no `/metrics` at all.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_addr: Option<String>,
     /// Every limit (HTTP, XML, timeouts) and `--config FILE`.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -89,6 +117,10 @@ impl Default for ServeArgs {
             tls_cert: None,
             tls_key: None,
             tls_client_ca: None,
+            auth: vec![AuthArg::None],
+            users: None,
+            insecure: false,
+            metrics_addr: None,
             limits: LimitArgs::default(),
             naive: None,
         }
@@ -146,6 +178,13 @@ impl ServeArgs {
             (None, None) => None,
             _ => anyhow::bail!("`--tls-cert` and `--tls-key` go together"),
         };
+        services.auth = self.auth_config()?;
+        if services.auth.is_some() || self.metrics_addr.is_some() {
+            // Metrics tell load and failures: not on an authenticated port, where they would
+            // be open to anyone (they go to `--metrics-addr`, or nowhere).
+            server.metrics_path = None;
+        }
+        self.check_exposure(&server, &services)?;
         Ok((services, server))
     }
 }
@@ -209,10 +248,31 @@ pub async fn run_serve_until(
             }
         });
     }
-    let server = services.mount_on(builder);
+    let server = services.mount_on(builder).build();
+    let metrics = match &args.metrics_addr {
+        Some(addr) => {
+            let l = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("cannot listen on `--metrics-addr` `{addr}`"))?;
+            let local = l.local_addr()?;
+            Some((
+                local,
+                tokio::spawn(crate::metrics_port::serve(l, server.clone())),
+            ))
+        }
+        None => None,
+    };
+    let reload = server
+        .config()
+        .tls
+        .clone()
+        .map(|tls| tokio::spawn(crate::serve_security::reload_on_hangup(tls)));
     let serving = server
         .serve_with_shutdown(listener, shutdown)
         .context("cannot start the server")?;
+    if let Some((addr, _)) = &metrics {
+        println!("metrics   http://{addr}/metrics");
+    }
     let scheme = if args.tls_cert.is_some() {
         "https"
     } else {
@@ -220,6 +280,12 @@ pub async fn run_serve_until(
     };
     print_banner(scheme, serving.local_addr(), &services)?;
     let result = serving.await.context("server failed");
+    if let Some((_, task)) = metrics {
+        task.abort();
+    }
+    if let Some(task) = reload {
+        task.abort();
+    }
     // Dropping the services closes the charging store (the SQLite writer finishes and closes).
     drop(services);
     println!("stopped");

@@ -98,6 +98,9 @@ async fn soapstone(
         &format!("{SERVER_IP}:0"),
         "--services",
         "dp",
+        // The emulated LAN is a private veth pair on this machine: beyond loopback, but
+        // nobody else's network, so no TLS or authentication (docs/security.md).
+        "--insecure",
     ]
     .map(str::to_owned)
     .to_vec();

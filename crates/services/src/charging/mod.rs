@@ -27,7 +27,9 @@ mod sqlite_once;
 pub use client::{is_retryable, KeyedChargingClient, RetryPolicy};
 pub use once::{Applied, ChargingPolicy, IdempotencyKey, Swept};
 pub use seed::SeedConfig;
-pub use service::{charging_model, Charging, ChargingClient, ChargingServer, NAMESPACE};
+pub use service::{
+    charging_model, Charging, ChargingClient, ChargingServer, MOVE, NAMESPACE, READ,
+};
 
 /// A boxed, sendable future (stores are used as `Arc<dyn Store>`).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -184,6 +186,9 @@ pub struct TxRecord {
     pub res: Option<i32>,
     /// Whether the client confirmed it.
     pub confirmed: bool,
+    /// Who issued it: the authenticated principal's name, `None` when the service ran
+    /// without authentication (and for entries written before the column existed).
+    pub issuer: Option<String>,
 }
 
 /// The state of a reservation.
@@ -386,7 +391,7 @@ fn check_open(res: i32, state: ResState) -> Result<(), ChargingError> {
 /// is durable when the future resolves `Ok`, or changes nothing.
 pub trait Store: Send + Sync + 'static {
     /// Applies one money operation (validated by the caller with [`Op::validate`]) without an
-    /// idempotency key or a reservation expiry.
+    /// idempotency key, a reservation expiry or an issuer.
     fn apply(&self, op: Op) -> BoxFuture<'_, Result<Receipt, ChargingError>> {
         self.apply_with(op, Applied::plain())
     }
@@ -395,6 +400,7 @@ pub trait Store: Send + Sync + 'static {
     /// older than `at.keys_valid_after_ms`) returns its receipt with `replayed` set instead, or
     /// [`ChargingError::KeyReused`] for other arguments. A reservation gets the expiry
     /// `at.reservation_expires_ms`; reservations expired by `at.now_ms` are never debited.
+    /// `at.issuer` (the principal's name) is written in the ledger entry.
     fn apply_with(&self, op: Op, at: Applied) -> BoxFuture<'_, Result<Receipt, ChargingError>>;
     /// Releases open reservations expired by `now_ms` (an `expireRes` ledger entry each, at
     /// most [`once::SWEEP_BATCH`] per call) and forgets keys created before `keys_before_ms`.
@@ -422,6 +428,8 @@ pub trait Store: Send + Sync + 'static {
 pub struct ChargingSystem {
     store: Arc<dyn Store>,
     policy: ChargingPolicy,
+    /// Refuse requests that carry no authenticated principal (see `service`).
+    requires_principal: bool,
 }
 
 impl fmt::Debug for ChargingSystem {
@@ -438,6 +446,7 @@ impl ChargingSystem {
         ChargingSystem {
             store,
             policy: ChargingPolicy::default(),
+            requires_principal: false,
         }
     }
 
@@ -450,6 +459,18 @@ impl ChargingSystem {
     /// The reservation and key lifetimes.
     pub fn policy(&self) -> &ChargingPolicy {
         &self.policy
+    }
+
+    /// The same system refusing every SOAP request without an authenticated principal
+    /// (`wsse:FailedAuthentication`); put an authentication layer in front of it.
+    pub fn requiring_principal(mut self) -> Self {
+        self.requires_principal = true;
+        self
+    }
+
+    /// Whether SOAP requests need an authenticated principal.
+    pub fn requires_principal(&self) -> bool {
+        self.requires_principal
     }
 
     /// The store.
@@ -465,18 +486,35 @@ impl ChargingSystem {
 
     /// Validates and applies `op`.
     pub async fn apply(&self, op: Op) -> Result<Receipt, ChargingError> {
-        self.apply_keyed(op, None).await
+        self.apply_keyed_as(op, None, None).await
     }
 
-    /// Validates and applies `op` once per idempotency key: a retry with the same key gets
-    /// the first receipt back (`replayed`), also after a restart.
+    /// Validates and applies `op` on behalf of `issuer`, who is written in the ledger.
+    pub async fn apply_as(&self, op: Op, issuer: Option<&str>) -> Result<Receipt, ChargingError> {
+        self.apply_keyed_as(op, None, issuer).await
+    }
+
+    /// Validates and applies `op` once per idempotency key: a retry with the same key gets the
+    /// first receipt back (`replayed`), also after a restart.
     pub async fn apply_keyed(
         &self,
         op: Op,
         key: Option<IdempotencyKey>,
     ) -> Result<Receipt, ChargingError> {
+        self.apply_keyed_as(op, key, None).await
+    }
+
+    /// [`ChargingSystem::apply_keyed`] on behalf of `issuer`, who is written in the ledger.
+    pub async fn apply_keyed_as(
+        &self,
+        op: Op,
+        key: Option<IdempotencyKey>,
+        issuer: Option<&str>,
+    ) -> Result<Receipt, ChargingError> {
         op.validate()?;
-        self.store.apply_with(op, self.policy.applied(key)).await
+        let mut at = self.policy.applied(key);
+        at.issuer = issuer.map(str::to_owned);
+        self.store.apply_with(op, at).await
     }
 
     /// `credit(id, am)`.

@@ -150,6 +150,7 @@ impl ChargingPolicy {
             now_ms: now,
             reservation_expires_ms: self.reservation_ttl.map(|t| now.saturating_add(millis(t))),
             keys_valid_after_ms: now.saturating_sub(millis(self.key_retention)),
+            issuer: None,
         }
     }
 }
@@ -166,6 +167,8 @@ pub struct Applied {
     pub reservation_expires_ms: Option<i64>,
     /// Keys created before this time are forgotten (treated as absent).
     pub keys_valid_after_ms: i64,
+    /// Who issued the operation (the principal's name), written in its ledger entry.
+    pub issuer: Option<String>,
 }
 
 impl Applied {
@@ -176,6 +179,7 @@ impl Applied {
             now_ms: now_ms(),
             reservation_expires_ms: None,
             keys_valid_after_ms: i64::MIN,
+            issuer: None,
         }
     }
 }

@@ -50,25 +50,29 @@ CREATE TABLE IF NOT EXISTS charging_reservations (
 INSERT INTO charging_meta (key, value) VALUES ('schema', '1') ON CONFLICT DO NOTHING;
 ";
 
+/// Migration step: who issued each ledger entry (issue 11). Old entries keep `NULL`.
+const MIGRATE_ISSUER: &str =
+    "ALTER TABLE charging_transactions ADD COLUMN IF NOT EXISTS issuer TEXT;";
+
 const CREDIT: &str = "
 WITH a AS (UPDATE charging_accounts SET balance = balance + $2::int4
            WHERE id = $1::int4 AND balance + $2::int4 <= 2147483647 RETURNING id, balance),
-     t AS (INSERT INTO charging_transactions (kind, account, amount, delta)
-           SELECT 'credit', id, $2::int4, $2::int4 FROM a RETURNING cn)
+     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, issuer)
+           SELECT 'credit', id, $2::int4, $2::int4, $3::text FROM a RETURNING cn)
 SELECT t.cn, a.balance FROM t, a";
 
 const DEBIT: &str = "
 WITH a AS (UPDATE charging_accounts SET balance = balance - $2::int4
            WHERE id = $1::int4 AND balance >= $2::int4 RETURNING id, balance),
-     t AS (INSERT INTO charging_transactions (kind, account, amount, delta)
-           SELECT 'directDebit', id, $2::int4, -$2::int4 FROM a RETURNING cn)
+     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, issuer)
+           SELECT 'directDebit', id, $2::int4, -$2::int4, $3::text FROM a RETURNING cn)
 SELECT t.cn, a.balance FROM t, a";
 
 const RESERVE: &str = "
 WITH a AS (UPDATE charging_accounts SET balance = balance - $2::int4
            WHERE id = $1::int4 AND balance >= $2::int4 RETURNING id, balance),
-     t AS (INSERT INTO charging_transactions (kind, account, amount, delta)
-           SELECT 'reserve', id, $2::int4, -$2::int4 FROM a RETURNING cn, account, amount),
+     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, issuer)
+           SELECT 'reserve', id, $2::int4, -$2::int4, $4::text FROM a RETURNING cn, account, amount),
      r AS (INSERT INTO charging_reservations (res, account, amount, state, expires)
            SELECT cn, account, amount, 0, $3::int8 FROM t RETURNING res)
 SELECT r.res, a.balance FROM r, a";
@@ -79,8 +83,8 @@ WITH r AS (UPDATE charging_reservations SET state = 1
            RETURNING res, account, amount),
      a AS (UPDATE charging_accounts SET balance = balance + r.amount - $2::int4
            FROM r WHERE id = r.account RETURNING balance),
-     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, res)
-           SELECT 'debitReservation', account, $2::int4, amount - $2::int4, res FROM r RETURNING cn)
+     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, res, issuer)
+           SELECT 'debitReservation', account, $2::int4, amount - $2::int4, res, $4::text FROM r RETURNING cn)
 SELECT t.cn, a.balance FROM t, a";
 
 const RELEASE: &str = "
@@ -88,8 +92,8 @@ WITH r AS (UPDATE charging_reservations SET state = 2
            WHERE res = $1::int4 AND state = 0 RETURNING res, account, amount),
      a AS (UPDATE charging_accounts SET balance = balance + r.amount
            FROM r WHERE id = r.account RETURNING balance),
-     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, res)
-           SELECT 'releaseRes', account, amount, amount, res FROM r RETURNING cn)
+     t AS (INSERT INTO charging_transactions (kind, account, amount, delta, res, issuer)
+           SELECT 'releaseRes', account, amount, amount, res, $2::text FROM r RETURNING cn)
 SELECT t.cn, a.balance FROM t, a";
 
 /// How often an operation is retried when a concurrent change made a refused operation possible
@@ -150,6 +154,7 @@ impl PostgresStore {
             .await?;
         tx.batch_execute(SCHEMA).await?;
         postgres_once::migrate(&tx).await?;
+        tx.batch_execute(MIGRATE_ISSUER).await?;
         let n: i64 = tx
             .query_one("SELECT count(*) FROM charging_accounts", &[])
             .await?
@@ -174,11 +179,13 @@ impl PostgresStore {
     }
 
     /// One try of `op` on `client` (a pooled connection or a transaction); `None` when its
-    /// condition did not hold and nothing changed. `expires`: a reservation's expiry.
+    /// condition did not hold and nothing changed. `expires`: a reservation's expiry;
+    /// `issuer`: who issued the entry (the principal's name).
     pub(super) async fn attempt_on(
         client: &impl GenericClient,
         op: Op,
         expires: Option<i64>,
+        issuer: Option<&str>,
     ) -> Result<Option<Receipt>, ChargingError> {
         let (sql, params): (&str, Vec<i32>) = match op {
             Op::Credit { id, am } => (CREDIT, vec![id, am]),
@@ -193,6 +200,8 @@ impl PostgresStore {
         if matches!(op, Op::Reserve { .. }) {
             refs.push(&expires);
         }
+        // The last parameter of every statement: who issued the entry.
+        refs.push(&issuer);
         let row = client.query_opt(&st, &refs).await?;
         Ok(row.map(|r| Receipt {
             cn: r.get::<_, i32>(0),
@@ -302,8 +311,13 @@ impl Store for PostgresStore {
             }
             for _ in 0..RETRIES {
                 let client = self.pool.get().await.map_err(pool_err)?;
-                if let Some(receipt) =
-                    Self::attempt_on(&client, op, at.reservation_expires_ms).await?
+                if let Some(receipt) = Self::attempt_on(
+                    &client,
+                    op,
+                    at.reservation_expires_ms,
+                    at.issuer.as_deref(),
+                )
+                .await?
                 {
                     return Ok(receipt);
                 }
@@ -369,7 +383,7 @@ impl Store for PostgresStore {
             let client = self.pool.get().await.map_err(pool_err)?;
             let st = client
                 .prepare_cached(
-                    "SELECT kind, account, amount, delta, res, confirmed FROM charging_transactions WHERE cn = $1::int4",
+                    "SELECT kind, account, amount, delta, res, confirmed, issuer FROM charging_transactions WHERE cn = $1::int4",
                 )
                 .await?;
             let Some(r) = client.query_opt(&st, &[&cn]).await? else {
@@ -387,6 +401,7 @@ impl Store for PostgresStore {
                 delta: r.get(3),
                 res: r.get(4),
                 confirmed: r.get(5),
+                issuer: r.get(6),
             }))
         })
     }

@@ -12,13 +12,27 @@
 //! `releaseRes`) honour an optional `<ch:IdempotencyKey>` header block in [`NAMESPACE`]: the
 //! same key again answers the first answer and applies nothing (see [`super::once`]).
 //!
-//! Must never: answer before the store acknowledged.
+//! Who may do what (issue 11): reading a balance needs the permission [`READ`], every
+//! operation that moves money or confirms one needs [`MOVE`]; the principal comes from a layer
+//! in front (WS-Security, a TLS client certificate) and its name is written into each ledger
+//! entry. A system built with [`ChargingSystem::requiring_principal`] refuses a request without
+//! one; without it (loopback benchmarks, the lab) requests without a principal are served and
+//! recorded without an issuer.
+//!
+//! Must never: answer before the store acknowledged, or touch the store for a request whose
+//! principal lacks the permission.
 
 use soapstone_codec::Fault;
 use soapstone_service::Context;
+use soapstone_wssec::WsseFault;
 
 use super::once::{idempotency_key_name, IdempotencyKey};
 use super::{ChargingSystem, Op};
+
+/// The permission to read balances (`creditControl`).
+pub const READ: &str = "read";
+/// The permission to move money and confirm transactions (every other operation).
+pub const MOVE: &str = "move";
 
 /// The service's namespace (WSDL target namespace, SOAPAction prefix).
 pub const NAMESPACE: &str = "urn:soapstone:charging";
@@ -52,9 +66,9 @@ pub trait Charging {
     #[soap(name = "releaseRes")]
     async fn release_res(&self, ctx: &Context, res: i32) -> Result<i32, Fault>;
     /// The balance of account `id` (reserved amounts are not part of it).
-    async fn credit_control(&self, id: i32) -> Result<i32, Fault>;
+    async fn credit_control(&self, ctx: &Context, id: i32) -> Result<i32, Fault>;
     /// Acknowledges transaction `cn`; confirming twice is harmless.
-    async fn confirm_action(&self, cn: i32) -> Result<(), Fault>;
+    async fn confirm_action(&self, ctx: &Context, cn: i32) -> Result<(), Fault>;
 }
 
 fn fault(e: super::ChargingError) -> Fault {
@@ -71,25 +85,39 @@ fn key(ctx: &Context) -> Result<Option<IdempotencyKey>, Fault> {
     }
 }
 
-async fn money(system: &ChargingSystem, ctx: &Context, op: Op) -> Result<i32, Fault> {
-    let key = key(ctx)?;
-    Ok(system.apply_keyed(op, key).await.map_err(fault)?.cn)
-}
-
 fn balance_to_wire(balance: i64) -> Result<i32, Fault> {
     i32::try_from(balance)
         .map_err(|_| Fault::server(format!("balance `{balance}` does not fit xsd:int")))
 }
 
+impl ChargingSystem {
+    /// The principal's name when it may do `permission`; `None` when no principal is needed
+    /// and none was given. A refusal is `wsse:FailedAuthentication` (WSS 1.1: "could not be
+    /// authenticated or authorized"), the same for every reason.
+    fn permit<'c>(&self, ctx: &'c Context, permission: &str) -> Result<Option<&'c str>, Fault> {
+        match ctx.principal() {
+            Some(p) if p.may(permission) => Ok(Some(p.name.as_str())),
+            None if !self.requires_principal() => Ok(None),
+            _ => Err(WsseFault::FailedAuthentication.to_fault(ctx.version())),
+        }
+    }
+
+    async fn money(&self, ctx: &Context, op: Op) -> Result<i32, Fault> {
+        let issuer = self.permit(ctx, MOVE)?;
+        let key = key(ctx)?;
+        Ok(self.apply_keyed_as(op, key, issuer).await.map_err(fault)?.cn)
+    }
+}
+
 impl Charging for ChargingSystem {
     async fn credit(&self, ctx: &Context, id: i32, am: i32) -> Result<i32, Fault> {
-        money(self, ctx, Op::Credit { id, am }).await
+        self.money(ctx, Op::Credit { id, am }).await
     }
     async fn direct_debit(&self, ctx: &Context, id: i32, am: i32) -> Result<i32, Fault> {
-        money(self, ctx, Op::DirectDebit { id, am }).await
+        self.money(ctx, Op::DirectDebit { id, am }).await
     }
     async fn reserve(&self, ctx: &Context, id: i32, am: i32) -> Result<i32, Fault> {
-        money(self, ctx, Op::Reserve { id, am }).await
+        self.money(ctx, Op::Reserve { id, am }).await
     }
     async fn debit_reservation(
         &self,
@@ -98,15 +126,17 @@ impl Charging for ChargingSystem {
         am: i32,
         res: i32,
     ) -> Result<i32, Fault> {
-        money(self, ctx, Op::DebitReservation { id, am, res }).await
+        self.money(ctx, Op::DebitReservation { id, am, res }).await
     }
     async fn release_res(&self, ctx: &Context, res: i32) -> Result<i32, Fault> {
-        money(self, ctx, Op::Release { res }).await
+        self.money(ctx, Op::Release { res }).await
     }
-    async fn credit_control(&self, id: i32) -> Result<i32, Fault> {
+    async fn credit_control(&self, ctx: &Context, id: i32) -> Result<i32, Fault> {
+        self.permit(ctx, READ)?;
         balance_to_wire(ChargingSystem::balance(self, id).await.map_err(fault)?)
     }
-    async fn confirm_action(&self, cn: i32) -> Result<(), Fault> {
+    async fn confirm_action(&self, ctx: &Context, cn: i32) -> Result<(), Fault> {
+        self.permit(ctx, MOVE)?;
         ChargingSystem::confirm(self, cn).await.map_err(fault)
     }
 }

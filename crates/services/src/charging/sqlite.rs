@@ -63,6 +63,19 @@ CREATE TABLE IF NOT EXISTS reservations (
 INSERT OR IGNORE INTO meta (key, value) VALUES ('schema', '1');
 ";
 
+/// Migration step: who issued each ledger entry (issue 11). Old entries keep `NULL`.
+fn migrate_issuer(conn: &Connection) -> Result<(), ChargingError> {
+    let has: bool = conn.query_row(
+        "SELECT count(*) FROM pragma_table_info('transactions') WHERE name = 'issuer'",
+        [],
+        |r| r.get::<_, i64>(0).map(|n| n > 0),
+    )?;
+    if !has {
+        conn.execute_batch("ALTER TABLE transactions ADD COLUMN issuer TEXT")?;
+    }
+    Ok(())
+}
+
 enum Job {
     Apply(Op, Applied, oneshot::Sender<Result<Receipt, ChargingError>>),
     Confirm(i32, oneshot::Sender<Result<(), ChargingError>>),
@@ -130,6 +143,7 @@ impl SqliteStore {
         })?;
         conn.execute_batch(SCHEMA)?;
         sqlite_once::migrate(&mut conn)?;
+        migrate_issuer(&conn)?;
         seed_if_empty(&mut conn, seed)?;
         let (tx, rx) = mpsc::channel(QUEUE);
         let writer = std::thread::Builder::new()
@@ -257,7 +271,7 @@ impl Store for SqliteStore {
     fn transaction(&self, cn: i32) -> BoxFuture<'_, Result<Option<TxRecord>, ChargingError>> {
         Box::pin(self.read(move |c| {
             let row = c
-                .prepare_cached("SELECT kind, account, amount, delta, res, confirmed FROM transactions WHERE cn = ?1")?
+                .prepare_cached("SELECT kind, account, amount, delta, res, confirmed, issuer FROM transactions WHERE cn = ?1")?
                 .query_row([cn], |r| {
                     Ok((
                         r.get::<_, String>(0)?,
@@ -266,13 +280,14 @@ impl Store for SqliteStore {
                         r.get::<_, i64>(3)?,
                         r.get::<_, Option<i32>>(4)?,
                         r.get::<_, bool>(5)?,
+                        r.get::<_, Option<String>>(6)?,
                     ))
                 })
                 .optional()?;
-            row.map(|(kind, account, amount, delta, res, confirmed)| {
+            row.map(|(kind, account, amount, delta, res, confirmed, issuer)| {
                 let kind = TxKind::parse(&kind)
                     .ok_or_else(|| ChargingError::Storage(format!("unknown ledger kind `{kind}` at `{cn}`")))?;
-                Ok(TxRecord { cn, kind, account, amount, delta, res, confirmed })
+                Ok(TxRecord { cn, kind, account, amount, delta, res, confirmed, issuer })
             })
             .transpose()
         }))
@@ -354,7 +369,10 @@ fn run_batch(conn: &mut Connection, batch: &mut Vec<Job>) {
             let sp = tx.savepoint()?;
             answers.push(match job {
                 Job::Apply(op, at, reply) => {
-                    let r = sqlite_once::apply_keyed(&sp, op, &at, apply)
+                    let issuer = at.issuer.clone();
+                    let r = sqlite_once::apply_keyed(&sp, op, &at, |c, op| {
+                        apply(c, op).and_then(|receipt| record_issuer(c, receipt, issuer.as_deref()))
+                    })
                         .and_then(|receipt| Ok(sp.commit().map(|()| receipt)?));
                     Answer::Apply(reply, r)
                 }
@@ -398,6 +416,19 @@ fn run_batch(conn: &mut Connection, batch: &mut Vec<Job>) {
             }
         }
     }
+}
+
+/// Writes who issued the entry `receipt` names, in the operation's own savepoint.
+fn record_issuer(
+    c: &Connection,
+    receipt: Receipt,
+    issuer: Option<&str>,
+) -> Result<Receipt, ChargingError> {
+    if let Some(issuer) = issuer {
+        c.prepare_cached("UPDATE transactions SET issuer = ?2 WHERE cn = ?1")?
+            .execute(params![receipt.cn, issuer])?;
+    }
+    Ok(receipt)
 }
 
 pub(super) fn balance_of(c: &Connection, id: i32) -> Result<i64, ChargingError> {

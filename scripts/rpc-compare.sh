@@ -172,18 +172,26 @@ done
 
 [ "$LOAD" -eq 1 ] || exit 0
 echo
-echo "load: soapstone bench --closed -t 2, $LOAD_SECONDS s after 1 s warm-up, unpinned (soapstone --runtime $DEF)"
-printf '%-12s %14s %14s %10s %12s %12s\n' connections "soapstone r/s" "gSOAP r/s" "ratio" "p99 s'stone" "p99 gSOAP"
-p=$(free_port); start - "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo --runtime "$DEF"; SURL="http://127.0.0.1:$p/echo"
-p=$(free_port); start - "$p" "$OUT/echo-gsoap" "$p"; GURL="http://127.0.0.1:$p/echo"
+echo "load: soapstone bench --closed -t 2, $LOAD_SECONDS s after 1 s warm-up, servers unpinned (both CPUs shared with the load generator, as wrk -t2)"
+printf '%-30s %8s %12s %12s %8s %10s %10s\n' server connections "r/s" "gSOAP r/s" ratio "p99 µs" "gSOAP p99"
 load() { # URL CONNECTIONS -> "req/s p99_us"
   "$BIN" bench "$1" --body "$BODY" --soap-action "$ACTION" --closed -c "$2" -t 2 \
     --duration "${LOAD_SECONDS}s" --warmup 1s --json "$TMP/l.json" >/dev/null
   jq -e '.requests.errors == 0' "$TMP/l.json" >/dev/null || { say "errors under load against $1"; exit 1; }
   jq -r '"\(.ok_rate) \(.latency.uncorrected.p99_us)"' "$TMP/l.json"
 }
+p=$(free_port); start - "$p" "$OUT/echo-gsoap" "$p"; GURL="http://127.0.0.1:$p/echo"
+declare -A SURL=()
+for rt in "${RT_LIST[@]}"; do
+  p=$(free_port); start - "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo --runtime "$rt"
+  SURL[$rt]="http://127.0.0.1:$p/echo"
+done
 for c in 8 64; do
-  read -r s_rate s_p99 <<< "$(load "$SURL" "$c")"
+  # gSOAP between the soapstone runs, so that drift over the run touches both sides
   read -r g_rate g_p99 <<< "$(load "$GURL" "$c")"
-  printf '%-12s %14.0f %14.0f %10s %10s µs %10s µs\n' "$c" "$s_rate" "$g_rate" "$(ratio "$s_rate" "$g_rate")" "$s_p99" "$g_p99"
+  for rt in "${RT_LIST[@]}"; do
+    read -r s_rate s_p99 <<< "$(load "${SURL[$rt]}" "$c")"
+    printf '%-30s %8s %12.0f %12.0f %8s %10s %10s\n' "soapstone --runtime $rt" "$c" "$s_rate" "$g_rate" \
+      "$(ratio "$s_rate" "$g_rate")" "$s_p99" "$g_p99"
+  done
 done

@@ -349,8 +349,9 @@ async fn serve_http<S>(
     }
     let svc_inner = inner.clone();
     let (table, slot) = (registered.table.clone(), registered.slot.clone());
-    let svc = service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
-        req.extensions_mut().insert(crate::dispatch::PeerAddr(peer));
+    // The peer goes to the handler as an argument: an extension would cost two allocations
+    // per request (the map and the box).
+    let svc = service_fn(move |req: http::Request<hyper::body::Incoming>| {
         let inner = svc_inner.clone();
         let arrival = clock.take_arrival();
         // Not evictable while the request is handled. `None`: evicted just before this head
@@ -366,7 +367,7 @@ async fn serve_http<S>(
                 );
                 return Ok(resp);
             };
-            let resp = handle(inner, req, Some(arrival)).await;
+            let resp = handle(inner, req, Some(arrival), Some(peer)).await;
             drop(busy);
             Ok::<_, Infallible>(resp)
         }

@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Buf as _, Bytes, BytesMut};
 use http::{Request, Response};
 use http_body_util::{BodyExt as _, Full};
 use hyper::client::conn::http1::{self, Connection, SendRequest};
@@ -164,8 +164,8 @@ impl Conn {
             timer: &mut self.timer,
             after: timeout,
         };
-        let body = match drive(&mut self.conn, &self.waker, deadline, body.collect()).await {
-            Ok(Ok(collected)) => collected.to_bytes(),
+        let body = match drive(&mut self.conn, &self.waker, deadline, collect(body)).await {
+            Ok(Ok(bytes)) => bytes,
             Ok(Err(e)) => return Err(Error::http(e)),
             Err(e) => return Err(e),
         };
@@ -173,6 +173,36 @@ impl Conn {
         let reuse = keep.then_some(self);
         Ok(Exchange::Done(Response::from_parts(parts, body), reuse))
     }
+}
+
+/// The body's bytes. A body of one data frame (a small answer, read with its head) is handed
+/// on as it is, without a copy or an allocation; only a body of several frames is copied into
+/// one buffer.
+async fn collect<B: hyper::body::Body>(body: B) -> Result<Bytes, B::Error> {
+    let mut body = pin!(body);
+    let mut first: Option<Bytes> = None;
+    let mut rest: Option<BytesMut> = None;
+    while let Some(frame) = body.frame().await {
+        let Ok(mut data) = frame?.into_data() else {
+            continue; // trailers
+        };
+        let chunk = data.copy_to_bytes(data.remaining());
+        match (&mut first, &mut rest) {
+            (None, _) => first = Some(chunk),
+            (Some(one), None) => {
+                let mut all = BytesMut::with_capacity(one.len() + chunk.len());
+                all.extend_from_slice(one);
+                all.extend_from_slice(&chunk);
+                rest = Some(all);
+            }
+            (Some(_), Some(all)) => all.extend_from_slice(&chunk),
+        }
+    }
+    Ok(match (first, rest) {
+        (_, Some(all)) => all.freeze(),
+        (Some(one), None) => one,
+        (None, None) => Bytes::new(),
+    })
 }
 
 /// The request's deadline while it is driven.

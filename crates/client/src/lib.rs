@@ -367,14 +367,29 @@ impl Client {
         action: Option<&str>,
         envelope: Bytes,
     ) -> Result<RawResponse, Error> {
-        let req = self.request(version, action, envelope)?;
-        let resp = self.send(req).await?;
-        let (parts, body) = resp.into_parts();
+        let (parts, body) = self.exchange(version, action, envelope).await?;
         let content_type = parts
             .headers
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
+        Ok(RawResponse {
+            status: parts.status.as_u16(),
+            content_type,
+            body,
+        })
+    }
+
+    /// Posts an envelope and returns the answer's head and its body, decompressed.
+    async fn exchange(
+        &self,
+        version: Version,
+        action: Option<&str>,
+        envelope: Bytes,
+    ) -> Result<(http::response::Parts, Bytes), Error> {
+        let req = self.request(version, action, envelope)?;
+        let resp = self.send(req).await?;
+        let (parts, body) = resp.into_parts();
         let body = match parts
             .headers
             .get(header::CONTENT_ENCODING)
@@ -386,11 +401,7 @@ impl Client {
                 Bytes::from(compress::decode(coding, &body, limit)?)
             }
         };
-        Ok(RawResponse {
-            status: parts.status.as_u16(),
-            content_type,
-            body,
-        })
+        Ok((parts, body))
     }
 
     /// Encodes `request`, posts it, and decodes the response body's wrapper into `R`;
@@ -425,10 +436,16 @@ impl Client {
             .collect();
         soapstone_codec::encode(&mut out, op.options, &blocks, op.request, request)
             .map_err(Error::encode)?;
-        let raw = self
-            .call_raw(op.options.version, Some(op.action), Bytes::from(out))
+        // Not through `call_raw`: its owned content type would cost an allocation per call.
+        let (parts, body) = self
+            .exchange(op.options.version, Some(op.action), Bytes::from(out))
             .await?;
-        decode_answer(&raw, op.response_style, &self.inner.config.limits)
+        decode_answer(
+            parts.status.as_u16(),
+            &body,
+            op.response_style,
+            &self.inner.config.limits,
+        )
     }
 
     fn request(
@@ -541,19 +558,19 @@ impl Client {
 
 /// Decodes a typed answer: the wrapper into `R`, a Fault into an [`Error`].
 fn decode_answer<R: DeserializeOwned>(
-    raw: &RawResponse,
+    status: u16,
+    body: &Bytes,
     style: Style,
     limits: &soapstone_codec::Limits,
 ) -> Result<R, Error> {
-    let status = raw.status;
     // Faults come with 500, and SOAP 1.2 Sender faults with 400 (Part 2 7.5.2.2).
     let may_be_fault = status == 500 || status == 400;
     if !(200..300).contains(&status) && !may_be_fault {
-        return Err(Error::from_status(status, &raw.body));
+        return Err(Error::from_status(status, body));
     }
-    let envelope = match Envelope::parse(&raw.body, limits) {
+    let envelope = match Envelope::parse(body, limits) {
         Ok(env) => env,
-        Err(_) if may_be_fault => return Err(Error::from_status(status, &raw.body)),
+        Err(_) if may_be_fault => return Err(Error::from_status(status, body)),
         Err(e) => return Err(Error::decode(e, status)),
     };
     if envelope.is_fault() {
@@ -561,7 +578,7 @@ fn decode_answer<R: DeserializeOwned>(
         return Err(Error::from_fault(fault, status));
     }
     if may_be_fault {
-        return Err(Error::from_status(status, &raw.body));
+        return Err(Error::from_status(status, body));
     }
     envelope
         .body::<R>(style)

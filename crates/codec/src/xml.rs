@@ -13,6 +13,8 @@ use std::borrow::Cow;
 use std::cell::Cell;
 use std::collections::HashMap;
 
+use smallvec::SmallVec;
+
 use crate::error::{excerpt, DecodeError};
 use crate::scan::{Scanner, Token};
 use crate::Limits;
@@ -93,7 +95,8 @@ impl<'a> Binding<'a> {
 /// prefix to binding positions takes over so that many declarations cannot make lookups slow.
 #[derive(Debug, Default)]
 pub(crate) struct NsStack<'a> {
-    bindings: Vec<Binding<'a>>,
+    // Inline up to a typical envelope's bindings: a parse allocates nothing for them.
+    bindings: SmallVec<[Binding<'a>; 8]>,
     index: Option<HashMap<&'a str, Vec<u32>>>,
 }
 
@@ -102,11 +105,11 @@ const INDEX_AT: usize = 24;
 impl<'a> NsStack<'a> {
     pub(crate) fn from_bindings(bindings: &[Binding<'a>]) -> Self {
         let mut s = NsStack {
-            bindings: Vec::with_capacity(bindings.len() + 8),
+            bindings: SmallVec::new(),
             index: None,
         };
         if bindings.len() <= INDEX_AT {
-            s.bindings.extend_from_slice(bindings);
+            s.bindings.extend(bindings.iter().cloned());
         } else {
             for b in bindings {
                 s.push(b.clone());
@@ -268,11 +271,12 @@ pub(crate) struct Cursor<'a, 's> {
     empty_end: bool,
     /// The last text read needs no unescaping.
     text_plain: bool,
-    stack: Vec<Open<'a>>,
+    /// Inline up to 16 levels: a typical message's cursor allocates nothing for it.
+    stack: SmallVec<[Open<'a>; 16]>,
     /// Entries of `stack` that this cursor did not open (the path above where it started).
     base: usize,
     pub(crate) ns: NsStack<'a>,
-    pub(crate) attrs: Vec<Attr<'a>>,
+    pub(crate) attrs: SmallVec<[Attr<'a>; 4]>,
     pending: Option<Ev<'a>>,
     pending_end: Option<&'a str>,
     /// Offset of the `</` of the last end tag read (`None`: the end of an empty-element tag).
@@ -294,7 +298,7 @@ impl<'a, 's> Cursor<'a, 's> {
         ns: NsStack<'a>,
     ) -> Self {
         let scan = Scanner::new(src.input, offset);
-        let mut stack: Vec<Open<'a>> = Vec::with_capacity(above.len() + 14);
+        let mut stack: SmallVec<[Open<'a>; 16]> = SmallVec::new();
         stack.extend(above.iter().map(|n| Open {
             name: n,
             ns_mark: 0,
@@ -307,7 +311,7 @@ impl<'a, 's> Cursor<'a, 's> {
             base: stack.len(),
             stack,
             ns,
-            attrs: Vec::new(),
+            attrs: SmallVec::new(),
             pending: None,
             pending_end: None,
             last_end_at: None,

@@ -8,12 +8,13 @@
 //! once), never read more body than the limit, and never let a service panic escape.
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
+use bytes::{Buf as _, Bytes, BytesMut};
 use futures_util::FutureExt as _;
 use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
@@ -56,11 +57,14 @@ struct Outcome {
     fault: bool,
 }
 
-/// Answers one request; `arrival` is when its bytes were available, if known.
+/// Answers one request; `arrival` is when its bytes were available and `peer` the
+/// connection's peer, when the server's own connection knows them (a request reaching the tower
+/// service from elsewhere, e.g. axum, comes without).
 pub(crate) async fn handle<B>(
     inner: Arc<Inner>,
     req: Request<B>,
     arrival: Option<Instant>,
+    peer: Option<SocketAddr>,
 ) -> Response<ResponseBody>
 where
     B: Body,
@@ -77,7 +81,7 @@ where
         status = tracing::field::Empty,
     );
     let waited = arrival.map(|a| start.saturating_duration_since(a));
-    let (resp, outcome) = route(&inner, mount, req, waited, start)
+    let (resp, outcome) = route(&inner, mount, req, waited, peer, start)
         .instrument(span.clone())
         .await;
     let status = resp.status().as_u16();
@@ -100,6 +104,7 @@ async fn route<B>(
     mount: Option<usize>,
     req: Request<B>,
     waited: Option<Duration>,
+    peer: Option<SocketAddr>,
     now: Instant,
 ) -> (Response<ResponseBody>, Outcome)
 where
@@ -134,7 +139,7 @@ where
         ));
     };
     match *req.method() {
-        Method::POST => post(inner, m, req, waited, now).await,
+        Method::POST => post(inner, m, req, waited, peer, now).await,
         Method::GET | Method::HEAD => plain(document(inner, m, &req)),
         _ => {
             let allow = if req.uri().query().is_some() {
@@ -147,17 +152,13 @@ where
     }
 }
 
-/// The address of the connection's peer, put into each request's extensions by the server (a
-/// request reaching the tower service from elsewhere, e.g. axum, may not carry it).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct PeerAddr(pub(crate) std::net::SocketAddr);
-
 /// A SOAP POST.
 async fn post<B>(
     inner: &Inner,
     m: usize,
     req: Request<B>,
     waited: Option<Duration>,
+    peer: Option<SocketAddr>,
     now: Instant,
 ) -> (Response<ResponseBody>, Outcome)
 where
@@ -234,7 +235,6 @@ where
         return (busy(msg, config), outcome);
     };
 
-    let peer = req.extensions().get::<PeerAddr>().map(|p| p.0);
     let client_cert = req
         .extensions()
         .get::<soapstone_service::TlsClientCert>()
@@ -327,7 +327,7 @@ where
     B: Body,
     B::Error: Into<BoxError>,
 {
-    let mut collect = std::pin::pin!(Limited::new(body, config.max_body_bytes).collect());
+    let mut collect = std::pin::pin!(collect(Limited::new(body, config.max_body_bytes)));
     // A body that came with the head needs no timer.
     let res = match futures_util::poll!(collect.as_mut()) {
         std::task::Poll::Ready(res) => Ok(res),
@@ -348,8 +348,41 @@ where
             StatusCode::BAD_REQUEST,
             format!("invalid request body: {e}"),
         )),
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Ok(bytes)) => Ok(bytes),
     }
+}
+
+/// The body's bytes. A body of one data frame (a `Content-Length` body that came in one
+/// read: every small request) is handed on as it is, without a copy or an allocation; only
+/// a body of several frames is copied into one buffer.
+async fn collect<B>(body: B) -> Result<Bytes, B::Error>
+where
+    B: Body,
+{
+    let mut body = std::pin::pin!(body);
+    let mut first: Option<Bytes> = None;
+    let mut rest: Option<BytesMut> = None;
+    while let Some(frame) = body.frame().await {
+        let Ok(mut data) = frame?.into_data() else {
+            continue; // trailers: nothing a SOAP request needs
+        };
+        let chunk = data.copy_to_bytes(data.remaining());
+        match (&mut first, &mut rest) {
+            (None, _) => first = Some(chunk),
+            (Some(one), None) => {
+                let mut all = BytesMut::with_capacity(one.len() + chunk.len());
+                all.extend_from_slice(one);
+                all.extend_from_slice(&chunk);
+                rest = Some(all);
+            }
+            (Some(_), Some(all)) => all.extend_from_slice(&chunk),
+        }
+    }
+    Ok(match (first, rest) {
+        (_, Some(all)) => all.freeze(),
+        (Some(one), None) => one,
+        (None, None) => Bytes::new(),
+    })
 }
 
 /// `GET path?wsdl`, `GET path?xsd=...`.

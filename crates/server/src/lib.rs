@@ -342,7 +342,7 @@ where
     }
 
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
-        Box::pin(dispatch::handle(self.inner.clone(), req, None).map(Ok))
+        Box::pin(dispatch::handle(self.inner.clone(), req, None, None).map(Ok))
     }
 }
 

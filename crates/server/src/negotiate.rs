@@ -4,6 +4,8 @@
 //! Pure functions over header values, so they are unit-tested here. They must never guess: a
 //! media type or coding we do not speak is an error naming it, answered `415`.
 
+use std::borrow::Cow;
+
 use soapstone_codec::Version;
 
 /// What the `Content-Type` of a SOAP POST says.
@@ -43,16 +45,18 @@ pub(crate) fn soap_media_type(value: Option<&[u8]>) -> Result<SoapMediaType, Str
         let name = name.trim();
         let val = unquote(raw.trim());
         if name.eq_ignore_ascii_case("charset") {
-            match val.to_ascii_lowercase().as_str() {
-                "utf-8" | "utf8" | "us-ascii" => {}
-                "iso-8859-1" | "latin1" | "iso_8859-1" => ascii_only = true,
-                _ => return Err(format!("unsupported charset `{val}`, expected `utf-8`")),
+            // Compared in place: a lower-cased copy would cost an allocation per request.
+            let is = |names: &[&str]| names.iter().any(|n| val.eq_ignore_ascii_case(n));
+            if is(&["iso-8859-1", "latin1", "iso_8859-1"]) {
+                ascii_only = true;
+            } else if !is(&["utf-8", "utf8", "us-ascii"]) {
+                return Err(format!("unsupported charset `{val}`, expected `utf-8`"));
             }
         } else if name.eq_ignore_ascii_case("action")
             && version == Version::Soap12
             && !val.is_empty()
         {
-            action = Some(val);
+            action = Some(val.into_owned());
         }
     }
     Ok(SoapMediaType {
@@ -66,7 +70,7 @@ pub(crate) fn soap_media_type(value: Option<&[u8]>) -> Result<SoapMediaType, Str
 pub(crate) fn soap_action(value: Option<&[u8]>) -> Option<String> {
     let value = std::str::from_utf8(value?).ok()?.trim();
     let action = unquote(value);
-    (!action.is_empty()).then_some(action)
+    (!action.is_empty()).then(|| action.into_owned())
 }
 
 /// A content coding we read and write.
@@ -171,9 +175,11 @@ fn split_params(value: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// Removes surrounding double quotes and backslash escapes.
-fn unquote(s: &str) -> String {
+/// Removes surrounding double quotes and backslash escapes; borrows unless there are escapes
+/// (the usual case, so reading a content type or an action allocates nothing of its own).
+fn unquote(s: &str) -> Cow<'_, str> {
     match s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        Some(inner) if !inner.contains('\\') => Cow::Borrowed(inner),
         Some(inner) => {
             let mut out = String::with_capacity(inner.len());
             let mut chars = inner.chars();
@@ -186,9 +192,9 @@ fn unquote(s: &str) -> String {
                     out.push(c);
                 }
             }
-            out
+            Cow::Owned(out)
         }
-        None => s.to_owned(),
+        None => Cow::Borrowed(s),
     }
 }
 

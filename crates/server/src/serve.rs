@@ -367,8 +367,10 @@ async fn serve_http<S>(
     }
     let svc_inner = inner.clone();
     let (table, slot) = (registered.table.clone(), registered.slot.clone());
+    // The peer goes to the handler as an argument: an extension would cost two allocations
+    // per request (the map and the box). A verified TLS client certificate (rare) does go in
+    // the extensions, for the authentication layer.
     let svc = service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
-        req.extensions_mut().insert(crate::dispatch::PeerAddr(peer));
         if let Some(cert) = &client_cert {
             req.extensions_mut().insert(cert.clone());
         }
@@ -387,7 +389,7 @@ async fn serve_http<S>(
                 );
                 return Ok(resp);
             };
-            let resp = handle(inner, req, Some(arrival)).await;
+            let resp = handle(inner, req, Some(arrival), Some(peer)).await;
             drop(busy);
             Ok::<_, Infallible>(resp)
         }

@@ -40,6 +40,9 @@ pub(crate) struct Clock {
     accepted: Instant,
     wake: Arc<ReadWake>,
     state: Mutex<State>,
+    /// The tokio timer of the last head's sleep, kept for the next head: resetting a timer is
+    /// free, allocating one per request is not.
+    spare: Mutex<Option<Pin<Box<tokio::time::Sleep>>>>,
 }
 
 #[derive(Debug)]
@@ -71,6 +74,7 @@ impl Clock {
                 waker: None,
                 arrival: None,
             }),
+            spare: Mutex::new(None),
         })
     }
 
@@ -184,6 +188,15 @@ impl Future for HeadSleep {
             let deadline = self.clock.deadline(cx.waker());
             if self.armed_at != Some(deadline) {
                 self.armed_at = Some(deadline);
+                if self.inner.is_none() {
+                    let spare = self
+                        .clock
+                        .spare
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .take();
+                    self.inner = spare;
+                }
                 match &mut self.inner {
                     Some(sleep) => sleep.as_mut().reset(deadline.into()),
                     None => self.inner = Some(Box::pin(tokio::time::sleep_until(deadline.into()))),
@@ -207,6 +220,9 @@ impl Drop for HeadSleep {
     fn drop(&mut self) {
         // The head was read (or the connection ends): later reads are not a head's.
         self.clock.disarm();
+        if let Some(sleep) = self.inner.take() {
+            *self.clock.spare.lock().unwrap_or_else(|e| e.into_inner()) = Some(sleep);
+        }
     }
 }
 

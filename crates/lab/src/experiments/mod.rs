@@ -382,9 +382,9 @@ fn systems(runs: &[Run], peers: Vec<SystemInfo>) -> Vec<SystemInfo> {
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 installed_via: "cargo build --release".to_owned(),
                 build: "release profile".to_owned(),
-                config:
-                    "tokio multi-threaded runtime, default size (one worker under taskset -c N)"
-                        .to_owned(),
+                config: "serve: one current-thread tokio runtime per CPU it may use (one under \
+                         taskset -c N); bench and baselines: tokio's multi-threaded runtime"
+                    .to_owned(),
             });
         }
     }

@@ -1,0 +1,83 @@
+//! The soapstone `Client`'s side of the issue 12 round trip: SOAPBuilders' echoFloat
+//! (rpc/encoded, `http://soapinterop.org/`) called `N` times untimed, then `N` times timed, one
+//! after the other on one pooled keep-alive connection, every answer checked. Prints the mean
+//! round trip in microseconds on stdout; exits 1 on the first failed call.
+//!
+//! `cargo run --release -p soapstone-client --example echo_loop -- URL [N]`, against
+//! `soapstone serve --services echo` (URL `http://127.0.0.1:PORT/echo`). `scripts/rpc-compare.sh`
+//! runs it pinned beside the raw bench client, gSOAP and omniORB.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use soapstone_client::{Client, Operation};
+use soapstone_codec::{EncodeOptions, QName, Style};
+
+#[derive(Serialize)]
+struct EchoFloat {
+    #[serde(rename = "inputFloat")]
+    input_float: f32,
+}
+
+#[derive(Deserialize)]
+struct EchoFloatResponse {
+    #[serde(rename = "outputFloat")]
+    value: f32,
+}
+
+const VALUE: f32 = 654.321;
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> ExitCode {
+    let mut args = std::env::args().skip(1);
+    let Some(url) = args.next() else {
+        eprintln!("usage: echo_loop URL [N]");
+        return ExitCode::from(2);
+    };
+    let n: u32 = match args.next().map(|s| s.parse()) {
+        None => 20_000,
+        Some(Ok(n)) if n > 0 => n,
+        Some(_) => {
+            eprintln!("echo_loop: `N` must be a positive integer");
+            return ExitCode::from(2);
+        }
+    };
+    let client = match Client::new(&url) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("echo_loop: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let request = QName::new("http://soapinterop.org/", "echoFloat");
+    let mut options = EncodeOptions::default();
+    options.style = Style::Encoded;
+    let op = Operation {
+        action: "http://soapinterop.org/",
+        request: &request,
+        options: &options,
+        response_style: Style::Encoded,
+    };
+    let body = EchoFloat { input_float: VALUE };
+    let mut start = Instant::now();
+    for i in 0..2 * n {
+        if i == n {
+            start = Instant::now();
+        }
+        match client.call::<_, EchoFloatResponse>(&op, &body).await {
+            Ok(r) if r.value == VALUE => {}
+            Ok(r) => {
+                eprintln!("echo_loop: call {i}: wrong answer `{}`", r.value);
+                return ExitCode::FAILURE;
+            }
+            Err(e) => {
+                eprintln!("echo_loop: call {i}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    let us = start.elapsed().as_secs_f64() * 1e6 / f64::from(n);
+    println!("{us:.3}");
+    ExitCode::SUCCESS
+}

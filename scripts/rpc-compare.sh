@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+# Issue 12's comparison: SOAPBuilders' echoFloat round trip through soapstone beside the raw
+# TCP floor (the same bytes), gSOAP 2.8 and omniORB 4 (CORBA), on this machine, in one run.
+#
+#   scripts/rpc-compare.sh                 # 6 interleaved repeats, 2 s per point, load too
+#   scripts/rpc-compare.sh --repeats 3 --seconds 1 --no-load
+#   scripts/rpc-compare.sh --runtimes ambient,current-thread,per-core
+#
+# Round trips: one keep-alive connection, calls one after the other, the client and the
+# server pinned to the same CPU (`taskset -c 0`, "one CPU") and to different CPUs (server 1,
+# client 0, "across CPUs"). Each point is the mean round trip of one run (`soapstone bench
+# --closed -c 1` for HTTP: the same raw client for soapstone, gSOAP and the floor; the
+# omniORB client and the soapstone Client time their own calls); points of one system are
+# interleaved with the others' and the median of the repeats is kept. The floor is
+# `soapstone baseline tcp-pingpong` answering the byte counts soapstone's echoFloat exchange
+# has on the wire. Load: `soapstone bench --closed -t 2` with 8 and 64 connections against
+# soapstone and gSOAP (unpinned, both CPUs shared with the load generator, as wrk -t2).
+#
+# Builds what it runs: the release `soapstone` binary and the `echo_loop` example, and the
+# gSOAP and omniORB echoFloat peers of scripts/rpc-compare/ into target/rpc-compare (needs
+# the Debian packages gsoap, libgsoap-dev, omniidl, libomniorb4-dev, g++: lab/peers/setup.sh
+# --only gsoap,omniorb installs them). Everything listens on 127.0.0.1 and stops on exit.
+# Prints a table of ratios (below 1: soapstone faster) and the raw means; exit 1 if a point
+# failed.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+REPEATS=6
+SECONDS_PER_POINT=2
+CALLS=20000
+LOAD=1
+LOAD_SECONDS=5
+RUNTIMES="ambient,current-thread"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --repeats) shift; REPEATS="${1:?}" ;;
+    --seconds) shift; SECONDS_PER_POINT="${1:?}" ;;
+    --calls) shift; CALLS="${1:?}" ;;
+    --no-load) LOAD=0 ;;
+    --load-seconds) shift; LOAD_SECONDS="${1:?}" ;;
+    --runtimes) shift; RUNTIMES="${1:?}" ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    *) echo "rpc-compare: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ "$(nproc)" -ge 2 ] || { echo "rpc-compare: needs 2 CPUs for the cross-CPU placement" >&2; exit 2; }
+
+OUT="$ROOT/target/rpc-compare"
+mkdir -p "$OUT"
+say() { echo "rpc-compare: $*" >&2; }
+
+say "building soapstone (release) and the echo_loop example"
+( cd "$ROOT" && cargo build --release --quiet --bin soapstone -p soapstone \
+    && cargo build --release --quiet -p soapstone-client --example echo_loop )
+BIN="$ROOT/target/release/soapstone"
+LOOP="$ROOT/target/release/examples/echo_loop"
+
+say "building the gSOAP and omniORB echoFloat peers"
+SRC="$ROOT/scripts/rpc-compare"
+( cd "$OUT" && cp "$SRC"/echo.h "$SRC"/echo.idl . \
+  && soapcpp2 -S -L -x -I/usr/share/gsoap/import echo.h >/dev/null \
+  && g++ -O2 -I. -o echo-gsoap "$SRC/echo_gsoap.cpp" soapC.cpp soapServer.cpp -lgsoap++ -lpthread \
+  && omniidl -bcxx -Wbh=.hh -Wbs=SK.cc echo.idl \
+  && g++ -O2 -I. -o echo-omniorb-server "$SRC/echo_omniorb_server.cc" echoSK.cc -lomniORB4 -lomnithread \
+  && g++ -O2 -I. -o echo-omniorb-client "$SRC/echo_omniorb_client.cc" echoSK.cc -lomniORB4 -lomnithread ) \
+  > "$OUT/build.log" 2>&1 || { say "peer build failed, see $OUT/build.log"; exit 1; }
+
+BODY="$OUT/echoFloat.xml"
+cat > "$BODY" <<'EOF'
+<?xml version="1.0" encoding="UTF-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><SOAP-ENV:Body><ns1:echoFloat xmlns:ns1="http://soapinterop.org/" SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"><inputFloat xsi:type="xsd:float">654.321</inputFloat></ns1:echoFloat></SOAP-ENV:Body></SOAP-ENV:Envelope>
+EOF
+ACTION="http://soapinterop.org/"
+
+PIDS=()
+cleanup() {
+  local p
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  PIDS=()
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() { # PORT: up to 20 s
+  local i
+  for i in $(seq 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.1
+  done
+  say "nothing listens on port $1"; exit 1
+}
+# start CPU PORT CMD...: a server pinned to CPU ("-" for unpinned), waited for.
+start() {
+  local cpu="$1" port="$2"; shift 2
+  if [ "$cpu" = "-" ]; then "$@" >/dev/null 2>&1 & else taskset -c "$cpu" "$@" >/dev/null 2>&1 & fi
+  PIDS+=($!)
+  wait_port "$port"
+}
+
+TMP="$OUT/run"; mkdir -p "$TMP"
+# bench_mean CPU URL ARGS...: one closed-loop run on one connection, prints the mean in µs.
+bench_mean() {
+  local cpu="$1" url="$2"; shift 2
+  taskset -c "$cpu" "$BIN" bench "$url" --closed -c 1 --duration "${SECONDS_PER_POINT}s" \
+    --warmup 1s --json "$TMP/p.json" "$@" >/dev/null
+  jq -e '.requests.errors == 0 and .requests.ok > 0' "$TMP/p.json" >/dev/null \
+    || { say "errors in a run against $url"; exit 1; }
+  jq -r '.latency.uncorrected.mean_us' "$TMP/p.json"
+}
+median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# The floor's byte counts: soapstone's echoFloat exchange as the bench sends and receives it.
+port=$(free_port)
+start - "$port" "$BIN" serve --addr "127.0.0.1:$port" --services echo
+"$BIN" bench "http://127.0.0.1:$port/echo" --body "$BODY" --soap-action "$ACTION" --closed -c 1 \
+  --duration 1s --json "$TMP/sizes.json" >/dev/null
+REQ_BYTES=$(jq '.bytes_sent / .requests.sent | floor' "$TMP/sizes.json")
+RESP_BYTES=$(jq '.bytes_received / .requests.responses | floor' "$TMP/sizes.json")
+cleanup
+say "echoFloat on the wire: $REQ_BYTES bytes up, $RESP_BYTES bytes down"
+
+declare -A MEANS
+IFS=',' read -r -a RT_LIST <<< "$RUNTIMES"
+for placement in one cross; do
+  if [ "$placement" = one ]; then SCPU=0; else SCPU=1; fi
+  CCPU=0
+  say "placement $placement: servers on CPU $SCPU, clients on CPU $CCPU"
+  declare -A URL=()
+  for rt in "${RT_LIST[@]}"; do
+    p=$(free_port); start "$SCPU" "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo --runtime "$rt"
+    URL[$rt]="http://127.0.0.1:$p/echo"
+  done
+  p=$(free_port); start "$SCPU" "$p" "$BIN" baseline tcp-pingpong --addr "127.0.0.1:$p" \
+    --request-size "$REQ_BYTES" --response-size "$RESP_BYTES"
+  FLOOR="tcp://127.0.0.1:$p"
+  p=$(free_port); start "$SCPU" "$p" "$OUT/echo-gsoap" "$p"; GSOAP="http://127.0.0.1:$p/echo"
+  p=$(free_port); start "$SCPU" "$p" "$OUT/echo-omniorb-server" "$p"; ORB="corbaloc::127.0.0.1:$p/echo"
+  for r in $(seq "$REPEATS"); do
+    MEANS[$placement,floor]+="$(bench_mean "$CCPU" "$FLOOR" --request-size "$REQ_BYTES" --response-size "$RESP_BYTES") "
+    for rt in "${RT_LIST[@]}"; do
+      MEANS[$placement,$rt]+="$(bench_mean "$CCPU" "${URL[$rt]}" --body "$BODY" --soap-action "$ACTION") "
+    done
+    MEANS[$placement,gsoap]+="$(bench_mean "$CCPU" "$GSOAP" --body "$BODY" --soap-action "$ACTION") "
+    MEANS[$placement,omniorb]+="$(taskset -c "$CCPU" "$OUT/echo-omniorb-client" "$ORB" "$CALLS") "
+    MEANS[$placement,client]+="$(taskset -c "$CCPU" "$LOOP" "${URL[${RT_LIST[0]}]}" "$CALLS") "
+    say "  repeat $r/$REPEATS done"
+  done
+  cleanup
+done
+
+med() { tr ' ' '\n' <<< "${MEANS[$1]}" | grep . | median; }
+DEF="${RT_LIST[0]}"
+echo
+echo "echoFloat round trip, mean µs per run, median of $REPEATS interleaved runs ($SECONDS_PER_POINT s each; omniORB and Client: $CALLS calls)"
+printf '%-34s %12s %12s\n' "system" "one CPU" "across CPUs"
+for k in floor "${RT_LIST[@]}" gsoap omniorb client; do
+  printf '%-34s %12.1f %12.1f\n' "$k" "$(med one,$k)" "$(med cross,$k)"
+done
+echo
+echo "ratios (soapstone server = --runtime $DEF; below 1: soapstone faster)"
+printf '%-34s %12s %12s\n' "ratio" "one CPU" "across CPUs"
+row() { printf '%-34s %12s %12s\n' "$1" "$(ratio "$(med one,$2)" "$(med one,$3)")" "$(ratio "$(med cross,$2)" "$(med cross,$3)")"; }
+row "soapstone / raw TCP floor" "$DEF" floor
+row "soapstone / gSOAP 2.8" "$DEF" gsoap
+row "soapstone / omniORB 4 (CORBA)" "$DEF" omniorb
+row "soapstone Client+server / floor" client floor
+for rt in "${RT_LIST[@]:1}"; do
+  row "soapstone $rt / $DEF" "$rt" "$DEF"
+done
+
+[ "$LOAD" -eq 1 ] || exit 0
+echo
+echo "load: soapstone bench --closed -t 2, $LOAD_SECONDS s after 1 s warm-up, servers unpinned (both CPUs shared with the load generator, as wrk -t2)"
+printf '%-30s %8s %12s %12s %8s %10s %10s\n' server connections "r/s" "gSOAP r/s" ratio "p99 µs" "gSOAP p99"
+load() { # URL CONNECTIONS -> "req/s p99_us"
+  "$BIN" bench "$1" --body "$BODY" --soap-action "$ACTION" --closed -c "$2" -t 2 \
+    --duration "${LOAD_SECONDS}s" --warmup 1s --json "$TMP/l.json" >/dev/null
+  jq -e '.requests.errors == 0' "$TMP/l.json" >/dev/null || { say "errors under load against $1"; exit 1; }
+  jq -r '"\(.ok_rate) \(.latency.uncorrected.p99_us)"' "$TMP/l.json"
+}
+p=$(free_port); start - "$p" "$OUT/echo-gsoap" "$p"; GURL="http://127.0.0.1:$p/echo"
+declare -A SURL=()
+for rt in "${RT_LIST[@]}"; do
+  p=$(free_port); start - "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo --runtime "$rt"
+  SURL[$rt]="http://127.0.0.1:$p/echo"
+done
+for c in 8 64; do
+  # gSOAP between the soapstone runs, so that drift over the run touches both sides
+  read -r g_rate g_p99 <<< "$(load "$GURL" "$c")"
+  for rt in "${RT_LIST[@]}"; do
+    read -r s_rate s_p99 <<< "$(load "${SURL[$rt]}" "$c")"
+    printf '%-30s %8s %12.0f %12.0f %8s %10s %10s\n' "soapstone --runtime $rt" "$c" "$s_rate" "$g_rate" \
+      "$(ratio "$s_rate" "$g_rate")" "$s_p99" "$g_p99"
+  done
+done

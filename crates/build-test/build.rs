@@ -13,6 +13,8 @@ fn main() {
             "wsdl/shop.wsdl",
             "wsdl/contacts.wsdl",
             "wsdl/dp.wsdl",
+            // A vendor-style WSDL: a bare body element, request and response headers, a fault.
+            "wsdl/calculator.wsdl",
             // Sun WSTest 1.0 (document/literal, an extension, a recursive type), as published.
             "../../testdata/wstest/conf/wstest.wsdl",
         ])

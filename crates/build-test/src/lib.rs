@@ -49,6 +49,11 @@ pub mod dp {
     soapstone_service::include_wsdl!("dp");
 }
 
+/// A vendor-style WSDL with SOAP headers and a declared fault (`wsdl/calculator.wsdl`).
+pub mod calculator {
+    soapstone_service::include_wsdl!("calculator");
+}
+
 /// Sun WSTest 1.0 (`testdata/wstest/conf/wstest.wsdl`).
 pub mod wstest {
     soapstone_service::include_wsdl!("wstest");

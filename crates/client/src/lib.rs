@@ -372,6 +372,25 @@ impl Client {
         decode_answer(&raw, op.response_style, &self.inner.config.limits)
     }
 
+    /// [`Client::call`] with SOAP header blocks (raw markup, e.g. from
+    /// [`soapstone_codec::encode_header_block`]) in the request's `Header`; also returns the
+    /// response envelope's bytes, whose header blocks the caller may read.
+    pub async fn call_with_headers<T: Serialize + ?Sized, R: DeserializeOwned>(
+        &self,
+        op: &Operation<'_>,
+        headers: &[&str],
+        request: &T,
+    ) -> Result<(R, Bytes), Error> {
+        let mut out = Vec::with_capacity(512);
+        soapstone_codec::encode(&mut out, op.options, headers, op.request, request)
+            .map_err(Error::encode)?;
+        let raw = self
+            .call_raw(op.options.version, Some(op.action), Bytes::from(out))
+            .await?;
+        let value = decode_answer(&raw, op.response_style, &self.inner.config.limits)?;
+        Ok((value, raw.body))
+    }
+
     fn request(
         &self,
         version: Version,

@@ -30,7 +30,9 @@ mod soapenc;
 mod xsd;
 
 pub use generate::{document, document_url, wsdl, SOAP_ENC_QUERY, WSDL_QUERY};
-pub use model::{BindingStyle, ModelError, OperationModel, Part, ServiceModel};
+pub use model::{
+    BindingStyle, FaultPart, HeaderPart, ModelError, OperationModel, Part, ServiceModel,
+};
 pub use soapenc::SOAP_ENCODING_SCHEMA;
 pub use xsd::{Field, NamedType, Schema, TypeDef, TypeRef, XsdType, SOAP_ENC_NS, XSD_NS};
 

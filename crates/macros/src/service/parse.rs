@@ -23,6 +23,7 @@ pub(crate) struct ServiceArgs {
     name: Option<LitStr>,
     namespace: Option<LitStr>,
     style: Option<LitStr>,
+    form: Option<LitStr>,
 }
 
 impl ServiceArgs {
@@ -31,6 +32,7 @@ impl ServiceArgs {
             name: None,
             namespace: None,
             style: None,
+            form: None,
         };
         let parser = syn::meta::parser(|meta| {
             let slot = if meta.path.is_ident("name") {
@@ -39,10 +41,12 @@ impl ServiceArgs {
                 &mut out.namespace
             } else if meta.path.is_ident("style") {
                 &mut out.style
+            } else if meta.path.is_ident("form") {
+                &mut out.form
             } else {
-                return Err(
-                    meta.error("unknown `service` option: expected `name`, `namespace` or `style`")
-                );
+                return Err(meta.error(
+                    "unknown `service` option: expected `name`, `namespace`, `style` or `form`",
+                ));
             };
             *slot = Some(meta.value()?.parse()?);
             Ok(())
@@ -185,10 +189,11 @@ pub(crate) fn build(cx: &mut Ctxt, args: ServiceArgs, item: &ItemTrait) -> Servi
         None => Style::Document,
         Some((_, s)) if s == "document" || s == "document/literal" => Style::Document,
         Some((_, s)) if s == "rpc" || s == "rpc/encoded" => Style::Rpc,
+        Some((_, s)) if s == "rpc/literal" => Style::RpcLiteral,
         Some((lit, s)) => {
             cx.error_spanned_by(
                 lit,
-                format!("unknown style `{s}`: expected `document` or `rpc`"),
+                format!("unknown style `{s}`: expected `document`, `rpc` or `rpc/literal`"),
             );
             Style::Document
         }
@@ -231,11 +236,26 @@ pub(crate) fn build(cx: &mut Ctxt, args: ServiceArgs, item: &ItemTrait) -> Servi
             }
         }
     }
+    // `form = "unqualified"`: parameters and their fields without a namespace, as CXF's
+    // code-first services write them.
+    let qualified = match args.form.as_ref().map(|s| (s, s.value())) {
+        None => style == Style::Document,
+        Some((_, s)) if s == "qualified" && style == Style::Document => true,
+        Some((_, s)) if s == "unqualified" => false,
+        Some((lit, s)) => {
+            cx.error_spanned_by(
+                lit,
+                format!("unknown form `{s}`: expected `unqualified` (or `qualified` for document style)"),
+            );
+            style == Style::Document
+        }
+    };
     Service {
         ident: item.ident.clone(),
         name,
         namespace,
         style,
+        qualified,
         docs: docs(&item.attrs),
         methods,
     }
@@ -363,6 +383,7 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
         .unwrap_or_else(|| default_action(namespace, &name));
     ok.then(|| Method {
         ident: sig.ident.clone(),
+        request: name.clone(),
         name,
         action,
         response,
@@ -371,6 +392,9 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
         results,
         cache: attr.cache,
         context,
+        headers: Vec::new(),
+        response_headers: Vec::new(),
+        faults: None,
         docs: docs(&f.attrs),
     })
 }

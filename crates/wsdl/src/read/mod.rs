@@ -16,6 +16,7 @@ mod components;
 mod inspect;
 mod load;
 mod lower;
+mod lower_types;
 mod schema;
 mod wsdl;
 

@@ -228,3 +228,42 @@ fn the_wsdl_served_back_declares_the_same_headers_and_faults() {
     assert_eq!(b.faults, a.faults, "{wsdl}");
     assert_eq!(b.input, a.input);
 }
+
+fn zeep_available() -> bool {
+    std::process::Command::new("python3")
+        .args(["-c", "import zeep"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// zeep reads the WSDL the generated server publishes, sends the declared header, reads the
+/// response header and gets the declared fault's detail. Skipped loudly without zeep, a
+/// failure without it under `CI`.
+#[tokio::test]
+async fn zeep_calls_the_generated_server_with_headers_and_faults() {
+    if !zeep_available() {
+        if std::env::var_os("CI").is_some() {
+            panic!("zeep is required in CI: python3 -m pip install zeep");
+        }
+        eprintln!("\n*** SKIPPED: python3 cannot import zeep; install it to run this test ***\n");
+        return;
+    }
+    let server = serve(ServiceConfig::default()).await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/calc_zeep.py");
+    let url = format!("http://{}/calc?wsdl", server.addr);
+    let output = tokio::time::timeout(
+        std::time::Duration::from_secs(120),
+        tokio::process::Command::new("python3")
+            .arg(script)
+            .arg(&url)
+            .output(),
+    )
+    .await
+    .expect("zeep finishes in time")
+    .expect("run python3");
+    server.stop().await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    println!("{stdout}");
+}

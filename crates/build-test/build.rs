@@ -15,6 +15,8 @@ fn main() {
             "wsdl/dp.wsdl",
             // A vendor-style WSDL: a bare body element, request and response headers, a fault.
             "wsdl/calculator.wsdl",
+            // What spyne publishes for the lab's Python peer (named wrapper types).
+            "wsdl/spyne_dp.wsdl",
             // Sun WSTest 1.0 (document/literal, an extension, a recursive type), as published.
             "../../testdata/wstest/conf/wstest.wsdl",
         ])

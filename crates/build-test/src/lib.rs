@@ -54,6 +54,11 @@ pub mod calculator {
     soapstone_service::include_wsdl!("calculator");
 }
 
+/// The WSDL spyne publishes for the lab's Python peer server (`wsdl/spyne_dp.wsdl`).
+pub mod spyne_dp {
+    soapstone_service::include_wsdl!("spyne_dp");
+}
+
 /// Sun WSTest 1.0 (`testdata/wstest/conf/wstest.wsdl`).
 pub mod wstest {
     soapstone_service::include_wsdl!("wstest");

@@ -41,6 +41,12 @@ fn xsd_static(name: &str) -> &'static str {
     }
 }
 
+/// `{ns}local` (a type name in Clark notation: a type of another schema than the wrapper's)
+/// as `(ns, local)`.
+pub(crate) fn clark(name: &str) -> Option<(&str, &str)> {
+    name.strip_prefix('{')?.split_once('}')
+}
+
 /// What every element writer needs to know about the message.
 pub(crate) struct Opts {
     typed: bool,
@@ -473,7 +479,8 @@ impl<'o, 'n> ValueSer<'o, 'n> {
         self.out.push(b'>');
     }
 
-    /// `<name xsi:type="tns:Type">`
+    /// `<name xsi:type="tns:Type">`; a type named in Clark notation (`{ns}Type`, a type of
+    /// another schema) is `<name xsi:type="ns1:Type" xmlns:ns1="ns">`.
     fn open_named(&mut self, type_name: &str) {
         let typed = self.typed();
         let out = &mut *self.out;
@@ -481,10 +488,20 @@ impl<'o, 'n> ValueSer<'o, 'n> {
         out.extend_from_slice(self.name.as_bytes());
         if typed {
             out.extend_from_slice(b" xsi:type=\"");
-            if self.opts.tns {
-                out.extend_from_slice(b"tns:");
+            match clark(type_name) {
+                Some((ns, local)) => {
+                    out.extend_from_slice(b"ns1:");
+                    out.extend_from_slice(local.as_bytes());
+                    out.extend_from_slice(b"\" xmlns:ns1=\"");
+                    write::attr(out, ns);
+                }
+                None => {
+                    if self.opts.tns {
+                        out.extend_from_slice(b"tns:");
+                    }
+                    out.extend_from_slice(type_name.as_bytes());
+                }
             }
-            out.extend_from_slice(type_name.as_bytes());
             out.push(b'"');
         }
         out.push(b'>');
@@ -509,6 +526,9 @@ impl<'o, 'n> ValueSer<'o, 'n> {
     fn type_str(&self, p: &Probe) -> String {
         match p {
             Probe::Simple(x) => format!("xsd:{x}"),
+            Probe::Named(n) if clark(n).is_some() => {
+                format!("ns1:{}", clark(n).map_or("", |(_, local)| local))
+            }
             Probe::Named(n) if self.opts.tns => format!("tns:{n}"),
             Probe::Named(n) => (*n).to_string(),
             Probe::Seq(..) => if self.opts.enc12 {

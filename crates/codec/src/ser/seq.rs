@@ -187,6 +187,19 @@ impl<'o, 'n> ArraySer<'o, 'n> {
         let a0 = out.len();
         Self::write_attrs(out, enc12, &self.item_type, &dims[..rank], false);
         self.attr = (a0, out.len());
+        // An item type of another schema (`ns1:`, see `type_str`) is declared here.
+        let item = match first {
+            Some(Probe::Seq(_, Some(inner))) if self.rows.is_some() => Some(&**inner),
+            p => p,
+        };
+        if let Some((ns, _)) = item.and_then(|p| match p {
+            Probe::Named(n) => super::clark(n),
+            _ => None,
+        }) {
+            out.extend_from_slice(b" xmlns:ns1=\"");
+            crate::write::attr(out, ns);
+            out.push(b'"');
+        }
         out.push(b'>');
         self.started = true;
     }

@@ -19,6 +19,8 @@ fn main() {
             "wsdl/spyne_dp.wsdl",
             // Sun WSTest 1.0 (document/literal, an extension, a recursive type), as published.
             "../../testdata/wstest/conf/wstest.wsdl",
+            // SOAPBuilders Round 2 base as published (types in `http://soapinterop.org/xsd`).
+            "../../testdata/soapbuilders-round2-wsdl/r2-interop.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

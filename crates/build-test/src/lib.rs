@@ -63,3 +63,9 @@ pub mod spyne_dp {
 pub mod wstest {
     soapstone_service::include_wsdl!("wstest");
 }
+
+/// SOAPBuilders Round 2 base as published (`testdata/soapbuilders-round2-wsdl/r2-interop.wsdl`):
+/// rpc/encoded, its types in `http://soapinterop.org/xsd`, every operation with one action.
+pub mod r2_interop {
+    soapstone_service::include_wsdl!("r2-interop");
+}

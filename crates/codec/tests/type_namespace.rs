@@ -44,7 +44,9 @@ fn encoded_types_of_another_schema_are_declared_where_named() {
     encode(&mut out, &opts, &[], &wrapper, &args()).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(
-        text.contains(r#"<inputStruct xsi:type="ns1:SOAPStruct" xmlns:ns1="http://soapinterop.org/xsd">"#),
+        text.contains(
+            r#"<inputStruct xsi:type="ns1:SOAPStruct" xmlns:ns1="http://soapinterop.org/xsd">"#
+        ),
         "{text}"
     );
     assert!(

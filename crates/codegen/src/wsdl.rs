@@ -65,8 +65,14 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
         let Some(ident) = g.types.get(&t.name) else {
             continue;
         };
-        let wire = &t.name;
-        let doc = format!(" `{}` of `{}`.", t.name, model.namespace);
+        // A type of another namespace keeps it in its serde name (Clark notation), so that the
+        // codec names it in `xsi:type` and `XsdType` registers it there.
+        let wire = &if t.namespace == model.namespace {
+            t.name.clone()
+        } else {
+            format!("{{{}}}{}", t.namespace, t.name)
+        };
+        let doc = format!(" `{}` of `{}`.", t.name, t.namespace);
         match &t.def {
             TypeDef::Struct(fields) => {
                 let mut names = Names::default();
@@ -324,7 +330,7 @@ impl Gen<'_> {
             }
             if let Some(TypeDef::Struct(fields)) = self.model.schema.get(&name) {
                 for f in fields.iter().filter(|f| !f.ty.repeated) {
-                    if f.ty.name.namespace == self.model.namespace {
+                    if f.ty.name.namespace != XSD_NS {
                         stack.push(f.ty.name.local.clone());
                     }
                 }

@@ -163,6 +163,9 @@ impl Writer<'_> {
                 ),
             );
         }
+        for other in m.schema.other_namespaces() {
+            self.line(3, &format!("<xsd:import namespace=\"{}\"/>", esc(other)));
+        }
         if !rpc {
             for op in &m.operations {
                 let fields: Vec<Field> = op
@@ -201,7 +204,40 @@ impl Writer<'_> {
                 }
             }
         }
-        for t in m.schema.types() {
+        self.schema_types(m, &m.namespace);
+        self.line(2, "</xsd:schema>");
+        // Types of other namespaces (a vendor's WSDL read with types in a schema of their own),
+        // one schema each, importing the others.
+        for ns in m.schema.other_namespaces() {
+            self.line(
+                2,
+                &format!("<xsd:schema targetNamespace=\"{}\"{form}>", esc(ns)),
+            );
+            if m.schema.uses_soap_enc() {
+                self.line(
+                    3,
+                    &format!(
+                        "<xsd:import namespace=\"{SOAP_ENC_NS}\" schemaLocation=\"{}\"/>",
+                        esc(&document_url(endpoint, SOAP_ENC_QUERY))
+                    ),
+                );
+            }
+            self.line(
+                3,
+                &format!("<xsd:import namespace=\"{}\"/>", esc(&m.namespace)),
+            );
+            for other in m.schema.other_namespaces().into_iter().filter(|o| *o != ns) {
+                self.line(3, &format!("<xsd:import namespace=\"{}\"/>", esc(other)));
+            }
+            self.schema_types(m, ns);
+            self.line(2, "</xsd:schema>");
+        }
+        self.line(1, "</wsdl:types>");
+    }
+
+    /// The named types of namespace `ns`.
+    fn schema_types(&mut self, m: &ServiceModel, ns: &str) {
+        for t in m.schema.types().iter().filter(|t| t.namespace == ns) {
             match &t.def {
                 TypeDef::Struct(fields) => {
                     self.line(3, &format!("<xsd:complexType name=\"{}\">", esc(&t.name)));
@@ -248,8 +284,6 @@ impl Writer<'_> {
                 }
             }
         }
-        self.line(2, "</xsd:schema>");
-        self.line(1, "</wsdl:types>");
     }
 
     fn wrapper_element(&mut self, name: &str, fields: &[Field]) {

@@ -248,7 +248,7 @@ impl ServiceModel {
     }
 
     /// Checks what a WSDL consumer would trip over: empty or invalid names, duplicate
-    /// operations, wrappers, actions, parts and message names, and schema conflicts.
+    /// operations, wrappers, parts and message names, and schema conflicts.
     pub fn validate(&self) -> Result<(), ModelError> {
         let mut problems = Vec::new();
         if !is_ncname(&self.name) {
@@ -259,7 +259,6 @@ impl ServiceModel {
         }
         let mut ops = HashSet::new();
         let mut elements = HashSet::new();
-        let mut actions = HashSet::new();
         let mut messages = HashSet::new();
         for op in &self.operations {
             for (what, name) in [
@@ -286,9 +285,8 @@ impl ServiceModel {
                     op.response
                 ));
             }
-            if !op.action.is_empty() && !actions.insert(op.action.as_str()) {
-                problems.push(format!("action `{}` is used by two operations", op.action));
-            }
+            // Two operations may share an action (SOAPBuilders' WSDLs give every operation
+            // `http://soapinterop.org/`): the dispatcher then routes by the body element.
             for message in [message_name(op, true), message_name(op, false)] {
                 if !messages.insert(message.clone()) {
                     problems.push(format!("message name `{message}` is used twice"));
@@ -391,10 +389,6 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("operation `a` is declared twice"), "{text}");
-        assert!(
-            text.contains("action `urn:x#a` is used by two operations"),
-            "{text}"
-        );
         assert!(
             text.contains("input part `x` of `a` is declared twice"),
             "{text}"

@@ -437,12 +437,6 @@ impl<'d> Lower<'d> {
             }
             return Ok(TypeRef::xsd(&name.local));
         }
-        if name.namespace != self.namespace {
-            return Err(LowerError::new(
-                at,
-                format!("type `{{{}}}{}` is not in the service namespace `{}`: the service model has one namespace", name.namespace, name.local, self.namespace),
-            ));
-        }
         let decl =
             self.defs.schema.types.get(name).ok_or_else(|| {
                 LowerError::new(at, format!("type `{}` is not defined", name.local))
@@ -462,8 +456,28 @@ impl<'d> Lower<'d> {
         decl: &'d TypeDecl,
     ) -> Result<TypeRef, LowerError> {
         if schema.get(&name.local).is_some() {
+            let same = schema
+                .types()
+                .iter()
+                .any(|t| t.name == name.local && t.namespace == name.namespace);
+            if !same {
+                return Err(LowerError::new(
+                    &decl.loc,
+                    format!(
+                        "type `{}` is defined in two namespaces: the service model names types by local name",
+                        name.local
+                    ),
+                ));
+            }
             return Ok(TypeRef::new(name.clone()));
         }
+        // A type of another namespace is registered under its Clark name (its elements are
+        // still checked: they must be written as the service's are).
+        let key = if name.namespace == self.namespace {
+            name.local.clone()
+        } else {
+            format!("{{{}}}{}", name.namespace, name.local)
+        };
         // An array's item type is registered before the array, as `Vec<T>` describes itself.
         if let TypeKind::Complex(c) = &decl.kind {
             for a in &c.attributes {
@@ -476,7 +490,7 @@ impl<'d> Lower<'d> {
                                 1 => format!("ArrayOf{}", item.local),
                                 d => format!("ArrayOf{}{d}D", item.local),
                             };
-                            let lower = QName::new(self.namespace.clone(), lower);
+                            let lower = QName::new(name.namespace.clone(), lower);
                             if self.defs.schema.types.contains_key(&lower) {
                                 self.type_ref(schema, &lower, &a.loc)?;
                             }
@@ -486,13 +500,11 @@ impl<'d> Lower<'d> {
             }
         }
         let mut error = None;
-        let tref = schema.define(&name.local, FROM_WSDL, |s| {
-            match self.type_def(s, name, decl) {
-                Ok(def) => def,
-                Err(e) => {
-                    error = Some(e);
-                    TypeDef::Struct(Vec::new())
-                }
+        let tref = schema.define(&key, FROM_WSDL, |s| match self.type_def(s, name, decl) {
+            Ok(def) => def,
+            Err(e) => {
+                error = Some(e);
+                TypeDef::Struct(Vec::new())
             }
         });
         match error {

@@ -1,8 +1,10 @@
 //! The abstract SOAP service model and WSDL 1.1 generation from it.
 //!
 //! A [`ServiceModel`] says what a service offers: its name and namespace, its
-//! [`BindingStyle`] (document/literal wrapped or rpc/encoded), its operations with their
-//! parameter and result [`Part`]s, and the [`Schema`] of named types those parts use. Types
+//! [`BindingStyle`] (document/literal, rpc/encoded or rpc/literal), its operations with their
+//! parameter and result [`Part`]s, declared SOAP headers ([`HeaderPart`]) and faults
+//! ([`FaultPart`]), and the [`Schema`] of named types those parts use (a type of another
+//! namespace is registered under a Clark name, `{ns}Type`). Types
 //! describe themselves to a schema through [`XsdType`] (derived with
 //! `#[derive(soapstone_service::XsdType)]`). [`wsdl`] turns a model into a WSDL 1.1 document
 //! with a SOAP 1.1 and a SOAP 1.2 binding; [`document`] answers the `?wsdl` and

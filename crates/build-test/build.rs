@@ -21,6 +21,8 @@ fn main() {
             "../../testdata/wstest/conf/wstest.wsdl",
             // SOAPBuilders Round 2 base as published (types in `http://soapinterop.org/xsd`).
             "../../testdata/soapbuilders-round2-wsdl/r2-interop.wsdl",
+            // A WCF service (node-soap's corpus): data contracts in their own namespace.
+            "../../testdata/node-soap/wsdl/extended_recursive.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -69,3 +69,10 @@ pub mod wstest {
 pub mod r2_interop {
     soapstone_service::include_wsdl!("r2-interop");
 }
+
+/// A WCF service from node-soap's corpus (`testdata/node-soap/wsdl/extended_recursive.wsdl`,
+/// MIT): document/literal, its data contracts qualified in
+/// `http://schemas.datacontract.org/2004/07/RecursiveService`, an extension, recursion.
+pub mod wcf_recursive {
+    soapstone_service::include_wsdl!("extended_recursive");
+}

@@ -70,3 +70,54 @@ fn literal_style_writes_no_type_names() {
     let env = Envelope::parse(text.as_bytes(), &Limits::default()).unwrap();
     assert_eq!(env.body::<Args>(Style::Literal).unwrap(), args());
 }
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "{urn:common}Filter")]
+struct Filter {
+    #[serde(rename = "name")]
+    name: String,
+    #[serde(rename = "limit")]
+    limit: Vec<Limit>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "{urn:limits}Limit")]
+struct Limit {
+    #[serde(rename = "max")]
+    max: i32,
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Find {
+    #[serde(rename = "filter")]
+    filter: Filter,
+    #[serde(rename = "page")]
+    page: i32,
+}
+
+#[test]
+fn qualified_children_of_a_type_of_another_schema_are_in_its_namespace() {
+    let mut opts = EncodeOptions::default();
+    opts.qualified = true;
+    let value = Find {
+        filter: Filter {
+            name: "a".into(),
+            limit: vec![Limit { max: 1 }, Limit { max: 2 }],
+        },
+        page: 3,
+    };
+    let mut out = Vec::new();
+    encode(&mut out, &opts, &[], &QName::new("urn:svc", "find"), &value).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    // `filter` is the service's element; its children are in `urn:common`, and the children
+    // of each `limit` in `urn:limits`; `page` is the service's again.
+    let body = &text[text.find("<tns:find").unwrap()..];
+    assert!(
+        body.contains(
+            r#"<filter><name xmlns="urn:common">a</name><limit xmlns="urn:common"><max xmlns="urn:limits">1</max></limit><limit xmlns="urn:common"><max xmlns="urn:limits">2</max></limit></filter><page>3</page>"#
+        ),
+        "{text}"
+    );
+    let env = Envelope::parse(text.as_bytes(), &Limits::default()).unwrap();
+    assert_eq!(env.body::<Find>(Style::Literal).unwrap(), value);
+}

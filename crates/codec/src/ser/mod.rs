@@ -329,6 +329,8 @@ impl<'o> ser::Serializer for BodySer<'o> {
             opts: self.opts,
             key: String::new(),
             close: None,
+            ns: None,
+            scope: None,
         })
     }
     fn serialize_struct(
@@ -341,6 +343,8 @@ impl<'o> ser::Serializer for BodySer<'o> {
             opts: self.opts,
             key: String::new(),
             close: None,
+            ns: None,
+            scope: None,
         })
     }
     fn serialize_struct_variant(
@@ -361,15 +365,29 @@ pub(crate) struct Children<'o, 'n> {
     opts: &'o Opts,
     key: String,
     close: Option<&'n str>,
+    /// The namespace the children are in when it is not the wrapper's: a struct whose serde
+    /// name is `{ns}Type` in a qualified message (a type of another schema).
+    ns: Option<&'static str>,
+    /// The default namespace in scope inside this element (`None`: the wrapper's).
+    scope: Option<&'static str>,
 }
 
 impl Children<'_, '_> {
     fn finish(self) {
         if let Some(name) = self.close {
             self.out.extend_from_slice(b"</");
-            self.out.extend_from_slice(name.as_bytes());
+            self.out.extend_from_slice(tag(name).as_bytes());
             self.out.push(b'>');
         }
+    }
+}
+
+/// The element name of `name`, which may carry a namespace declaration (`f xmlns="ns"`).
+#[inline]
+fn tag(name: &str) -> &str {
+    match name.find(' ') {
+        Some(i) => &name[..i],
+        None => name,
     }
 }
 
@@ -382,12 +400,32 @@ impl<'o, 'n> ser::SerializeStruct for Children<'o, 'n> {
         v: &T,
     ) -> Result<(), EncodeError> {
         self.opts.room(self.out, 0)?;
-        v.serialize(ValueSer {
-            out: self.out,
-            opts: self.opts,
-            name: key,
-            kind: Kind::Field,
-        })
+        match self.ns {
+            // A child in another namespace than the one in scope declares it on itself.
+            Some(ns) if self.scope != Some(ns) => {
+                self.key.clear();
+                self.key.push_str(key);
+                self.key.push_str(" xmlns=\"");
+                let mut buf = Vec::new();
+                write::attr(&mut buf, ns);
+                self.key.push_str(&String::from_utf8_lossy(&buf));
+                self.key.push('"');
+                v.serialize(ValueSer {
+                    out: self.out,
+                    opts: self.opts,
+                    name: &self.key,
+                    kind: Kind::Field,
+                    scope: Some(ns),
+                })
+            }
+            _ => v.serialize(ValueSer {
+                out: self.out,
+                opts: self.opts,
+                name: key,
+                kind: Kind::Field,
+                scope: self.scope,
+            }),
+        }
     }
     fn end(self) -> Result<(), EncodeError> {
         self.finish();
@@ -425,6 +463,7 @@ impl<'o, 'n> ser::SerializeMap for Children<'o, 'n> {
             opts: self.opts,
             name: &self.key,
             kind: Kind::Field,
+            scope: self.scope,
         })
     }
     fn end(self) -> Result<(), EncodeError> {
@@ -444,12 +483,15 @@ pub(crate) enum Kind {
     ArrayItem,
 }
 
-/// Writes one value as an element named `name`.
+/// Writes one value as an element named `name` (which may end in a namespace declaration,
+/// `f xmlns="ns"`: end tags use [`tag`]).
 pub(crate) struct ValueSer<'o, 'n> {
     out: &'o mut Vec<u8>,
     opts: &'o Opts,
     name: &'n str,
     kind: Kind,
+    /// The default namespace in scope inside this element (`None`: the wrapper's).
+    scope: Option<&'static str>,
 }
 
 impl<'o, 'n> ValueSer<'o, 'n> {
@@ -511,7 +553,7 @@ impl<'o, 'n> ValueSer<'o, 'n> {
     fn close(&mut self) {
         let out = &mut *self.out;
         out.extend_from_slice(b"</");
-        out.extend_from_slice(self.name.as_bytes());
+        out.extend_from_slice(tag(self.name).as_bytes());
         out.push(b'>');
     }
 
@@ -686,7 +728,7 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
             if undeclare {
                 out.extend_from_slice(b"tns:");
             }
-            out.extend_from_slice(self.name.as_bytes());
+            out.extend_from_slice(tag(self.name).as_bytes());
             out.push(b'>');
             return Ok(());
         }
@@ -743,6 +785,8 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
             opts: self.opts,
             key: String::new(),
             close: Some(self.name),
+            ns: None,
+            scope: self.scope,
         })
     }
     fn serialize_struct(
@@ -751,11 +795,19 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         _l: usize,
     ) -> Result<Children<'o, 'n>, EncodeError> {
         self.open_named(name);
+        // Qualified children of a type of another schema are in its namespace.
+        let ns = if self.opts.default_ns {
+            clark(name).map(|(ns, _)| ns)
+        } else {
+            None
+        };
         Ok(Children {
             out: self.out,
             opts: self.opts,
             key: String::new(),
             close: Some(self.name),
+            ns,
+            scope: self.scope,
         })
     }
     fn serialize_struct_variant(

@@ -37,12 +37,14 @@ impl<'o, 'n> ser::SerializeSeq for SeqSer<'o, 'n> {
                 opts: s.opts,
                 name: s.name,
                 kind: Kind::LiteralItem,
+                scope: s.scope,
             }),
             SeqSer::Wrapped(s) => v.serialize(ValueSer {
                 out: s.out,
                 opts: s.opts,
                 name: "item",
                 kind: Kind::LiteralItem,
+                scope: s.scope,
             }),
             SeqSer::Array(a) => a.element(v),
         }
@@ -225,6 +227,7 @@ impl<'o, 'n> ArraySer<'o, 'n> {
                 opts: self.v.opts,
                 name: "item",
                 kind: Kind::ArrayItem,
+                scope: self.v.scope,
             })
         }
     }
@@ -406,6 +409,7 @@ impl<'o> ser::SerializeSeq for RowSeq<'o> {
             opts: self.opts,
             name: "item",
             kind: Kind::ArrayItem,
+            scope: None,
         })
     }
     fn end(self) -> Result<usize, EncodeError> {

@@ -244,6 +244,12 @@ impl Definitions {
         if let Some((qualified, _)) = lower.qualified {
             model.qualified = qualified;
         }
+        if let (true, Some((at, local))) = (model.qualified, &lower.back_to_service) {
+            return Err(LowerError::new(
+                at,
+                format!("a type of another namespace holds `{local}` of the service namespace: the service model cannot write qualified elements back in the service namespace"),
+            ));
+        }
         model
             .validate()
             .map_err(|e| LowerError::new(&svc.loc, e.to_string()))?;

@@ -38,6 +38,9 @@ pub(super) struct Lower<'d> {
     anonymous: HashMap<*const TypeDecl, String>,
     /// Local names in use by registered types.
     taken: HashSet<String>,
+    /// Where a type of another namespace holds a struct of the service namespace (which a
+    /// qualified message cannot write).
+    pub(super) back_to_service: Option<(Loc, String)>,
 }
 
 impl<'d> Lower<'d> {
@@ -56,6 +59,7 @@ impl<'d> Lower<'d> {
             qualified: None,
             anonymous: HashMap::new(),
             taken,
+            back_to_service: None,
         }
     }
 
@@ -236,25 +240,27 @@ impl<'d> Lower<'d> {
         elements
             .into_iter()
             .map(|e| {
-                let (name, t) = self.element_ref(schema, e)?;
+                let owner = self.namespace.clone();
+                let (name, t) = self.element_ref(schema, e, &owner)?;
                 Ok(Part::new(name, t))
             })
             .collect()
     }
 
-    /// Checks that a local element is qualified as the others are, and in the service
-    /// namespace when it is.
-    fn qualification(&mut self, name: &QName, at: &Loc) -> Result<(), LowerError> {
+    /// Checks that a local element is qualified as the others are, and, when it is, in the
+    /// namespace of the type that holds it (`owner`; the codec writes a struct's children in
+    /// its type's namespace).
+    fn qualification(&mut self, name: &QName, at: &Loc, owner: &str) -> Result<(), LowerError> {
         let qualified = if name.namespace.is_empty() {
             false
-        } else if name.namespace == self.namespace {
+        } else if name.namespace == owner {
             true
         } else {
             return Err(LowerError::new(
                 at,
                 format!(
-                    "element `{}` is in the namespace `{}`, not `{}`: the service model has one namespace",
-                    name.local, name.namespace, self.namespace
+                    "element `{}` is in the namespace `{}`, not `{owner}` like the type that holds it: the service model writes a type's elements in its namespace",
+                    name.local, name.namespace
                 ),
             ));
         };
@@ -286,6 +292,7 @@ impl<'d> Lower<'d> {
         &mut self,
         schema: &mut Schema,
         e: &'d ElementDecl,
+        owner: &str,
     ) -> Result<(String, TypeRef), LowerError> {
         let decl = match &e.reference {
             Some(r) => self.defs.schema.elements.get(r).ok_or_else(|| {
@@ -293,7 +300,7 @@ impl<'d> Lower<'d> {
             })?,
             None => e,
         };
-        self.qualification(&decl.name, &e.loc)?;
+        self.qualification(&decl.name, &e.loc, owner)?;
         if decl.substitution_group.is_some() || decl.is_abstract {
             return Err(LowerError::new(
                 &e.loc,
@@ -305,7 +312,7 @@ impl<'d> Lower<'d> {
         }
         let mut t = match &decl.ty {
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
-            Some(TypeUse::Inline(d)) => self.anonymous_ref(schema, d, &decl.name.local)?,
+            Some(TypeUse::Inline(d)) => self.anonymous_ref(schema, d, &decl.name.local, owner)?,
             None => {
                 return Err(LowerError::new(
                     &decl.loc,
@@ -349,7 +356,10 @@ impl<'d> Lower<'d> {
     ) -> Result<TypeRef, LowerError> {
         let t = match &element.ty {
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &element.loc)?,
-            Some(TypeUse::Inline(d)) => self.anonymous_ref(schema, d, &element.name.local)?,
+            Some(TypeUse::Inline(d)) => {
+                let ns = element.name.namespace.clone();
+                self.anonymous_ref(schema, d, &element.name.local, &ns)?
+            }
             None => TypeRef::xsd("anyType"),
         };
         match schema.get(&t.name.local) {
@@ -370,6 +380,7 @@ impl<'d> Lower<'d> {
         schema: &mut Schema,
         decl: &'d TypeDecl,
         hint: &str,
+        ns: &str,
     ) -> Result<TypeRef, LowerError> {
         if let TypeKind::Simple(s) = &decl.kind {
             if let Some(t) = self.simple_base(s, 0) {
@@ -391,7 +402,9 @@ impl<'d> Lower<'d> {
                 name
             }
         };
-        self.register(schema, &QName::new(self.namespace.clone(), local), decl)
+        // In the namespace of the type that holds it: its elements are qualified there.
+        let ns = if ns.is_empty() { &self.namespace } else { ns };
+        self.register(schema, &QName::new(ns, local), decl)
     }
 
     /// The built-in type a simple type restricts (through named restrictions), unless it is a
@@ -537,7 +550,7 @@ impl<'d> Lower<'d> {
                 // The list wrapper the writer emits for a `Vec` in a `Vec` (literal style).
                 if let [item] = elements.as_slice() {
                     if item.name.local == "item" && name.local.starts_with("ArrayOf") && item.max.repeats() && item.min == 0 {
-                        let (_, mut t) = self.element_ref(schema, item)?;
+                        let (_, mut t) = self.element_ref(schema, item, &name.namespace)?;
                         t.optional = true;
                         t.repeated = true;
                         return Ok(TypeDef::List(t));
@@ -545,7 +558,16 @@ impl<'d> Lower<'d> {
                 }
                 let mut fields = Vec::new();
                 for e in elements {
-                    let (wire, t) = self.element_ref(schema, e)?;
+                    let (wire, t) = self.element_ref(schema, e, &name.namespace)?;
+                    // The codec declares a type's namespace on the children of a type of
+                    // another schema, but cannot come back to the service's below it.
+                    if name.namespace != self.namespace
+                        && t.name.namespace == self.namespace
+                        && matches!(schema.get(&t.name.local), Some(TypeDef::Struct(_) | TypeDef::List(_)))
+                        && self.back_to_service.is_none()
+                    {
+                        self.back_to_service = Some((e.loc.clone(), t.name.local.clone()));
+                    }
                     fields.push(Field::new(wire, t));
                 }
                 Ok(TypeDef::Struct(fields))

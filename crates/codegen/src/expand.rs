@@ -150,8 +150,9 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             .as_ref()
             .map(|d| quote!(op.documentation = #cg::Option::Some(#cg::String::from(#d));));
         let block = |list: TokenStream, h: &crate::model::HeaderParam| {
-            let (ty, ns, local) = (&h.ty, &h.namespace, &h.element);
-            quote!(op.#list.push(#cg::wsdl::HeaderPart::new(#cg::codec::QName::new(#ns, #local), <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema)));)
+            let ty = &h.ty;
+            let element = header_element(h);
+            quote!(op.#list.push(#cg::wsdl::HeaderPart::new(#element, <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema)));)
         };
         let in_headers = headers.iter().map(|h| block(quote!(input_headers), h));
         let out_headers = response_headers
@@ -199,18 +200,19 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         let header_ids: Vec<_> = headers.iter().map(|h| &h.ident).collect();
         let header_tys: Vec<_> = headers.iter().map(|h| &h.ty).collect();
         let decode_headers = headers.iter().map(|h| {
-            let (id, ty, ns, local) = (&h.ident, &h.ty, &h.namespace, &h.element);
+            let (id, ty) = (&h.ident, &h.ty);
+            let element = header_element(h);
             quote! {
-                let #id: #cg::Option<#ty> = match __ctx.header::<#ty>(&#cg::codec::QName::new(#ns, #local)) {
+                let #id: #cg::Option<#ty> = match __ctx.header::<#ty>(&#element) {
                     #cg::Result::Ok(value) => value,
                     #cg::Result::Err(fault) => return #cg::fault_response(__version, #cg::Option::None, &fault),
                 };
             }
         });
-        let (keep_message, ctx_arg, reply_call) = if *context {
+        let (keep_message, ctx_arg, reply_call) = if *context || !headers.is_empty() {
             (
                 quote!(let __ctx = dispatcher.context(&request, incoming.version()); let __version = incoming.version();),
-                quote!(&__ctx,),
+                if *context { quote!(&__ctx,) } else { quote!() },
                 quote!(dispatcher.reply_with_headers::<#resp_ty>(reply, result, __ctx.take_response_headers())),
             )
         } else {
@@ -271,10 +273,16 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             });
         } else {
             let encode_headers = headers.iter().map(|h| {
-                let (id, ns, local) = (&h.ident, &h.namespace, &h.element);
+                let (id, ty) = (&h.ident, &h.ty);
+                let element = header_element(h);
+                let qualified = if h.from_type {
+                    quote!(<#ty as #cg::Header>::qualified())
+                } else {
+                    quote!(#qualified)
+                };
                 quote! {
                     if let #cg::Option::Some(value) = &#id {
-                        __headers.push(#cg::block_xml(&#cg::codec::QName::new(#ns, #local), #qualified, value).map_err(#cg::client::Error::from_encode)?);
+                        __headers.push(#cg::block_xml(&#element, #qualified, value).map_err(#cg::client::Error::from_encode)?);
                     }
                 }
             });
@@ -487,5 +495,17 @@ fn fault_enum(vis: &syn::Visibility, set: &crate::model::FaultSet, qualified: bo
                 #cg::Option::None
             }
         }
+    }
+}
+
+/// The expression of a header block's element: the WSDL's, or `H::element()`.
+fn header_element(h: &crate::model::HeaderParam) -> TokenStream {
+    let cg = quote!(::soapstone_service::codegen);
+    if h.from_type {
+        let ty = &h.ty;
+        quote!(<#ty as #cg::Header>::element())
+    } else {
+        let (ns, local) = (&h.namespace, &h.element);
+        quote!(#cg::codec::QName::new(#ns, #local))
     }
 }

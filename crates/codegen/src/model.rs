@@ -32,6 +32,9 @@ pub struct HeaderParam {
     pub ty: Type,
     pub namespace: String,
     pub element: String,
+    /// The element and qualification come from `ty`'s `Header` impl (`#[soap(header)]`), not
+    /// from `namespace`/`element` (a WSDL's).
+    pub from_type: bool,
 }
 
 /// The faults an operation declares: an enum named `ident` with one variant per fault.

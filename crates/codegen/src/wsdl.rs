@@ -182,6 +182,7 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
             ty: g.rust(&h.ty),
             namespace: h.element.namespace.clone(),
             element: h.element.local.clone(),
+            from_type: false,
         };
         let headers: Vec<HeaderParam> = op
             .input_headers

@@ -16,7 +16,7 @@ use crate::attr::docs;
 use crate::case::lower_camel;
 use crate::ctxt::Ctxt;
 
-pub(crate) use soapstone_codegen::{Method, Param, ResultPart, Service, Style};
+pub(crate) use soapstone_codegen::{HeaderParam, Method, Param, ResultPart, Service, Style};
 
 /// `name = "..."`, `namespace = "..."`, `style = "..."` of `#[service(...)]`.
 pub(crate) struct ServiceArgs {
@@ -72,6 +72,7 @@ struct SoapAttr {
     response: Option<LitStr>,
     result: Option<LitStr>,
     cache: bool,
+    header: bool,
 }
 
 fn soap_attr(cx: &mut Ctxt, attrs: &[syn::Attribute], for_param: bool) -> SoapAttr {
@@ -81,8 +82,12 @@ fn soap_attr(cx: &mut Ctxt, attrs: &[syn::Attribute], for_param: bool) -> SoapAt
             let p = &meta.path;
             if p.is_ident("name") {
                 out.name = Some(meta.value()?.parse()?);
+            } else if for_param && p.is_ident("header") {
+                out.header = true;
             } else if for_param {
-                return Err(meta.error("unknown `soap` option on a parameter: expected `name`"));
+                return Err(meta.error(
+                    "unknown `soap` option on a parameter: expected `name` or `header`",
+                ));
             } else if p.is_ident("action") {
                 out.action = Some(meta.value()?.parse()?);
             } else if p.is_ident("response") {
@@ -116,6 +121,22 @@ pub(crate) fn strip_soap_attrs(item: &mut ItemTrait) {
                 }
             }
         }
+    }
+}
+
+/// `T` of an `Option<T>`.
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(tp) = ty else { return None };
+    let last = tp.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        GenericArgument::Type(t) => Some(t),
+        _ => None,
     }
 }
 
@@ -300,6 +321,7 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
         );
     }
     let mut params = Vec::new();
+    let mut headers = Vec::new();
     let mut parts: HashMap<String, ()> = HashMap::new();
     // `ctx: &Context` right after `&self` is the request's context, not a part.
     let context = sig.inputs.iter().nth(1).is_some_and(is_context);
@@ -319,6 +341,34 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
             cx.error_spanned_by(
                 &pt.ty,
                 "service parameters must be owned types (a reference cannot be deserialized)",
+            );
+            ok = false;
+        }
+        if pattr.header {
+            // `#[soap(header)] auth: Option<Auth>` where `Auth: Header`: a header block the
+            // binding declares, decoded before the method runs (`None` when absent).
+            match option_inner(&pt.ty) {
+                Some(inner) => headers.push(HeaderParam {
+                    ident: pi.ident.clone(),
+                    ty: inner.clone(),
+                    namespace: String::new(),
+                    element: String::new(),
+                    from_type: true,
+                }),
+                None => {
+                    cx.error_spanned_by(
+                        &pt.ty,
+                        "a `#[soap(header)]` parameter is an `Option<H>` where `H: soapstone_service::Header`",
+                    );
+                    ok = false;
+                }
+            }
+            continue;
+        }
+        if !headers.is_empty() {
+            cx.error_spanned_by(
+                &pt.pat,
+                "`#[soap(header)]` parameters come after the others",
             );
             ok = false;
         }
@@ -392,7 +442,7 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
         results,
         cache: attr.cache,
         context,
-        headers: Vec::new(),
+        headers,
         response_headers: Vec::new(),
         faults: None,
         docs: docs(&f.attrs),

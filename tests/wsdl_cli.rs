@@ -110,13 +110,30 @@ fn inspect_and_call_a_served_wsdl_by_url() {
 fn generate_refuses_what_it_cannot_express_with_file_and_line() {
     let wsdl = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/testdata/soapbuilders-round2-wsdl/r2-interop.wsdl"
+        "/testdata/node-soap/wsdl/elementref/foo.wsdl"
     );
     let out = soapstone(&["wsdl", "generate", wsdl]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("r2-interop.wsdl:61: type `{http://soapinterop.org/xsd}ArrayOfstring` is not in the service namespace"),
+        err.contains("bar.xsd:8: attribute `id`: the service model has no attributes yet"),
         "{err}"
+    );
+}
+
+#[test]
+fn generate_keeps_a_type_of_another_namespace_in_it() {
+    // SOAPBuilders puts `SOAPStruct` in `http://soapinterop.org/xsd`, beside operations in
+    // `http://soapinterop.org/` (refused while the model had one namespace).
+    let wsdl = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/soapbuilders-round2-wsdl/r2-interop.wsdl"
+    );
+    let out = soapstone(&["wsdl", "generate", wsdl]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let code = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        code.contains(r#"rename = "{http://soapinterop.org/xsd}SOAPStruct""#),
+        "{code}"
     );
 }

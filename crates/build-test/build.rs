@@ -13,8 +13,16 @@ fn main() {
             "wsdl/shop.wsdl",
             "wsdl/contacts.wsdl",
             "wsdl/dp.wsdl",
+            // A vendor-style WSDL: a bare body element, request and response headers, a fault.
+            "wsdl/calculator.wsdl",
+            // What spyne publishes for the lab's Python peer (named wrapper types).
+            "wsdl/spyne_dp.wsdl",
             // Sun WSTest 1.0 (document/literal, an extension, a recursive type), as published.
             "../../testdata/wstest/conf/wstest.wsdl",
+            // SOAPBuilders Round 2 base as published (types in `http://soapinterop.org/xsd`).
+            "../../testdata/soapbuilders-round2-wsdl/r2-interop.wsdl",
+            // A WCF service (node-soap's corpus): data contracts in their own namespace.
+            "../../testdata/node-soap/wsdl/extended_recursive.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

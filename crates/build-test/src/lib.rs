@@ -49,7 +49,30 @@ pub mod dp {
     soapstone_service::include_wsdl!("dp");
 }
 
+/// A vendor-style WSDL with SOAP headers and a declared fault (`wsdl/calculator.wsdl`).
+pub mod calculator {
+    soapstone_service::include_wsdl!("calculator");
+}
+
+/// The WSDL spyne publishes for the lab's Python peer server (`wsdl/spyne_dp.wsdl`).
+pub mod spyne_dp {
+    soapstone_service::include_wsdl!("spyne_dp");
+}
+
 /// Sun WSTest 1.0 (`testdata/wstest/conf/wstest.wsdl`).
 pub mod wstest {
     soapstone_service::include_wsdl!("wstest");
+}
+
+/// SOAPBuilders Round 2 base as published (`testdata/soapbuilders-round2-wsdl/r2-interop.wsdl`):
+/// rpc/encoded, its types in `http://soapinterop.org/xsd`, every operation with one action.
+pub mod r2_interop {
+    soapstone_service::include_wsdl!("r2-interop");
+}
+
+/// A WCF service from node-soap's corpus (`testdata/node-soap/wsdl/extended_recursive.wsdl`,
+/// MIT): document/literal, its data contracts qualified in
+/// `http://schemas.datacontract.org/2004/07/RecursiveService`, an extension, recursion.
+pub mod wcf_recursive {
+    soapstone_service::include_wsdl!("extended_recursive");
 }

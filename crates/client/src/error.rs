@@ -74,6 +74,11 @@ impl Error {
     pub(crate) fn from_fault(fault: Fault, status: u16) -> Self {
         Error::new(Kind::Fault { fault, status }, None)
     }
+    /// A request that could not be encoded (e.g. a header block built outside
+    /// [`Client::call`](crate::Client::call)).
+    pub fn from_encode(e: EncodeError) -> Self {
+        Self::encode(e)
+    }
     pub(crate) fn encode(e: EncodeError) -> Self {
         Error::new(Kind::Encode, Some(e.into()))
     }

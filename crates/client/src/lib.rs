@@ -411,20 +411,21 @@ impl Client {
         op: &Operation<'_>,
         request: &T,
     ) -> Result<R, Error> {
-        self.call_with_headers(op, &[], request).await
+        Ok(self.call_with_headers(op, &[], request).await?.0)
     }
 
-    /// [`Client::call`] with SOAP header blocks: each is one element given as markup, with
-    /// its namespaces declared on it, written into `Header` as it is (an idempotency key, a
-    /// security token).
+    /// [`Client::call`] with SOAP header blocks: each is one element given as markup, with its
+    /// namespaces declared on it (e.g. from [`soapstone_codec::encode_header_block`]), written
+    /// into the request's `Header` as it is (an idempotency key, a typed header), before the
+    /// client's own ([`ClientConfig::headers`]: a security token made fresh per call). Also
+    /// returns the response envelope's bytes, whose header blocks the caller may read.
     pub async fn call_with_headers<T: Serialize + ?Sized, R: DeserializeOwned>(
         &self,
         op: &Operation<'_>,
         headers: &[&str],
         request: &T,
-    ) -> Result<R, Error> {
+    ) -> Result<(R, Bytes), Error> {
         let mut out = Vec::with_capacity(512);
-        // Per-call blocks first, then the client's own (a security token made fresh per call).
         let own = match &self.inner.config.headers {
             Some(source) => source.header_blocks(),
             None => Vec::new(),
@@ -440,12 +441,13 @@ impl Client {
         let (parts, body) = self
             .exchange(op.options.version, Some(op.action), Bytes::from(out))
             .await?;
-        decode_answer(
+        let value = decode_answer(
             parts.status.as_u16(),
             &body,
             op.response_style,
             &self.inner.config.limits,
-        )
+        )?;
+        Ok((value, body))
     }
 
     fn request(

@@ -67,7 +67,9 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             "document/literal wrapped",
         ),
         Style::Rpc => (quote!(#cg::wsdl::BindingStyle::RpcEncoded), "rpc/encoded"),
+        Style::RpcLiteral => (quote!(#cg::wsdl::BindingStyle::RpcLiteral), "rpc/literal"),
     };
+    let qualified = service.qualified;
     let service_docs = match &service.docs {
         Some(d) => quote!(model.documentation = #cg::Option::Some(#cg::String::from(#d));),
         None => quote!(),
@@ -82,6 +84,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         let Method {
             ident,
             name: op_name,
+            request,
             action,
             response,
             params,
@@ -89,6 +92,9 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             results,
             cache,
             context,
+            headers,
+            response_headers,
+            faults,
             docs,
         } = m;
         let stem = pascal(&ident.to_string());
@@ -116,11 +122,11 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         // rpc: the wrapper's children are the call's arguments, so one the operation does not
         // have is a mismatch in the number of arguments (SOAP 1.2 Part 2 4.4: a Sender fault
         // with rpc:BadArguments), not something to skip. Literal wrappers stay open.
-        let deny =
-            matches!(service.style, Style::Rpc).then(|| quote!(#[serde(deny_unknown_fields)]));
+        let deny = matches!(service.style, Style::Rpc | Style::RpcLiteral)
+            .then(|| quote!(#[serde(deny_unknown_fields)]));
         wrappers.push(quote! {
             #[derive(#cg::serde::Serialize, #cg::serde::Deserialize)]
-            #[serde(crate = "::soapstone_service::codegen::serde", rename = #op_name)]
+            #[serde(crate = "::soapstone_service::codegen::serde", rename = #request)]
             #deny
             #[allow(non_camel_case_types)]
             #[doc(hidden)]
@@ -143,16 +149,36 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         let op_docs = docs
             .as_ref()
             .map(|d| quote!(op.documentation = #cg::Option::Some(#cg::String::from(#d));));
+        let block = |list: TokenStream, h: &crate::model::HeaderParam| {
+            let ty = &h.ty;
+            let element = header_element(h);
+            quote!(op.#list.push(#cg::wsdl::HeaderPart::new(#element, <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema)));)
+        };
+        let in_headers = headers.iter().map(|h| block(quote!(input_headers), h));
+        let out_headers = response_headers
+            .iter()
+            .map(|h| block(quote!(output_headers), h));
+        let fault_parts = faults.iter().flat_map(|f| &f.faults).map(|f| {
+            let (name, ty, ns, local) = (&f.name, &f.ty, &f.namespace, &f.element);
+            quote!(op.faults.push(#cg::wsdl::FaultPart::new(#name, #cg::codec::QName::new(#ns, #local), <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema)));)
+        });
         operations.push(quote! {
             {
                 let mut op = #cg::wsdl::OperationModel::new(#op_name, #action);
+                op.request = #cg::String::from(#request);
                 op.response = #cg::String::from(#response);
                 #op_docs
                 #(#inputs)*
                 #(#outputs)*
+                #(#in_headers)*
+                #(#out_headers)*
+                #(#fault_parts)*
                 model.operations.push(op);
             }
         });
+        if let Some(set) = faults {
+            wrappers.push(fault_enum(vis, set, qualified));
+        }
 
         let param_ids: Vec<_> = params.iter().map(|p| &p.ident).collect();
         let param_tys: Vec<_> = params.iter().map(|p| &p.ty).collect();
@@ -171,10 +197,22 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         // A method taking the context keeps the request's bytes (shared) for its header
         // blocks; the others free them before the handler runs and the response is written,
         // so a large message is not held three times at once (bytes, values, response).
-        let (keep_message, ctx_arg, reply_call) = if *context {
+        let header_ids: Vec<_> = headers.iter().map(|h| &h.ident).collect();
+        let header_tys: Vec<_> = headers.iter().map(|h| &h.ty).collect();
+        let decode_headers = headers.iter().map(|h| {
+            let (id, ty) = (&h.ident, &h.ty);
+            let element = header_element(h);
+            quote! {
+                let #id: #cg::Option<#ty> = match __ctx.header::<#ty>(&#element) {
+                    #cg::Result::Ok(value) => value,
+                    #cg::Result::Err(fault) => return #cg::fault_response(__version, #cg::Option::None, &fault),
+                };
+            }
+        });
+        let (keep_message, ctx_arg, reply_call) = if *context || !headers.is_empty() {
             (
-                quote!(let __ctx = dispatcher.context(&request, incoming.version());),
-                quote!(&__ctx,),
+                quote!(let __ctx = dispatcher.context(&request, incoming.version()); let __version = incoming.version();),
+                if *context { quote!(&__ctx,) } else { quote!() },
                 quote!(dispatcher.reply_with_headers::<#resp_ty>(reply, result, __ctx.take_response_headers())),
             )
         } else {
@@ -195,9 +233,10 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                     #cg::Result::Err(response) => return response,
                 };
                 #cache_check
+                #(#decode_headers)*
                 // Fields are moved out by path, not bound to names: a parameter called
                 // `reply` or `inner` must not shadow the locals of this function.
-                let result = <T as #trait_ident>::#ident(&*inner, #ctx_arg #(request.#param_ids),*).await;
+                let result = <T as #trait_ident>::#ident(&*inner, #ctx_arg #(request.#param_ids,)* #(#header_ids),*).await;
                 let result = result.map(#make_response).map_err(#cg::Into::<#cg::codec::Fault>::into);
                 #reply_call
             }
@@ -217,13 +256,60 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             quote!(response)
         };
         let method_doc = format!(" Calls `{op_name}` (SOAPAction `{action}`).");
-        client_methods.push(quote! {
-            #[doc = #method_doc]
-            pub async fn #ident(&self, #(#param_ids: #param_tys),*) -> #cg::Result<#ret_ty, #cg::client::Error> {
-                let #response_binding: #resp_ty = self.stub.call(#index, &#req_ty { #(#param_ids),* }).await?;
-                #cg::Result::Ok(#ret_val)
+        let err_ty = match faults {
+            Some(set) => {
+                let f = &set.ident;
+                quote!(#cg::CallError<#f>)
             }
-        });
+            None => quote!(#cg::client::Error),
+        };
+        if headers.is_empty() && response_headers.is_empty() {
+            client_methods.push(quote! {
+                #[doc = #method_doc]
+                pub async fn #ident(&self, #(#param_ids: #param_tys),*) -> #cg::Result<#ret_ty, #err_ty> {
+                    let #response_binding: #resp_ty = self.stub.call(#index, &#req_ty { #(#param_ids),* }).await?;
+                    #cg::Result::Ok(#ret_val)
+                }
+            });
+        } else {
+            let encode_headers = headers.iter().map(|h| {
+                let (id, ty) = (&h.ident, &h.ty);
+                let element = header_element(h);
+                let qualified = if h.from_type {
+                    quote!(<#ty as #cg::Header>::qualified())
+                } else {
+                    quote!(#qualified)
+                };
+                quote! {
+                    if let #cg::Option::Some(value) = &#id {
+                        __headers.push(#cg::block_xml(&#element, #qualified, value).map_err(#cg::client::Error::from_encode)?);
+                    }
+                }
+            });
+            let (out_ty, out_val) = if response_headers.is_empty() {
+                (quote!(#ret_ty), quote!(#ret_val))
+            } else {
+                (
+                    quote!(#cg::WithHeaders<#ret_ty>),
+                    quote!(#cg::WithHeaders { value: #ret_val, headers: __answer.headers }),
+                )
+            };
+            let doc_headers = " Request header blocks are sent when `Some`; the response's come back in `WithHeaders` when the binding declares any.";
+            client_methods.push(quote! {
+                #[doc = #method_doc]
+                #[doc = ""]
+                #[doc = #doc_headers]
+                pub async fn #ident(&self, #(#param_ids: #param_tys,)* #(#header_ids: #cg::Option<#header_tys>),*) -> #cg::Result<#out_ty, #err_ty> {
+                    #[allow(unused_mut)]
+                    let mut __headers = #cg::Vec::new();
+                    #(#encode_headers)*
+                    let __answer: #cg::WithHeaders<#resp_ty> = self.stub.call_with_headers(#index, __headers, &#req_ty { #(#param_ids),* }).await?;
+                    #[allow(unused_variables)]
+                    let response = __answer.value;
+                    #cg::Result::Ok(#out_val)
+                }
+            });
+        }
     }
 
     let server_doc = format!(
@@ -244,6 +330,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             static MODEL: #cg::OnceLock<#cg::wsdl::ServiceModel> = #cg::OnceLock::new();
             MODEL.get_or_init(|| {
                 let mut model = #cg::wsdl::ServiceModel::new(#name, #namespace, #style);
+                model.qualified = #qualified;
                 #service_docs
                 #(#operations)*
                 model
@@ -357,7 +444,68 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 self.stub.client()
             }
 
+            /// Sends header block `H` with every call from now on.
+            pub fn with_header<H: #cg::Header>(self, value: &H) -> #cg::Result<Self, #cg::client::Error> {
+                #cg::Result::Ok(#client { stub: self.stub.with_header(value)? })
+            }
+
             #(#client_methods)*
         }
+    }
+}
+
+/// The enum of an operation's declared faults: `into_fault` for servers, `DeclaredFault` for
+/// clients (the detail decoded from a fault answer).
+fn fault_enum(vis: &syn::Visibility, set: &crate::model::FaultSet, qualified: bool) -> TokenStream {
+    let cg = quote!(::soapstone_service::codegen);
+    let ident = &set.ident;
+    let variants = set.faults.iter().map(|f| {
+        let (v, ty, name) = (&f.variant, &f.ty, &f.name);
+        let doc = format!(" The fault `{name}` (detail element `{}`).", f.element);
+        quote!(#[doc = #doc] #v(#ty))
+    });
+    let into = set.faults.iter().map(|f| {
+        let (v, ns, local) = (&f.variant, &f.namespace, &f.element);
+        quote!(#ident::#v(detail) => #cg::with_detail(fault, &#cg::codec::QName::new(#ns, #local), #qualified, &detail))
+    });
+    let from = set.faults.iter().map(|f| {
+        let (v, ty, ns, local) = (&f.variant, &f.ty, &f.namespace, &f.element);
+        quote! {
+            if let #cg::Option::Some(detail) = #cg::decode_detail::<#ty>(fault, &#cg::codec::QName::new(#ns, #local)) {
+                return #cg::Option::Some(#ident::#v(detail));
+            }
+        }
+    });
+    let doc = format!(" The faults an operation declares (`{ident}`): return one with `into_fault`; a client gets it back in `CallError::Declared`.");
+    quote! {
+        #[doc = #doc]
+        #[derive(#cg::Debug, #cg::Clone, PartialEq)]
+        #vis enum #ident { #(#variants),* }
+
+        impl #ident {
+            /// `fault` (code and reason) with this detail.
+            pub fn into_fault(self, fault: #cg::codec::Fault) -> #cg::codec::Fault {
+                match self { #(#into),* }
+            }
+        }
+
+        impl #cg::DeclaredFault for #ident {
+            fn from_fault(fault: &#cg::codec::Fault) -> #cg::Option<Self> {
+                #(#from)*
+                #cg::Option::None
+            }
+        }
+    }
+}
+
+/// The expression of a header block's element: the WSDL's, or `H::element()`.
+fn header_element(h: &crate::model::HeaderParam) -> TokenStream {
+    let cg = quote!(::soapstone_service::codegen);
+    if h.from_type {
+        let ty = &h.ty;
+        quote!(<#ty as #cg::Header>::element())
+    } else {
+        let (ns, local) = (&h.namespace, &h.element);
+        quote!(#cg::codec::QName::new(#ns, #local))
     }
 }

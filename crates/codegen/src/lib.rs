@@ -17,7 +17,7 @@ mod model;
 mod wsdl;
 
 pub use expand::expand;
-pub use model::{Method, Param, ResultPart, Service, Style};
+pub use model::{FaultDecl, FaultSet, HeaderParam, Method, Param, ResultPart, Service, Style};
 #[cfg(feature = "wsdl")]
 pub use wsdl::{generate, GenerateError};
 

@@ -6,11 +6,12 @@
 
 use syn::{Ident, Type};
 
-/// The binding style: document/literal wrapped or rpc/encoded.
+/// The binding style: document/literal, rpc/encoded or rpc/literal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
     Document,
     Rpc,
+    RpcLiteral,
 }
 
 /// A whole service.
@@ -19,8 +20,36 @@ pub struct Service {
     pub name: String,
     pub namespace: String,
     pub style: Style,
+    /// Elements inside the body are qualified with the namespace (`elementFormDefault`).
+    pub qualified: bool,
     pub docs: Option<String>,
     pub methods: Vec<Method>,
+}
+
+/// A header block an operation declares: typed `Option<ty>` in the trait and the client.
+pub struct HeaderParam {
+    pub ident: Ident,
+    pub ty: Type,
+    pub namespace: String,
+    pub element: String,
+    /// The element and qualification come from `ty`'s `Header` impl (`#[soap(header)]`), not
+    /// from `namespace`/`element` (a WSDL's).
+    pub from_type: bool,
+}
+
+/// The faults an operation declares: an enum named `ident` with one variant per fault.
+pub struct FaultSet {
+    pub ident: Ident,
+    pub faults: Vec<FaultDecl>,
+}
+
+/// One declared fault: variant `variant` holding the detail element's content `ty`.
+pub struct FaultDecl {
+    pub name: String,
+    pub variant: Ident,
+    pub ty: Type,
+    pub namespace: String,
+    pub element: String,
 }
 
 /// One parameter of an operation.
@@ -40,6 +69,8 @@ pub struct ResultPart {
 pub struct Method {
     pub ident: Ident,
     pub name: String,
+    /// The request wrapper element (the operation name unless a WSDL says otherwise).
+    pub request: String,
     pub action: String,
     pub response: String,
     pub params: Vec<Param>,
@@ -52,5 +83,10 @@ pub struct Method {
     /// The method takes `ctx: &Context` right after `&self` (header blocks, peer, principal,
     /// response headers); the request's bytes then live until the handler returns.
     pub context: bool,
+    /// Request header blocks, each an `Option<T>` parameter after the body's.
+    pub headers: Vec<HeaderParam>,
+    /// Response header blocks (set through the context; the client returns them).
+    pub response_headers: Vec<HeaderParam>,
+    pub faults: Option<FaultSet>,
     pub docs: Option<String>,
 }

@@ -17,7 +17,7 @@ use quote::{format_ident, quote};
 use soapstone_wsdl::{BindingStyle, ServiceModel, TypeDef, TypeRef, XSD_NS};
 use syn::{Ident, Type};
 
-use crate::model::{Method, Param, ResultPart, Service, Style};
+use crate::model::{FaultDecl, FaultSet, HeaderParam, Method, Param, ResultPart, Service, Style};
 use crate::snake;
 
 /// Why code cannot be generated for a model.
@@ -59,13 +59,20 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
         .map(|t| (t.name.clone(), type_names.type_ident(&t.name)))
         .collect();
     let g = Gen { model, types };
+    let cg = quote!(::soapstone_service::codegen);
     let mut items = Vec::new();
     for t in model.schema.types() {
         let Some(ident) = g.types.get(&t.name) else {
             continue;
         };
-        let wire = &t.name;
-        let doc = format!(" `{}` of `{}`.", t.name, model.namespace);
+        // A type of another namespace keeps it in its serde name (Clark notation), so that the
+        // codec names it in `xsi:type` and `XsdType` registers it there.
+        let wire = &if t.namespace == model.namespace {
+            t.name.clone()
+        } else {
+            format!("{{{}}}{}", t.namespace, t.name)
+        };
+        let doc = format!(" `{}` of `{}`.", t.name, t.namespace);
         match &t.def {
             TypeDef::Struct(fields) => {
                 let mut names = Names::default();
@@ -115,6 +122,29 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
             }
         }
     }
+    // `Header` for each header type (the first element that uses it), so that the typed
+    // context, client and response-header helpers know its element.
+    let mut header_types = HashSet::new();
+    for op in &model.operations {
+        for h in op.input_headers.iter().chain(&op.output_headers) {
+            if !header_types.insert(h.ty.name.local.clone()) {
+                continue;
+            }
+            let ty = g.rust(&h.ty);
+            let (ns, local) = (&h.element.namespace, &h.element.local);
+            let qualified = model.qualified;
+            items.push(quote! {
+                impl #cg::Header for #ty {
+                    fn element() -> #cg::codec::QName {
+                        #cg::codec::QName::new(#ns, #local)
+                    }
+                    fn qualified() -> bool {
+                        #qualified
+                    }
+                }
+            });
+        }
+    }
     let trait_ident = format_ident!("{}", sanitize(trait_name, true));
     let mut methods = Vec::new();
     let mut trait_fns = Vec::new();
@@ -147,38 +177,85 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
                 Some(syn::parse_quote!((#(#tys),*)))
             }
         };
+        let header_param = |names: &mut Names, h: &soapstone_wsdl::HeaderPart| HeaderParam {
+            ident: names.field_ident(&h.element.local),
+            ty: g.rust(&h.ty),
+            namespace: h.element.namespace.clone(),
+            element: h.element.local.clone(),
+            from_type: false,
+        };
+        let headers: Vec<HeaderParam> = op
+            .input_headers
+            .iter()
+            .map(|h| header_param(&mut names, h))
+            .collect();
+        let response_headers: Vec<HeaderParam> = op
+            .output_headers
+            .iter()
+            .map(|h| header_param(&mut Names::default(), h))
+            .collect();
+        let faults = (!op.faults.is_empty()).then(|| {
+            let mut variants = Names::default();
+            FaultSet {
+                ident: type_names.type_ident(&format!("{}Fault", pascal(&op.name))),
+                faults: op
+                    .faults
+                    .iter()
+                    .map(|f| FaultDecl {
+                        name: f.name.clone(),
+                        variant: variants.type_ident(&f.name),
+                        ty: g.rust(&f.ty),
+                        namespace: f.element.namespace.clone(),
+                        element: f.element.local.clone(),
+                    })
+                    .collect(),
+            }
+        });
+        let context = !headers.is_empty() || !response_headers.is_empty();
         let ps = params.iter().map(|p| {
             let (id, ty) = (&p.ident, &p.ty);
             quote!(#id: #ty)
         });
+        let hs = headers.iter().map(|h| {
+            let (id, ty) = (&h.ident, &h.ty);
+            quote!(#id: #cg::Option<#ty>)
+        });
+        let ctx = context.then(|| quote!(ctx: &#cg::Context,));
         let ret = ok.as_ref().map_or(quote!(()), |t| quote!(#t));
         let doc = op
             .documentation
             .clone()
             .unwrap_or_else(|| format!("The operation `{}`.", op.name));
-        let doc = format!(" {doc}");
+        let mut doc = format!(" {doc}");
+        if context {
+            doc.push_str("\n\n Request header blocks come as typed parameters (`None` when absent); set response header blocks with `ctx.set_header(&value)`.");
+        }
+        if let Some(f) = &faults {
+            doc.push_str(&format!(
+                "\n\n Declared faults: return `{}::..(detail).into_fault(fault)`.",
+                f.ident
+            ));
+        }
         trait_fns.push(quote! {
             #[doc = #doc]
-            async fn #ident(&self, #(#ps),*) -> ::soapstone_service::codegen::Result<#ret, ::soapstone_service::codegen::codec::Fault>;
+            async fn #ident(&self, #ctx #(#ps,)* #(#hs),*) -> ::soapstone_service::codegen::Result<#ret, ::soapstone_service::codegen::codec::Fault>;
         });
         methods.push(Method {
             ident,
             name: op.name.clone(),
+            request: op.request.clone(),
             action: op.action.clone(),
             response: op.response.clone(),
             params,
             ok,
             results,
             cache: false,
-            context: false,
+            context,
+            headers,
+            response_headers,
+            faults,
             docs: op.documentation.clone(),
         });
-        if op.request != op.name {
-            return Err(GenerateError(format!(
-                "operation `{}` has the request element `{}`: the emitter names request wrappers after their operation",
-                op.name, op.request
-            )));
-        }
     }
     let trait_doc = format!(
         " The operations of `{}` (`{}`), generated from its WSDL.",
@@ -196,8 +273,10 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
         namespace: model.namespace.clone(),
         style: match model.style {
             BindingStyle::DocumentLiteral => Style::Document,
-            BindingStyle::RpcEncoded => Style::Rpc,
+            BindingStyle::RpcLiteral => Style::RpcLiteral,
+            _ => Style::Rpc,
         },
+        qualified: model.qualified,
         docs: model.documentation.clone(),
         methods,
     };
@@ -252,7 +331,7 @@ impl Gen<'_> {
             }
             if let Some(TypeDef::Struct(fields)) = self.model.schema.get(&name) {
                 for f in fields.iter().filter(|f| !f.ty.repeated) {
-                    if f.ty.name.namespace == self.model.namespace {
+                    if f.ty.name.namespace != XSD_NS {
                         stack.push(f.ty.name.local.clone());
                     }
                 }

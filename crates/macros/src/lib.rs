@@ -18,7 +18,9 @@ use proc_macro::TokenStream;
 ///
 /// `#[service(name = "Charging", namespace = "urn:charging", style = "rpc")]`: `name`
 /// defaults to the trait name, `namespace` is required, `style` is `"document"` (document/
-/// literal wrapped, the default) or `"rpc"` (rpc/encoded).
+/// literal wrapped, the default), `"rpc"` (rpc/encoded) or `"rpc/literal"`; `form =
+/// "unqualified"` writes document/literal parameters without a namespace (CXF's code-first
+/// services).
 ///
 /// Methods are `async fn name(&self, params..) -> Result<T, E>` with `E: Into<Fault>`.
 /// `#[soap(name = "..", action = "..", response = "..", result = "..", cache)]` on a method
@@ -28,6 +30,11 @@ use proc_macro::TokenStream;
 /// `return`; `cache` keeps responses of an idempotent operation. A tuple result is several
 /// response parts, named in order: `#[soap(result = "outputString, outputInteger")]` on
 /// `-> Result<(String, i32), Fault>`.
+///
+/// `#[soap(header)] locale: Option<Locale>` (after the other parameters; `Locale:
+/// soapstone_service::Header + XsdType`) declares a request header block: decoded before the
+/// method runs (`None` when absent), understood when `mustUnderstand`, bound with
+/// `soap:header` in the WSDL, and a parameter of the client's method.
 #[proc_macro_attribute]
 pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
     service::expand(args.into(), input.into()).into()

@@ -14,6 +14,11 @@ pub struct ServiceConfig {
     /// Header blocks this service understands: a `mustUnderstand` header aimed at us that is
     /// not listed here is answered with a MustUnderstand fault. Default: none.
     pub understood_headers: Vec<QName>,
+    /// Roles this node plays besides SOAP 1.2's `next` and `ultimateReceiver` (1.1: `actor`
+    /// URIs besides `next`): a header block aimed at one of them is processed here, so a
+    /// `mustUnderstand` one must be understood; blocks aimed at other roles are left alone.
+    /// Default: none.
+    pub roles: Vec<String>,
     /// Most responses kept per cached operation (`#[soap(cache)]`). Default: `1024`.
     pub cache_capacity: usize,
     /// In rpc/encoded responses, write `xsi:type` on every SOAP-ENC array item too, not only
@@ -44,6 +49,7 @@ impl Default for ServiceConfig {
         ServiceConfig {
             limits: Limits::default(),
             understood_headers: Vec::new(),
+            roles: Vec::new(),
             cache_capacity: 1024,
             array_item_types: true,
             max_response_bytes: 16 << 20,
@@ -70,6 +76,12 @@ impl ServiceConfig {
     /// Declares a header block as understood.
     pub fn understand(mut self, header: QName) -> Self {
         self.understood_headers.push(header);
+        self
+    }
+
+    /// Plays the role (SOAP 1.2) or actor (1.1) `uri` too (see [`ServiceConfig::roles`]).
+    pub fn role(mut self, uri: impl Into<String>) -> Self {
+        self.roles.push(uri.into());
         self
     }
 

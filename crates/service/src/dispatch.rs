@@ -39,6 +39,8 @@ pub struct Dispatcher {
     /// `rpc:result` (Part 2 4.2.2, [`ServiceConfig::rpc_result`]).
     options12: Vec<EncodeOptions>,
     caches: Vec<Option<ResponseCache>>,
+    /// The configured understood headers and those the model's operations declare.
+    understood: Vec<QName>,
 }
 
 /// A request whose envelope was checked and whose operation was found.
@@ -64,7 +66,7 @@ fn options(version: Version, model: &ServiceModel, config: &ServiceConfig) -> En
     let mut o = EncodeOptions::default();
     o.version = version;
     o.style = model.style.body_style();
-    o.qualified = model.style.qualified();
+    o.qualified = model.qualified;
     o.array_item_types = config.array_item_types;
     o.max_bytes = config.max_response_bytes;
     o
@@ -138,6 +140,12 @@ impl Dispatcher {
                 options(Version::Soap12, model, &config),
             ],
             caches,
+            understood: config
+                .understood_headers
+                .iter()
+                .chain(model.declared_request_headers())
+                .cloned()
+                .collect(),
             model,
             config,
         }
@@ -180,8 +188,10 @@ impl Dispatcher {
         let not_understood: Vec<QName> = envelope
             .headers()
             .iter()
-            .filter(|h| h.must_understand && targets_us(version, h.role.as_deref()))
-            .filter(|h| !self.config.understood_headers.contains(&h.name))
+            .filter(|h| {
+                h.must_understand && targets_us(version, h.role.as_deref(), &self.config.roles)
+            })
+            .filter(|h| !self.understood.contains(&h.name))
             .filter(|h| !by_layer.is_some_and(|u| u.0.contains(&h.name)))
             .map(|h| h.name.clone())
             .collect();
@@ -347,10 +357,12 @@ impl Incoming<'_> {
     }
 }
 
-/// Whether a header block with this role is aimed at this (the ultimate) receiver.
-fn targets_us(version: Version, role: Option<&str>) -> bool {
+/// Whether a header block with this role is aimed at this (the ultimate) receiver, which also
+/// plays `roles`.
+fn targets_us(version: Version, role: Option<&str>, roles: &[String]) -> bool {
     match role {
         None | Some("") => true,
+        Some(r) if roles.iter().any(|ours| ours == r) => true,
         Some(r) => match version {
             Version::Soap11 => r == NEXT_11,
             Version::Soap12 => r == NEXT_12 || r == ULTIMATE_12,

@@ -13,11 +13,16 @@ pub mod codegen;
 mod config;
 mod context;
 mod dispatch;
+mod headers;
 mod stub;
 
 pub use config::ServiceConfig;
 pub use context::{Context, Extensions, Principal, TlsClientCert, UnderstoodHeaders};
 pub use dispatch::RPC_NS;
+pub use headers::{
+    block_xml, decode_detail, header_xml, with_detail, CallError, DeclaredFault, Header,
+    ResponseHeaders, WithHeaders,
+};
 pub use soapstone_client as client;
 pub use soapstone_codec::{Fault, FaultCode, Limits, QName, Version};
 pub use soapstone_macros::{service, XsdType};

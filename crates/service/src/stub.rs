@@ -5,10 +5,14 @@
 //! name and encodes the request exactly as the generated server decodes it (same style, same
 //! qualification). Must never know about HTTP beyond calling the client.
 
+use std::sync::Arc;
+
 use serde::{de::DeserializeOwned, Serialize};
 use soapstone_client::{Client, Error, Operation};
 use soapstone_codec::{EncodeOptions, QName, Version};
 use soapstone_wsdl::ServiceModel;
+
+use crate::headers::{header_xml, Header, ResponseHeaders, WithHeaders};
 
 /// The typed calling side of one service.
 #[derive(Debug, Clone)]
@@ -17,6 +21,8 @@ pub struct Stub {
     model: &'static ServiceModel,
     requests: Vec<QName>,
     options: EncodeOptions,
+    /// Header blocks sent with every call (markup).
+    headers: Arc<Vec<String>>,
 }
 
 impl Stub {
@@ -24,7 +30,7 @@ impl Stub {
     pub fn new(client: Client, model: &'static ServiceModel) -> Self {
         let mut options = EncodeOptions::default();
         options.style = model.style.body_style();
-        options.qualified = model.style.qualified();
+        options.qualified = model.qualified;
         Stub {
             requests: model
                 .operations
@@ -34,7 +40,23 @@ impl Stub {
             client,
             model,
             options,
+            headers: Arc::new(Vec::new()),
         }
+    }
+
+    /// Sends header block `H` with every call from now on (replacing one of the same element).
+    pub fn with_header<H: Header>(mut self, value: &H) -> Result<Self, Error> {
+        let xml = header_xml(value).map_err(Error::from_encode)?;
+        let name = H::element();
+        let mut headers: Vec<String> = self
+            .headers
+            .iter()
+            .filter(|h| !starts_element(h, &name))
+            .cloned()
+            .collect();
+        headers.push(xml);
+        self.headers = Arc::new(headers);
+        Ok(self)
     }
 
     /// Speaks `version` from now on.
@@ -60,25 +82,57 @@ impl Stub {
         op: usize,
         request: &T,
     ) -> Result<R, Error> {
-        self.call_with_headers(op, &[], request).await
-    }
-
-    /// [`Stub::call`] with SOAP header blocks given as markup (see
-    /// [`Client::call_with_headers`]).
-    pub async fn call_with_headers<T: Serialize, R: DeserializeOwned>(
-        &self,
-        op: usize,
-        headers: &[&str],
-        request: &T,
-    ) -> Result<R, Error> {
+        if !self.headers.is_empty() {
+            return Ok(self.call_with_headers(op, Vec::new(), request).await?.value);
+        }
         let operation = Operation {
             action: &self.model.operations[op].action,
             request: &self.requests[op],
             options: &self.options,
             response_style: self.options.style,
         };
-        self.client
-            .call_with_headers(&operation, headers, request)
-            .await
+        self.client.call(&operation, request).await
     }
+
+    /// Calls operation `op` with the per-client header blocks and `headers` (markup, see
+    /// [`header_xml`]); returns the decoded response with its header blocks.
+    pub async fn call_with_headers<T: Serialize, R: DeserializeOwned>(
+        &self,
+        op: usize,
+        headers: Vec<String>,
+        request: &T,
+    ) -> Result<WithHeaders<R>, Error> {
+        let operation = Operation {
+            action: &self.model.operations[op].action,
+            request: &self.requests[op],
+            options: &self.options,
+            response_style: self.options.style,
+        };
+        let all: Vec<&str> = self
+            .headers
+            .iter()
+            .chain(&headers)
+            .map(String::as_str)
+            .collect();
+        let (value, body) = self
+            .client
+            .call_with_headers(&operation, &all, request)
+            .await?;
+        let limits = self.client.config().limits.clone();
+        Ok(WithHeaders {
+            value,
+            headers: ResponseHeaders::new(body, limits, self.options.style),
+        })
+    }
+}
+
+/// Whether the markup `xml` is an element named `name` (as `header_xml` writes it: the
+/// element's prefix bound on the element itself).
+fn starts_element(xml: &str, name: &QName) -> bool {
+    let Some(open) = xml.strip_prefix('<') else {
+        return false;
+    };
+    let tag = open.split([' ', '>', '/']).next().unwrap_or("");
+    let local = tag.rsplit(':').next().unwrap_or(tag);
+    local == name.local && xml.contains(&format!("\"{}\"", name.namespace))
 }

@@ -14,7 +14,7 @@ use std::fmt::Write;
 use quick_xml::escape::escape;
 use soapstone_codec::QName;
 
-use crate::model::{message_name, BindingStyle, ServiceModel};
+use crate::model::{message_name, BindingStyle, OperationModel, ServiceModel};
 use crate::soapenc::SOAP_ENCODING_SCHEMA;
 use crate::xsd::{Field, TypeDef, TypeRef, SOAP_ENC_NS, XSD_NS};
 
@@ -137,9 +137,9 @@ impl Writer<'_> {
     }
 
     fn types(&mut self, m: &ServiceModel, endpoint: &str) {
-        let encoded = m.style == BindingStyle::RpcEncoded;
+        let rpc = m.style.is_rpc();
         self.line(1, "<wsdl:types>");
-        let form = if m.style.qualified() {
+        let form = if m.qualified {
             " elementFormDefault=\"qualified\""
         } else {
             ""
@@ -163,7 +163,10 @@ impl Writer<'_> {
                 ),
             );
         }
-        if !encoded {
+        for other in m.schema.other_namespaces() {
+            self.line(3, &format!("<xsd:import namespace=\"{}\"/>", esc(other)));
+        }
+        if !rpc {
             for op in &m.operations {
                 let fields: Vec<Field> = op
                     .input
@@ -181,7 +184,60 @@ impl Writer<'_> {
                 }
             }
         }
-        for t in m.schema.types() {
+        // Header and fault elements, each once.
+        let mut declared = std::collections::HashSet::new();
+        for op in &m.operations {
+            let headers = op.input_headers.iter().chain(&op.output_headers);
+            let blocks = headers
+                .map(|h| (&h.element, &h.ty))
+                .chain(op.faults.iter().map(|f| (&f.element, &f.ty)));
+            for (element, ty) in blocks {
+                if declared.insert(element.local.clone()) {
+                    let (ty, decl) = self.qname(&ty.name);
+                    self.line(
+                        3,
+                        &format!(
+                            "<xsd:element name=\"{}\" type=\"{ty}\"{decl}/>",
+                            esc(&element.local)
+                        ),
+                    );
+                }
+            }
+        }
+        self.schema_types(m, &m.namespace);
+        self.line(2, "</xsd:schema>");
+        // Types of other namespaces (a vendor's WSDL read with types in a schema of their own),
+        // one schema each, importing the others.
+        for ns in m.schema.other_namespaces() {
+            self.line(
+                2,
+                &format!("<xsd:schema targetNamespace=\"{}\"{form}>", esc(ns)),
+            );
+            if m.schema.uses_soap_enc() {
+                self.line(
+                    3,
+                    &format!(
+                        "<xsd:import namespace=\"{SOAP_ENC_NS}\" schemaLocation=\"{}\"/>",
+                        esc(&document_url(endpoint, SOAP_ENC_QUERY))
+                    ),
+                );
+            }
+            self.line(
+                3,
+                &format!("<xsd:import namespace=\"{}\"/>", esc(&m.namespace)),
+            );
+            for other in m.schema.other_namespaces().into_iter().filter(|o| *o != ns) {
+                self.line(3, &format!("<xsd:import namespace=\"{}\"/>", esc(other)));
+            }
+            self.schema_types(m, ns);
+            self.line(2, "</xsd:schema>");
+        }
+        self.line(1, "</wsdl:types>");
+    }
+
+    /// The named types of namespace `ns`.
+    fn schema_types(&mut self, m: &ServiceModel, ns: &str) {
+        for t in m.schema.types().iter().filter(|t| t.namespace == ns) {
             match &t.def {
                 TypeDef::Struct(fields) => {
                     self.line(3, &format!("<xsd:complexType name=\"{}\">", esc(&t.name)));
@@ -228,8 +284,6 @@ impl Writer<'_> {
                 }
             }
         }
-        self.line(2, "</xsd:schema>");
-        self.line(1, "</wsdl:types>");
     }
 
     fn wrapper_element(&mut self, name: &str, fields: &[Field]) {
@@ -281,7 +335,7 @@ impl Writer<'_> {
                             ),
                         );
                     }
-                    BindingStyle::RpcEncoded => {
+                    _ => {
                         for part in if input { &op.input } else { &op.output } {
                             let (ty, decl) = self.qname(&part.ty.name);
                             self.line(
@@ -294,6 +348,42 @@ impl Writer<'_> {
                         }
                     }
                 }
+                self.line(1, "</wsdl:message>");
+                let headers = if input {
+                    &op.input_headers
+                } else {
+                    &op.output_headers
+                };
+                if !headers.is_empty() {
+                    let name = header_message_name(op, input);
+                    self.line(1, &format!("<wsdl:message name=\"{}\">", esc(&name)));
+                    for h in headers {
+                        self.line(
+                            2,
+                            &format!(
+                                "<wsdl:part name=\"{0}\" element=\"tns:{0}\"/>",
+                                esc(&h.element.local)
+                            ),
+                        );
+                    }
+                    self.line(1, "</wsdl:message>");
+                }
+            }
+            for f in &op.faults {
+                self.line(
+                    1,
+                    &format!(
+                        "<wsdl:message name=\"{}\">",
+                        esc(&fault_message_name(op, &f.name))
+                    ),
+                );
+                self.line(
+                    2,
+                    &format!(
+                        "<wsdl:part name=\"detail\" element=\"tns:{}\"/>",
+                        esc(&f.element.local)
+                    ),
+                );
                 self.line(1, "</wsdl:message>");
             }
         }
@@ -326,6 +416,16 @@ impl Writer<'_> {
                     esc(&message_name(op, false))
                 ),
             );
+            for f in &op.faults {
+                self.line(
+                    3,
+                    &format!(
+                        "<wsdl:fault name=\"{}\" message=\"tns:{}\"/>",
+                        esc(&f.name),
+                        esc(&fault_message_name(op, &f.name))
+                    ),
+                );
+            }
             self.line(2, "</wsdl:operation>");
         }
         self.line(1, "</wsdl:portType>");
@@ -334,12 +434,13 @@ impl Writer<'_> {
     fn binding(&mut self, m: &ServiceModel, soap12: bool) {
         let p = if soap12 { "soap12" } else { "soap" };
         let (_, binding) = names(m, soap12);
-        let style = match m.style {
-            BindingStyle::DocumentLiteral => "document",
-            BindingStyle::RpcEncoded => "rpc",
-        };
+        let style = if m.style.is_rpc() { "rpc" } else { "document" };
         let body = match m.style {
             BindingStyle::DocumentLiteral => format!("<{p}:body use=\"literal\"/>"),
+            BindingStyle::RpcLiteral => format!(
+                "<{p}:body use=\"literal\" namespace=\"{}\"/>",
+                esc(&m.namespace)
+            ),
             // The codec writes SOAP 1.2 encoding (enc:itemType, enc:arraySize) in 1.2 envelopes.
             BindingStyle::RpcEncoded => format!(
                 "<{p}:body use=\"encoded\" namespace=\"{}\" encodingStyle=\"{}\"/>",
@@ -372,15 +473,48 @@ impl Writer<'_> {
                     esc(&op.action)
                 ),
             );
-            for dir in ["input", "output"] {
+            for (dir, input) in [("input", true), ("output", false)] {
                 self.line(3, &format!("<wsdl:{dir}>"));
                 self.line(4, &body);
+                let headers = if input {
+                    &op.input_headers
+                } else {
+                    &op.output_headers
+                };
+                for h in headers {
+                    self.line(
+                        4,
+                        &format!(
+                            "<{p}:header message=\"tns:{}\" part=\"{}\" use=\"literal\"/>",
+                            esc(&header_message_name(op, input)),
+                            esc(&h.element.local)
+                        ),
+                    );
+                }
                 self.line(3, &format!("</wsdl:{dir}>"));
+            }
+            for f in &op.faults {
+                self.line(3, &format!("<wsdl:fault name=\"{}\">", esc(&f.name)));
+                self.line(
+                    4,
+                    &format!("<{p}:fault name=\"{}\" use=\"literal\"/>", esc(&f.name)),
+                );
+                self.line(3, "</wsdl:fault>");
             }
             self.line(2, "</wsdl:operation>");
         }
         self.line(1, "</wsdl:binding>");
     }
+}
+
+/// The message holding an operation's request (`true`) or response header parts.
+fn header_message_name(op: &OperationModel, input: bool) -> String {
+    format!("{}Headers", message_name(op, input))
+}
+
+/// The message of an operation's fault `name`.
+fn fault_message_name(op: &OperationModel, name: &str) -> String {
+    format!("{}_{name}Fault", op.name)
 }
 
 /// (port name, binding name) of the SOAP 1.1 or 1.2 binding.

@@ -1,8 +1,10 @@
 //! The abstract SOAP service model and WSDL 1.1 generation from it.
 //!
 //! A [`ServiceModel`] says what a service offers: its name and namespace, its
-//! [`BindingStyle`] (document/literal wrapped or rpc/encoded), its operations with their
-//! parameter and result [`Part`]s, and the [`Schema`] of named types those parts use. Types
+//! [`BindingStyle`] (document/literal, rpc/encoded or rpc/literal), its operations with their
+//! parameter and result [`Part`]s, declared SOAP headers ([`HeaderPart`]) and faults
+//! ([`FaultPart`]), and the [`Schema`] of named types those parts use (a type of another
+//! namespace is registered under a Clark name, `{ns}Type`). Types
 //! describe themselves to a schema through [`XsdType`] (derived with
 //! `#[derive(soapstone_service::XsdType)]`). [`wsdl`] turns a model into a WSDL 1.1 document
 //! with a SOAP 1.1 and a SOAP 1.2 binding; [`document`] answers the `?wsdl` and
@@ -30,7 +32,9 @@ mod soapenc;
 mod xsd;
 
 pub use generate::{document, document_url, wsdl, SOAP_ENC_QUERY, WSDL_QUERY};
-pub use model::{BindingStyle, ModelError, OperationModel, Part, ServiceModel};
+pub use model::{
+    BindingStyle, FaultPart, HeaderPart, ModelError, OperationModel, Part, ServiceModel,
+};
 pub use soapenc::SOAP_ENCODING_SCHEMA;
 pub use xsd::{Field, NamedType, Schema, TypeDef, TypeRef, XsdType, SOAP_ENC_NS, XSD_NS};
 

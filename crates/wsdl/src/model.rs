@@ -10,7 +10,7 @@ use std::fmt;
 
 use soapstone_codec::{QName, Style};
 
-use crate::xsd::{Schema, TypeRef};
+use crate::xsd::{Schema, TypeDef, TypeRef};
 
 /// How a service's messages look on the wire, chosen once per service.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -23,6 +23,9 @@ pub enum BindingStyle {
     /// rpc/encoded (SOAP 1.1 section 5): parts typed with `type=`, `xsi:type` on every value,
     /// SOAP-ENC arrays; parameter elements unqualified. What the 2001-2008 studies used.
     RpcEncoded,
+    /// rpc/literal (WS-I Basic Profile's rpc): a wrapper named after the operation in the
+    /// `soap:body` namespace, one unqualified child per part, no `xsi:type`, literal arrays.
+    RpcLiteral,
 }
 
 impl BindingStyle {
@@ -31,7 +34,14 @@ impl BindingStyle {
         match self {
             BindingStyle::DocumentLiteral => Style::Literal,
             BindingStyle::RpcEncoded => Style::Encoded,
+            BindingStyle::RpcLiteral => Style::Literal,
         }
+    }
+
+    /// Whether the operation elements are rpc style (parts typed with `type=`, the wrapper
+    /// named after the operation and written by the binding, not by the schema).
+    pub fn is_rpc(self) -> bool {
+        matches!(self, BindingStyle::RpcEncoded | BindingStyle::RpcLiteral)
     }
 
     /// Whether parameter elements are namespace-qualified (the codec's
@@ -60,6 +70,46 @@ impl Part {
     }
 }
 
+/// A SOAP header block an operation declares (`soap:header` in the binding): an element whose
+/// children are the fields of a named struct type of the schema, like a body wrapper's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeaderPart {
+    /// The header block's element (in the service namespace: the model has one schema).
+    pub element: QName,
+    /// The struct type of its content.
+    pub ty: TypeRef,
+}
+
+impl HeaderPart {
+    /// A header block `element` of type `ty`.
+    pub fn new(element: QName, ty: TypeRef) -> Self {
+        HeaderPart { element, ty }
+    }
+}
+
+/// A fault an operation declares (`wsdl:fault`): its `detail` holds one element whose children
+/// are the fields of a named struct type.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaultPart {
+    /// The `wsdl:fault` name (also the name of its message).
+    pub name: String,
+    /// The detail element (in the service namespace).
+    pub element: QName,
+    /// The struct type of its content.
+    pub ty: TypeRef,
+}
+
+impl FaultPart {
+    /// A fault `name` whose detail is `element` of type `ty`.
+    pub fn new(name: impl Into<String>, element: QName, ty: TypeRef) -> Self {
+        FaultPart {
+            name: name.into(),
+            element,
+            ty,
+        }
+    }
+}
+
 /// One operation of a service.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OperationModel {
@@ -76,6 +126,12 @@ pub struct OperationModel {
     pub input: Vec<Part>,
     /// The response wrapper's children (empty: an empty response wrapper).
     pub output: Vec<Part>,
+    /// Header blocks the request may carry (`soap:header` of the binding's input).
+    pub input_headers: Vec<HeaderPart>,
+    /// Header blocks the response may carry.
+    pub output_headers: Vec<HeaderPart>,
+    /// The faults the operation declares, with their detail.
+    pub faults: Vec<FaultPart>,
     /// Human documentation (`wsdl:documentation`).
     pub documentation: Option<String>,
 }
@@ -92,6 +148,9 @@ impl OperationModel {
             action: action.into(),
             input: Vec::new(),
             output: Vec::new(),
+            input_headers: Vec::new(),
+            output_headers: Vec::new(),
+            faults: Vec::new(),
             documentation: None,
         }
     }
@@ -106,6 +165,10 @@ pub struct ServiceModel {
     pub namespace: String,
     /// The binding style of every operation.
     pub style: BindingStyle,
+    /// Whether the elements inside the body (parameters and their fields) are qualified with
+    /// the service namespace (`elementFormDefault="qualified"`) or unqualified. Default: what
+    /// [`BindingStyle::qualified`] says (qualified for document/literal).
+    pub qualified: bool,
     /// Human documentation of the service.
     pub documentation: Option<String>,
     /// The operations, in declaration order.
@@ -144,6 +207,7 @@ impl ServiceModel {
             schema: Schema::new(namespace.clone(), style.body_style()),
             namespace,
             style,
+            qualified: style.qualified(),
             documentation: None,
             operations: Vec::new(),
         }
@@ -165,6 +229,14 @@ impl ServiceModel {
             .find(|(_, op)| op.action == action)
     }
 
+    /// The header blocks any operation declares in its requests: what this service understands
+    /// (a `mustUnderstand` block among them is not a MustUnderstand fault).
+    pub fn declared_request_headers(&self) -> impl Iterator<Item = &QName> {
+        self.operations
+            .iter()
+            .flat_map(|op| op.input_headers.iter().map(|h| &h.element))
+    }
+
     /// The qualified name of an operation's request wrapper.
     pub fn request_name(&self, op: &OperationModel) -> QName {
         QName::new(self.namespace.clone(), op.request.clone())
@@ -176,7 +248,7 @@ impl ServiceModel {
     }
 
     /// Checks what a WSDL consumer would trip over: empty or invalid names, duplicate
-    /// operations, wrappers, actions, parts and message names, and schema conflicts.
+    /// operations, wrappers, parts and message names, and schema conflicts.
     pub fn validate(&self) -> Result<(), ModelError> {
         let mut problems = Vec::new();
         if !is_ncname(&self.name) {
@@ -187,7 +259,6 @@ impl ServiceModel {
         }
         let mut ops = HashSet::new();
         let mut elements = HashSet::new();
-        let mut actions = HashSet::new();
         let mut messages = HashSet::new();
         for op in &self.operations {
             for (what, name) in [
@@ -214,12 +285,40 @@ impl ServiceModel {
                     op.response
                 ));
             }
-            if !op.action.is_empty() && !actions.insert(op.action.as_str()) {
-                problems.push(format!("action `{}` is used by two operations", op.action));
-            }
+            // Two operations may share an action (SOAPBuilders' WSDLs give every operation
+            // `http://soapinterop.org/`): the dispatcher then routes by the body element.
             for message in [message_name(op, true), message_name(op, false)] {
                 if !messages.insert(message.clone()) {
                     problems.push(format!("message name `{message}` is used twice"));
+                }
+            }
+            let headers = op.input_headers.iter().chain(&op.output_headers);
+            let blocks = headers
+                .map(|h| (&h.element, &h.ty))
+                .chain(op.faults.iter().map(|f| (&f.element, &f.ty)));
+            for (element, ty) in blocks {
+                if element.namespace != self.namespace {
+                    problems.push(format!(
+                        "header or fault element `{}` of `{}` is not in the service namespace",
+                        element.local, op.name
+                    ));
+                }
+                if !matches!(self.schema.get(&ty.name.local), Some(TypeDef::Struct(_)))
+                    || ty.name.namespace != self.namespace
+                {
+                    problems.push(format!(
+                        "header or fault element `{}` of `{}` has a type that is not a struct of the schema",
+                        element.local, op.name
+                    ));
+                }
+            }
+            let mut fault_names = HashSet::new();
+            for f in &op.faults {
+                if !is_ncname(&f.name) || !fault_names.insert(f.name.as_str()) {
+                    problems.push(format!(
+                        "fault `{}` of `{}` is not an XML name or is declared twice",
+                        f.name, op.name
+                    ));
                 }
             }
             for (dir, parts) in [("input", &op.input), ("output", &op.output)] {
@@ -290,10 +389,6 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("operation `a` is declared twice"), "{text}");
-        assert!(
-            text.contains("action `urn:x#a` is used by two operations"),
-            "{text}"
-        );
         assert!(
             text.contains("input part `x` of `a` is declared twice"),
             "{text}"

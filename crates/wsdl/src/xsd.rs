@@ -88,8 +88,11 @@ pub enum TypeDef {
 /// A named type of a schema.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NamedType {
-    /// The local name (in the schema's target namespace).
+    /// The local name.
     pub name: String,
+    /// Its namespace: the schema's target namespace, or another one for a type registered
+    /// under a Clark name (`{ns}Type`, see [`Schema::define`]).
+    pub namespace: String,
     /// Its definition.
     pub def: TypeDef,
     rust: &'static str,
@@ -137,6 +140,19 @@ impl Schema {
         self.index.get(local).map(|&i| &self.types[i].def)
     }
 
+    /// The namespaces of the registered types other than the target namespace, sorted.
+    pub fn other_namespaces(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = self
+            .types
+            .iter()
+            .map(|t| t.namespace.as_str())
+            .filter(|ns| *ns != self.namespace)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// Conflicts found while registering (two Rust types under one name).
     pub fn problems(&self) -> &[String] {
         &self.problems
@@ -152,18 +168,31 @@ impl Schema {
     /// Registers the named type `local` defined by `define`, once: a second call for the same
     /// Rust type (`rust`, e.g. `std::any::type_name::<Self>()`) returns at once, which also
     /// ends recursion. Two different Rust types under one name are recorded as a problem.
+    ///
+    /// A name in Clark notation, `{ns}Type` (what `#[serde(rename = "{ns}Type")]` gives a
+    /// derived type, and what the codec writes as `ns1:Type` in `xsi:type`), registers a type
+    /// of namespace `ns`; local names are unique across namespaces.
     pub fn define(
         &mut self,
         local: &str,
         rust: &'static str,
         define: impl FnOnce(&mut Schema) -> TypeDef,
     ) -> TypeRef {
-        let tref = TypeRef::new(QName::new(self.namespace.clone(), local));
+        let (namespace, local) = match local.strip_prefix('{').and_then(|r| r.split_once('}')) {
+            Some((ns, local)) => (ns.to_string(), local),
+            None => (self.namespace.clone(), local),
+        };
+        let tref = TypeRef::new(QName::new(namespace.clone(), local));
         if let Some(&i) = self.index.get(local) {
             if self.types[i].rust != rust {
                 self.problems.push(format!(
                     "schema type `{local}` is defined by both `{}` and `{rust}`",
                     self.types[i].rust
+                ));
+            } else if self.types[i].namespace != namespace {
+                self.problems.push(format!(
+                    "schema type `{local}` is defined in both `{}` and `{namespace}`",
+                    self.types[i].namespace
                 ));
             }
             return tref;
@@ -171,6 +200,7 @@ impl Schema {
         let i = self.types.len();
         self.types.push(NamedType {
             name: local.to_string(),
+            namespace,
             def: TypeDef::Struct(Vec::new()),
             rust,
         });
@@ -375,6 +405,20 @@ mod tests {
             })
         );
         assert!(s.uses_soap_enc());
+    }
+
+    #[test]
+    fn a_clark_name_registers_a_type_of_another_namespace() {
+        let mut s = Schema::new("urn:t", Style::Encoded);
+        let t = s.define("{urn:x}S", "x::S", |_| TypeDef::Struct(Vec::new()));
+        assert_eq!(t.name, QName::new("urn:x", "S"));
+        assert_eq!(s.types()[0].namespace, "urn:x");
+        assert_eq!(s.other_namespaces(), ["urn:x"]);
+        s.define("{urn:y}S", "x::S", |_| unreachable!("defined once"));
+        assert_eq!(
+            s.problems(),
+            ["schema type `S` is defined in both `urn:x` and `urn:y`"]
+        );
     }
 
     #[test]

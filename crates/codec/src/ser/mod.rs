@@ -41,6 +41,12 @@ fn xsd_static(name: &str) -> &'static str {
     }
 }
 
+/// `{ns}local` (a type name in Clark notation: a type of another schema than the wrapper's)
+/// as `(ns, local)`.
+pub(crate) fn clark(name: &str) -> Option<(&str, &str)> {
+    name.strip_prefix('{')?.split_once('}')
+}
+
 /// What every element writer needs to know about the message.
 pub(crate) struct Opts {
     typed: bool,
@@ -323,6 +329,8 @@ impl<'o> ser::Serializer for BodySer<'o> {
             opts: self.opts,
             key: String::new(),
             close: None,
+            ns: None,
+            scope: None,
         })
     }
     fn serialize_struct(
@@ -335,6 +343,8 @@ impl<'o> ser::Serializer for BodySer<'o> {
             opts: self.opts,
             key: String::new(),
             close: None,
+            ns: None,
+            scope: None,
         })
     }
     fn serialize_struct_variant(
@@ -355,15 +365,29 @@ pub(crate) struct Children<'o, 'n> {
     opts: &'o Opts,
     key: String,
     close: Option<&'n str>,
+    /// The namespace the children are in when it is not the wrapper's: a struct whose serde
+    /// name is `{ns}Type` in a qualified message (a type of another schema).
+    ns: Option<&'static str>,
+    /// The default namespace in scope inside this element (`None`: the wrapper's).
+    scope: Option<&'static str>,
 }
 
 impl Children<'_, '_> {
     fn finish(self) {
         if let Some(name) = self.close {
             self.out.extend_from_slice(b"</");
-            self.out.extend_from_slice(name.as_bytes());
+            self.out.extend_from_slice(tag(name).as_bytes());
             self.out.push(b'>');
         }
+    }
+}
+
+/// The element name of `name`, which may carry a namespace declaration (`f xmlns="ns"`).
+#[inline]
+fn tag(name: &str) -> &str {
+    match name.find(' ') {
+        Some(i) => &name[..i],
+        None => name,
     }
 }
 
@@ -376,12 +400,32 @@ impl<'o, 'n> ser::SerializeStruct for Children<'o, 'n> {
         v: &T,
     ) -> Result<(), EncodeError> {
         self.opts.room(self.out, 0)?;
-        v.serialize(ValueSer {
-            out: self.out,
-            opts: self.opts,
-            name: key,
-            kind: Kind::Field,
-        })
+        match self.ns {
+            // A child in another namespace than the one in scope declares it on itself.
+            Some(ns) if self.scope != Some(ns) => {
+                self.key.clear();
+                self.key.push_str(key);
+                self.key.push_str(" xmlns=\"");
+                let mut buf = Vec::new();
+                write::attr(&mut buf, ns);
+                self.key.push_str(&String::from_utf8_lossy(&buf));
+                self.key.push('"');
+                v.serialize(ValueSer {
+                    out: self.out,
+                    opts: self.opts,
+                    name: &self.key,
+                    kind: Kind::Field,
+                    scope: Some(ns),
+                })
+            }
+            _ => v.serialize(ValueSer {
+                out: self.out,
+                opts: self.opts,
+                name: key,
+                kind: Kind::Field,
+                scope: self.scope,
+            }),
+        }
     }
     fn end(self) -> Result<(), EncodeError> {
         self.finish();
@@ -419,6 +463,7 @@ impl<'o, 'n> ser::SerializeMap for Children<'o, 'n> {
             opts: self.opts,
             name: &self.key,
             kind: Kind::Field,
+            scope: self.scope,
         })
     }
     fn end(self) -> Result<(), EncodeError> {
@@ -438,12 +483,15 @@ pub(crate) enum Kind {
     ArrayItem,
 }
 
-/// Writes one value as an element named `name`.
+/// Writes one value as an element named `name` (which may end in a namespace declaration,
+/// `f xmlns="ns"`: end tags use [`tag`]).
 pub(crate) struct ValueSer<'o, 'n> {
     out: &'o mut Vec<u8>,
     opts: &'o Opts,
     name: &'n str,
     kind: Kind,
+    /// The default namespace in scope inside this element (`None`: the wrapper's).
+    scope: Option<&'static str>,
 }
 
 impl<'o, 'n> ValueSer<'o, 'n> {
@@ -473,7 +521,8 @@ impl<'o, 'n> ValueSer<'o, 'n> {
         self.out.push(b'>');
     }
 
-    /// `<name xsi:type="tns:Type">`
+    /// `<name xsi:type="tns:Type">`; a type named in Clark notation (`{ns}Type`, a type of
+    /// another schema) is `<name xsi:type="ns1:Type" xmlns:ns1="ns">`.
     fn open_named(&mut self, type_name: &str) {
         let typed = self.typed();
         let out = &mut *self.out;
@@ -481,10 +530,20 @@ impl<'o, 'n> ValueSer<'o, 'n> {
         out.extend_from_slice(self.name.as_bytes());
         if typed {
             out.extend_from_slice(b" xsi:type=\"");
-            if self.opts.tns {
-                out.extend_from_slice(b"tns:");
+            match clark(type_name) {
+                Some((ns, local)) => {
+                    out.extend_from_slice(b"ns1:");
+                    out.extend_from_slice(local.as_bytes());
+                    out.extend_from_slice(b"\" xmlns:ns1=\"");
+                    write::attr(out, ns);
+                }
+                None => {
+                    if self.opts.tns {
+                        out.extend_from_slice(b"tns:");
+                    }
+                    out.extend_from_slice(type_name.as_bytes());
+                }
             }
-            out.extend_from_slice(type_name.as_bytes());
             out.push(b'"');
         }
         out.push(b'>');
@@ -494,7 +553,7 @@ impl<'o, 'n> ValueSer<'o, 'n> {
     fn close(&mut self) {
         let out = &mut *self.out;
         out.extend_from_slice(b"</");
-        out.extend_from_slice(self.name.as_bytes());
+        out.extend_from_slice(tag(self.name).as_bytes());
         out.push(b'>');
     }
 
@@ -509,6 +568,9 @@ impl<'o, 'n> ValueSer<'o, 'n> {
     fn type_str(&self, p: &Probe) -> String {
         match p {
             Probe::Simple(x) => format!("xsd:{x}"),
+            Probe::Named(n) if clark(n).is_some() => {
+                format!("ns1:{}", clark(n).map_or("", |(_, local)| local))
+            }
             Probe::Named(n) if self.opts.tns => format!("tns:{n}"),
             Probe::Named(n) => (*n).to_string(),
             Probe::Seq(..) => if self.opts.enc12 {
@@ -666,7 +728,7 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
             if undeclare {
                 out.extend_from_slice(b"tns:");
             }
-            out.extend_from_slice(self.name.as_bytes());
+            out.extend_from_slice(tag(self.name).as_bytes());
             out.push(b'>');
             return Ok(());
         }
@@ -723,6 +785,8 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
             opts: self.opts,
             key: String::new(),
             close: Some(self.name),
+            ns: None,
+            scope: self.scope,
         })
     }
     fn serialize_struct(
@@ -731,11 +795,19 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         _l: usize,
     ) -> Result<Children<'o, 'n>, EncodeError> {
         self.open_named(name);
+        // Qualified children of a type of another schema are in its namespace.
+        let ns = if self.opts.default_ns {
+            clark(name).map(|(ns, _)| ns)
+        } else {
+            None
+        };
         Ok(Children {
             out: self.out,
             opts: self.opts,
             key: String::new(),
             close: Some(self.name),
+            ns,
+            scope: self.scope,
         })
     }
     fn serialize_struct_variant(

@@ -37,12 +37,14 @@ impl<'o, 'n> ser::SerializeSeq for SeqSer<'o, 'n> {
                 opts: s.opts,
                 name: s.name,
                 kind: Kind::LiteralItem,
+                scope: s.scope,
             }),
             SeqSer::Wrapped(s) => v.serialize(ValueSer {
                 out: s.out,
                 opts: s.opts,
                 name: "item",
                 kind: Kind::LiteralItem,
+                scope: s.scope,
             }),
             SeqSer::Array(a) => a.element(v),
         }
@@ -187,6 +189,19 @@ impl<'o, 'n> ArraySer<'o, 'n> {
         let a0 = out.len();
         Self::write_attrs(out, enc12, &self.item_type, &dims[..rank], false);
         self.attr = (a0, out.len());
+        // An item type of another schema (`ns1:`, see `type_str`) is declared here.
+        let item = match first {
+            Some(Probe::Seq(_, Some(inner))) if self.rows.is_some() => Some(&**inner),
+            p => p,
+        };
+        if let Some((ns, _)) = item.and_then(|p| match p {
+            Probe::Named(n) => super::clark(n),
+            _ => None,
+        }) {
+            out.extend_from_slice(b" xmlns:ns1=\"");
+            crate::write::attr(out, ns);
+            out.push(b'"');
+        }
         out.push(b'>');
         self.started = true;
     }
@@ -212,6 +227,7 @@ impl<'o, 'n> ArraySer<'o, 'n> {
                 opts: self.v.opts,
                 name: "item",
                 kind: Kind::ArrayItem,
+                scope: self.v.scope,
             })
         }
     }
@@ -393,6 +409,7 @@ impl<'o> ser::SerializeSeq for RowSeq<'o> {
             opts: self.opts,
             name: "item",
             kind: Kind::ArrayItem,
+            scope: None,
         })
     }
     fn end(self) -> Result<usize, EncodeError> {

@@ -16,13 +16,14 @@ use crate::attr::docs;
 use crate::case::lower_camel;
 use crate::ctxt::Ctxt;
 
-pub(crate) use soapstone_codegen::{Method, Param, ResultPart, Service, Style};
+pub(crate) use soapstone_codegen::{HeaderParam, Method, Param, ResultPart, Service, Style};
 
 /// `name = "..."`, `namespace = "..."`, `style = "..."` of `#[service(...)]`.
 pub(crate) struct ServiceArgs {
     name: Option<LitStr>,
     namespace: Option<LitStr>,
     style: Option<LitStr>,
+    form: Option<LitStr>,
 }
 
 impl ServiceArgs {
@@ -31,6 +32,7 @@ impl ServiceArgs {
             name: None,
             namespace: None,
             style: None,
+            form: None,
         };
         let parser = syn::meta::parser(|meta| {
             let slot = if meta.path.is_ident("name") {
@@ -39,10 +41,12 @@ impl ServiceArgs {
                 &mut out.namespace
             } else if meta.path.is_ident("style") {
                 &mut out.style
+            } else if meta.path.is_ident("form") {
+                &mut out.form
             } else {
-                return Err(
-                    meta.error("unknown `service` option: expected `name`, `namespace` or `style`")
-                );
+                return Err(meta.error(
+                    "unknown `service` option: expected `name`, `namespace`, `style` or `form`",
+                ));
             };
             *slot = Some(meta.value()?.parse()?);
             Ok(())
@@ -68,6 +72,7 @@ struct SoapAttr {
     response: Option<LitStr>,
     result: Option<LitStr>,
     cache: bool,
+    header: bool,
 }
 
 fn soap_attr(cx: &mut Ctxt, attrs: &[syn::Attribute], for_param: bool) -> SoapAttr {
@@ -77,8 +82,12 @@ fn soap_attr(cx: &mut Ctxt, attrs: &[syn::Attribute], for_param: bool) -> SoapAt
             let p = &meta.path;
             if p.is_ident("name") {
                 out.name = Some(meta.value()?.parse()?);
+            } else if for_param && p.is_ident("header") {
+                out.header = true;
             } else if for_param {
-                return Err(meta.error("unknown `soap` option on a parameter: expected `name`"));
+                return Err(meta.error(
+                    "unknown `soap` option on a parameter: expected `name` or `header`",
+                ));
             } else if p.is_ident("action") {
                 out.action = Some(meta.value()?.parse()?);
             } else if p.is_ident("response") {
@@ -112,6 +121,22 @@ pub(crate) fn strip_soap_attrs(item: &mut ItemTrait) {
                 }
             }
         }
+    }
+}
+
+/// `T` of an `Option<T>`.
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(tp) = ty else { return None };
+    let last = tp.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        GenericArgument::Type(t) => Some(t),
+        _ => None,
     }
 }
 
@@ -185,10 +210,11 @@ pub(crate) fn build(cx: &mut Ctxt, args: ServiceArgs, item: &ItemTrait) -> Servi
         None => Style::Document,
         Some((_, s)) if s == "document" || s == "document/literal" => Style::Document,
         Some((_, s)) if s == "rpc" || s == "rpc/encoded" => Style::Rpc,
+        Some((_, s)) if s == "rpc/literal" => Style::RpcLiteral,
         Some((lit, s)) => {
             cx.error_spanned_by(
                 lit,
-                format!("unknown style `{s}`: expected `document` or `rpc`"),
+                format!("unknown style `{s}`: expected `document`, `rpc` or `rpc/literal`"),
             );
             Style::Document
         }
@@ -231,11 +257,26 @@ pub(crate) fn build(cx: &mut Ctxt, args: ServiceArgs, item: &ItemTrait) -> Servi
             }
         }
     }
+    // `form = "unqualified"`: parameters and their fields without a namespace, as CXF's
+    // code-first services write them.
+    let qualified = match args.form.as_ref().map(|s| (s, s.value())) {
+        None => style == Style::Document,
+        Some((_, s)) if s == "qualified" && style == Style::Document => true,
+        Some((_, s)) if s == "unqualified" => false,
+        Some((lit, s)) => {
+            cx.error_spanned_by(
+                lit,
+                format!("unknown form `{s}`: expected `unqualified` (or `qualified` for document style)"),
+            );
+            style == Style::Document
+        }
+    };
     Service {
         ident: item.ident.clone(),
         name,
         namespace,
         style,
+        qualified,
         docs: docs(&item.attrs),
         methods,
     }
@@ -280,6 +321,7 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
         );
     }
     let mut params = Vec::new();
+    let mut headers = Vec::new();
     let mut parts: HashMap<String, ()> = HashMap::new();
     // `ctx: &Context` right after `&self` is the request's context, not a part.
     let context = sig.inputs.iter().nth(1).is_some_and(is_context);
@@ -299,6 +341,34 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
             cx.error_spanned_by(
                 &pt.ty,
                 "service parameters must be owned types (a reference cannot be deserialized)",
+            );
+            ok = false;
+        }
+        if pattr.header {
+            // `#[soap(header)] auth: Option<Auth>` where `Auth: Header`: a header block the
+            // binding declares, decoded before the method runs (`None` when absent).
+            match option_inner(&pt.ty) {
+                Some(inner) => headers.push(HeaderParam {
+                    ident: pi.ident.clone(),
+                    ty: inner.clone(),
+                    namespace: String::new(),
+                    element: String::new(),
+                    from_type: true,
+                }),
+                None => {
+                    cx.error_spanned_by(
+                        &pt.ty,
+                        "a `#[soap(header)]` parameter is an `Option<H>` where `H: soapstone_service::Header`",
+                    );
+                    ok = false;
+                }
+            }
+            continue;
+        }
+        if !headers.is_empty() {
+            cx.error_spanned_by(
+                &pt.pat,
+                "`#[soap(header)]` parameters come after the others",
             );
             ok = false;
         }
@@ -363,6 +433,7 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
         .unwrap_or_else(|| default_action(namespace, &name));
     ok.then(|| Method {
         ident: sig.ident.clone(),
+        request: name.clone(),
         name,
         action,
         response,
@@ -371,6 +442,9 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
         results,
         cache: attr.cache,
         context,
+        headers,
+        response_headers: Vec::new(),
+        faults: None,
         docs: docs(&f.attrs),
     })
 }

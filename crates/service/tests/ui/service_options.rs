@@ -1,6 +1,6 @@
 use soapstone_service::{service, Fault};
 
-#[service(style = "rpc/literal", flavour = "x")]
+#[service(style = "rpc/bogus", flavour = "x")]
 pub trait NoNamespace {
     async fn a(&self) -> Result<(), Fault>;
 }

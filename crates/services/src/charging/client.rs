@@ -147,20 +147,21 @@ impl KeyedChargingClient {
     /// One attempt of `op` carrying `key` (no retry).
     pub async fn attempt(&self, key: &IdempotencyKey, op: Op) -> Result<i32, Error> {
         let header = key.header_xml(self.stub.version().envelope_ns());
-        let headers = [header.as_str()];
+        let headers = || vec![header.clone()];
         // Operation indices in the trait's declaration order (see `service`).
         let s = &self.stub;
         let r: Cn = match op {
-            Op::Credit { id, am } => s.call_with_headers(0, &headers, &IdAm { id, am }).await?,
+            Op::Credit { id, am } => s.call_with_headers(0, headers(), &IdAm { id, am }).await?.value,
             Op::DirectDebit { id, am } => {
-                s.call_with_headers(1, &headers, &IdAm { id, am }).await?
+                s.call_with_headers(1, headers(), &IdAm { id, am }).await?.value
             }
-            Op::Reserve { id, am } => s.call_with_headers(2, &headers, &IdAm { id, am }).await?,
+            Op::Reserve { id, am } => s.call_with_headers(2, headers(), &IdAm { id, am }).await?.value,
             Op::DebitReservation { id, am, res } => {
-                s.call_with_headers(3, &headers, &IdAmRes { id, am, res })
+                s.call_with_headers(3, headers(), &IdAmRes { id, am, res })
                     .await?
+                    .value
             }
-            Op::Release { res } => s.call_with_headers(4, &headers, &Res { res }).await?,
+            Op::Release { res } => s.call_with_headers(4, headers(), &Res { res }).await?.value,
         };
         Ok(r.cn)
     }

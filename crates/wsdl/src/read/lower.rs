@@ -2,23 +2,23 @@
 //! that the dispatcher, the client and the WSDL writer can serve or call what a vendor's WSDL
 //! describes.
 //!
-//! The model is narrower than WSDL: one namespace, document/literal wrapped or rpc/encoded,
-//! named types that are sequences, string enumerations, SOAP-ENC arrays or list wrappers.
-//! What does not fit is refused with a [`LowerError`] naming the construct and where it is;
-//! this module must never approximate (a dropped attribute or a flattened choice would make
-//! the client send what the server does not expect).
+//! The model is narrower than WSDL: one namespace; document/literal (wrapped or bare: the same
+//! on the wire), rpc/literal or rpc/encoded; `soap:header` blocks and `wsdl:fault` details whose
+//! types are structs; types as [`lower_types`](super::lower_types) lowers them. What does not
+//! fit is refused with a [`LowerError`] naming the construct and where it is; this module must
+//! never approximate (a dropped attribute or a flattened choice would make the client send
+//! what the server does not expect).
 
 use std::fmt;
 
 use soapstone_codec::QName;
 
-use super::check::is_builtin;
 use super::components::{
-    AttrItem, ComplexType, Definitions, Derivation, ElementDecl, Loc, MaxOccurs, OpStyle, Particle,
-    SimpleType, SoapVersion, TypeKind, TypeUse, Use,
+    BodyBinding, Definitions, ElementDecl, HeaderBinding, Loc, MessagePart, OpStyle, SoapVersion,
+    Use,
 };
-use crate::model::{BindingStyle, OperationModel, Part, ServiceModel};
-use crate::xsd::{Field, Schema, TypeDef, TypeRef, SOAP_ENC_NS, XSD_NS};
+use super::lower_types::Lower;
+use crate::model::{BindingStyle, FaultPart, HeaderPart, OperationModel, ServiceModel};
 
 /// Why a port cannot be expressed as a [`ServiceModel`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct LowerError {
 }
 
 impl LowerError {
-    fn new(loc: &Loc, message: impl Into<String>) -> Self {
+    pub(super) fn new(loc: &Loc, message: impl Into<String>) -> Self {
         LowerError {
             loc: loc.clone(),
             message: message.into(),
@@ -45,9 +45,6 @@ impl fmt::Display for LowerError {
 }
 
 impl std::error::Error for LowerError {}
-
-/// What registers lowered types in a [`Schema`] (the "Rust type" of [`Schema::define`]).
-const FROM_WSDL: &str = "soapstone_wsdl::read";
 
 impl Definitions {
     /// The [`ServiceModel`] of port `port` of service `service` (local names), as the
@@ -96,19 +93,27 @@ impl Definitions {
                     ),
                 ));
             };
-            let this = match (bop.style, bop.input.as_ref().map(|b| b.use_)) {
+            let uses = [bop.input.as_ref(), bop.output.as_ref()].map(|b| b.map(|b| b.use_));
+            if uses[0].is_some() && uses[1].is_some() && uses[0] != uses[1] {
+                return Err(LowerError::new(
+                    &bop.loc,
+                    format!("operation `{}` mixes literal and encoded messages", op.name),
+                ));
+            }
+            let this = match (bop.style, uses[0].or(uses[1])) {
                 (OpStyle::Document, Some(Use::Literal)) => BindingStyle::DocumentLiteral,
                 (OpStyle::Rpc, Some(Use::Encoded)) => BindingStyle::RpcEncoded,
-                (s, u) => {
-                    let s = if s == OpStyle::Rpc { "rpc" } else { "document" };
-                    let u = if u == Some(Use::Encoded) {
-                        "encoded"
-                    } else {
-                        "literal"
-                    };
+                (OpStyle::Rpc, Some(Use::Literal)) => BindingStyle::RpcLiteral,
+                (OpStyle::Document, Some(Use::Encoded)) => {
                     return Err(LowerError::new(
                         &bop.loc,
-                        format!("operation `{}` is {s}/{u}: the service model has document/literal wrapped and rpc/encoded", op.name),
+                        format!("operation `{}` is document/encoded, which no toolkit agrees on (WS-I forbids it)", op.name),
+                    ));
+                }
+                (_, None) => {
+                    return Err(LowerError::new(
+                        &bop.loc,
+                        format!("operation `{}` binds no input or output body", op.name),
                     ));
                 }
             };
@@ -121,24 +126,31 @@ impl Definitions {
                     ),
                 ));
             }
-            let bodies = [bop.input.as_ref(), bop.output.as_ref()];
-            if bodies.iter().flatten().any(|b| !b.headers.is_empty()) || !op.faults.is_empty() {
+            if op.output.is_none() || op.input.is_none() {
                 return Err(LowerError::new(
-                    &bop.loc,
-                    format!("operation `{}` declares SOAP headers or faults, which the service model does not carry yet", op.name),
+                    &op.loc,
+                    format!(
+                        "operation `{}` is one-way or notification: the service model has request-response operations",
+                        op.name
+                    ),
                 ));
             }
             ops.push((op, bop));
         }
         let style = style.unwrap_or_default();
-        // The namespace: the wrappers' (document) or the soap:body namespace (rpc).
+        // The namespace: the body elements' (document) or the soap:body namespace (rpc).
         for (op, bop) in &ops {
             let ns = match style {
                 BindingStyle::DocumentLiteral => {
-                    let (element, _) = self.wrapper(op.input.as_ref(), &op.loc, &op.name)?;
+                    let element = self.body_element(
+                        op.input.as_ref(),
+                        bop.input.as_ref(),
+                        &op.loc,
+                        &op.name,
+                    )?;
                     element.name.namespace.clone()
                 }
-                BindingStyle::RpcEncoded => bop
+                _ => bop
                     .input
                     .as_ref()
                     .and_then(|b| b.namespace.clone())
@@ -158,29 +170,85 @@ impl Definitions {
         let namespace = namespace.unwrap_or_else(|| self.target_namespace.clone());
         let mut model = ServiceModel::new(svc.name.local.clone(), namespace, style);
         model.documentation = self.documentation.clone();
-        let mut lower = Lower {
-            defs: self,
-            namespace: model.namespace.clone(),
-        };
+        let mut lower = Lower::new(self, model.namespace.clone(), style);
         for (op, bop) in ops {
             let mut m =
                 OperationModel::new(op.name.clone(), bop.action.clone().unwrap_or_default());
             m.documentation = op.documentation.clone();
+            let schema = &mut model.schema;
             match style {
                 BindingStyle::DocumentLiteral => {
-                    let (request, fields) = self.wrapper(op.input.as_ref(), &op.loc, &op.name)?;
+                    let request = self.body_element(
+                        op.input.as_ref(),
+                        bop.input.as_ref(),
+                        &op.loc,
+                        &op.name,
+                    )?;
                     m.request = request.name.local.clone();
-                    m.input = lower.fields(&mut model.schema, fields, &request.loc)?;
-                    let (response, fields) = self.wrapper(op.output.as_ref(), &op.loc, &op.name)?;
+                    let fields = lower.content_of(request.ty.as_ref(), request)?;
+                    m.input = lower.fields(schema, fields)?;
+                    let response = self.body_element(
+                        op.output.as_ref(),
+                        bop.output.as_ref(),
+                        &op.loc,
+                        &op.name,
+                    )?;
+                    if response.name.namespace != model.namespace {
+                        return Err(LowerError::new(
+                            &response.loc,
+                            format!(
+                                "response element `{}` is not in the service namespace `{}`",
+                                response.name.local, model.namespace
+                            ),
+                        ));
+                    }
                     m.response = response.name.local.clone();
-                    m.output = lower.fields(&mut model.schema, fields, &response.loc)?;
+                    let fields = lower.content_of(response.ty.as_ref(), response)?;
+                    m.output = lower.fields(schema, fields)?;
                 }
-                BindingStyle::RpcEncoded => {
-                    m.input = lower.rpc_parts(&mut model.schema, op.input.as_ref(), &op.loc)?;
-                    m.output = lower.rpc_parts(&mut model.schema, op.output.as_ref(), &op.loc)?;
+                _ => {
+                    let parts = self.body_parts(op.input.as_ref(), bop.input.as_ref(), &op.loc)?;
+                    m.input = lower.rpc_parts(schema, &parts)?;
+                    let parts =
+                        self.body_parts(op.output.as_ref(), bop.output.as_ref(), &op.loc)?;
+                    m.output = lower.rpc_parts(schema, &parts)?;
                 }
             }
+            for (body, out) in [
+                (&bop.input, &mut m.input_headers),
+                (&bop.output, &mut m.output_headers),
+            ] {
+                for h in body.iter().flat_map(|b| &b.headers) {
+                    let element = self.header_element(h, &model.namespace)?;
+                    out.push(HeaderPart::new(
+                        element.name.clone(),
+                        lower.block_type(schema, element)?,
+                    ));
+                }
+            }
+            for (name, message) in &op.faults {
+                if let Some(fb) = bop.faults.iter().find(|f| &f.name == name) {
+                    if fb.use_ == Use::Encoded {
+                        return Err(LowerError::new(&bop.loc, format!("fault `{name}` of `{}` is encoded: the service model's fault details are literal", op.name)));
+                    }
+                }
+                let element = self.fault_element(message, name, &op.loc, &model.namespace)?;
+                m.faults.push(FaultPart::new(
+                    name.clone(),
+                    element.name.clone(),
+                    lower.block_type(schema, element)?,
+                ));
+            }
             model.operations.push(m);
+        }
+        if let Some((qualified, _)) = lower.qualified {
+            model.qualified = qualified;
+        }
+        if let (true, Some((at, local))) = (model.qualified, &lower.back_to_service) {
+            return Err(LowerError::new(
+                at,
+                format!("a type of another namespace holds `{local}` of the service namespace: the service model cannot write qualified elements back in the service namespace"),
+            ));
         }
         model
             .validate()
@@ -204,31 +272,52 @@ impl Definitions {
             .map(|p| p.name.as_str())
     }
 
-    /// The wrapper element of a document/literal wrapped message and its child elements.
-    fn wrapper(
+    /// The parts of a message that go in the Body: those `soap:body parts=` names, else all
+    /// but those bound as headers of the same message.
+    fn body_parts(
         &self,
         message: Option<&QName>,
+        body: Option<&BodyBinding>,
+        at: &Loc,
+    ) -> Result<Vec<&MessagePart>, LowerError> {
+        let m = message.and_then(|m| self.messages.get(m)).ok_or_else(|| {
+            LowerError::new(at, "an operation without an input or output message")
+        })?;
+        Ok(m.parts
+            .iter()
+            .filter(|p| match body {
+                Some(BodyBinding {
+                    parts: Some(names), ..
+                }) => names.contains(&p.name),
+                Some(b) => !b
+                    .headers
+                    .iter()
+                    .any(|h| h.message == m.name && h.part == p.name),
+                None => true,
+            })
+            .collect())
+    }
+
+    /// The one element of a document/literal message's body (wrapped or bare: either way its
+    /// children are what the model's parts describe).
+    fn body_element(
+        &self,
+        message: Option<&QName>,
+        body: Option<&BodyBinding>,
         at: &Loc,
         op: &str,
-    ) -> Result<(&ElementDecl, Vec<&ElementDecl>), LowerError> {
-        let m = message.and_then(|m| self.messages.get(m)).ok_or_else(|| {
-            LowerError::new(
-                at,
-                format!("operation `{op}` has no input or output message"),
-            )
-        })?;
-        let [part] = m.parts.as_slice() else {
+    ) -> Result<&ElementDecl, LowerError> {
+        let parts = self.body_parts(message, body, at)?;
+        let [part] = parts.as_slice() else {
             return Err(LowerError::new(
-                &m.loc,
+                at,
                 format!(
-                    "message `{}` has {} parts: document/literal wrapped has one",
-                    m.name.local,
-                    m.parts.len()
+                    "a message of `{op}` has {} body parts: the service model has one body element per message",
+                    parts.len()
                 ),
             ));
         };
-        let element = part
-            .element
+        part.element
             .as_ref()
             .and_then(|e| self.schema.elements.get(e))
             .ok_or_else(|| {
@@ -236,305 +325,77 @@ impl Definitions {
                     &part.loc,
                     format!("part `{}` names no defined element", part.name),
                 )
-            })?;
-        let c = match &element.ty {
-            Some(TypeUse::Inline(d)) => match &d.kind {
-                TypeKind::Complex(c) => c,
-                TypeKind::Simple(_) => {
-                    return Err(LowerError::new(&element.loc, format!("wrapper element `{}` has a simple type", element.name.local)))
-                }
-            },
-            _ => {
-                return Err(LowerError::new(
-                    &element.loc,
-                    format!("wrapper element `{}` has a named type: the service model's wrappers are anonymous sequences", element.name.local),
-                ))
-            }
-        };
-        Ok((element, sequence(c, &element.loc)?))
-    }
-}
-
-/// The elements of a complex type that is a plain sequence of local elements.
-fn sequence<'d>(c: &'d ComplexType, at: &Loc) -> Result<Vec<&'d ElementDecl>, LowerError> {
-    if c.base.is_some() || c.simple_content || c.mixed {
-        return Err(LowerError::new(
-            at,
-            "a derived, mixed or simple-content type is not a plain sequence",
-        ));
-    }
-    own_sequence(c, at)
-}
-
-/// The elements `c` itself declares (for an extension: what it adds to its base).
-fn own_sequence<'d>(c: &'d ComplexType, at: &Loc) -> Result<Vec<&'d ElementDecl>, LowerError> {
-    if let Some(a) = c.attributes.first() {
-        let what = match a {
-            AttrItem::Attribute(a) => format!("attribute `{}`", a.name.local),
-            AttrItem::GroupRef(g, _) => format!("attribute group `{}`", g.local),
-            AttrItem::Any => "`anyAttribute`".to_string(),
-        };
-        return Err(LowerError::new(
-            at,
-            format!("{what}: the service model has no attributes yet"),
-        ));
-    }
-    match &c.content {
-        None => Ok(Vec::new()),
-        Some(Particle::Group {
-            compositor: super::Compositor::Sequence,
-            min: 1,
-            max: MaxOccurs::Bounded(1),
-            items,
-        }) => items
-            .iter()
-            .map(|p| match p {
-                Particle::Element(e) if e.reference.is_none() => Ok(e),
-                Particle::Element(e) => Err(LowerError::new(
-                    &e.loc,
-                    format!(
-                        "element reference `{}`: the service model has local elements only",
-                        e.name.local
-                    ),
-                )),
-                Particle::Any { .. } => Err(LowerError::new(
-                    at,
-                    "`xsd:any`: the service model has no raw XML values yet",
-                )),
-                _ => Err(LowerError::new(
-                    at,
-                    "a nested model group or group reference is not a plain sequence",
-                )),
             })
-            .collect(),
-        Some(_) => Err(LowerError::new(
-            at,
-            "`choice`, `all` or a repeated sequence is not a plain sequence",
-        )),
-    }
-}
-
-struct Lower<'d> {
-    defs: &'d Definitions,
-    namespace: String,
-}
-
-/// The elements of `c` with its extension bases' first: a literal instance of an extension is
-/// its base's elements followed by its own, so the flattened sequence is the same on the wire
-/// (what is lost is only substitution by `xsi:type`, which the model does not do).
-fn flattened<'t>(
-    defs: &'t Definitions,
-    c: &'t ComplexType,
-    at: &Loc,
-    depth: usize,
-) -> Result<Vec<&'t ElementDecl>, LowerError> {
-    match &c.base {
-        Some((base, Derivation::Extension)) if !c.simple_content && !c.mixed && depth < 32 => {
-            let Some(TypeKind::Complex(b)) = defs.schema.types.get(base).map(|d| &d.kind) else {
-                return Err(LowerError::new(
-                    at,
-                    format!(
-                        "extension of `{}`, which is not a complex type of the schema",
-                        base.local
-                    ),
-                ));
-            };
-            let mut out = flattened(defs, b, at, depth + 1)?;
-            out.extend(own_sequence(c, at)?);
-            Ok(out)
-        }
-        _ => sequence(c, at),
-    }
-}
-
-impl Lower<'_> {
-    fn fields(
-        &mut self,
-        schema: &mut Schema,
-        elements: Vec<&ElementDecl>,
-        _at: &Loc,
-    ) -> Result<Vec<Part>, LowerError> {
-        elements
-            .into_iter()
-            .map(|e| {
-                Ok(Part::new(
-                    e.name.local.clone(),
-                    self.element_ref(schema, e)?,
-                ))
-            })
-            .collect()
     }
 
-    fn element_ref(&mut self, schema: &mut Schema, e: &ElementDecl) -> Result<TypeRef, LowerError> {
-        let name = match &e.ty {
-            Some(TypeUse::Named(q)) => q.clone(),
-            Some(TypeUse::Inline(_)) => {
-                return Err(LowerError::new(
-                    &e.loc,
-                    format!(
-                        "element `{}` has an anonymous type: the service model names every type",
-                        e.name.local
-                    ),
-                ))
-            }
-            None => QName::new(XSD_NS, "anyType"),
-        };
-        let mut t = self.type_ref(schema, &name, &e.loc)?;
-        t.optional = e.min == 0;
-        t.repeated = e.max.repeats();
-        t.nillable = e.nillable;
-        Ok(t)
-    }
-
-    fn rpc_parts(
-        &mut self,
-        schema: &mut Schema,
-        message: Option<&QName>,
-        at: &Loc,
-    ) -> Result<Vec<Part>, LowerError> {
-        let Some(m) = message.and_then(|m| self.defs.messages.get(m)) else {
+    /// The element of a `soap:header` (a part of a message, by `element=`).
+    fn header_element(&self, h: &HeaderBinding, ns: &str) -> Result<&ElementDecl, LowerError> {
+        if h.use_ == Use::Encoded {
             return Err(LowerError::new(
-                at,
-                "an operation without an input or output message",
-            ));
-        };
-        m.parts
-            .iter()
-            .map(|p| match &p.ty {
-                Some(t) => Ok(Part::new(p.name.clone(), self.type_ref(schema, t, &p.loc)?)),
-                None => Err(LowerError::new(
-                    &p.loc,
-                    format!("rpc part `{}` names an element, not a type", p.name),
-                )),
-            })
-            .collect()
-    }
-
-    /// Registers the named type `name` (and what it uses) and refers to it.
-    fn type_ref(
-        &mut self,
-        schema: &mut Schema,
-        name: &QName,
-        at: &Loc,
-    ) -> Result<TypeRef, LowerError> {
-        if is_builtin(name) {
-            return Ok(TypeRef::xsd(&name.local));
-        }
-        if name.namespace != self.namespace {
-            return Err(LowerError::new(
-                at,
-                format!("type `{{{}}}{}` is not in the service namespace `{}`: the service model has one namespace", name.namespace, name.local, self.namespace),
-            ));
-        }
-        let decl =
-            self.defs.schema.types.get(name).ok_or_else(|| {
-                LowerError::new(at, format!("type `{}` is not defined", name.local))
-            })?;
-        if schema.get(&name.local).is_some() {
-            return Ok(TypeRef::new(name.clone()));
-        }
-        // An array's item type is registered before the array, as `Vec<T>` describes itself.
-        if let TypeKind::Complex(c) = &decl.kind {
-            for a in &c.attributes {
-                if let AttrItem::Attribute(a) = a {
-                    if let Some((item, brackets)) = &a.array_type {
-                        self.type_ref(schema, item, &a.loc)?;
-                        // `Vec<Vec<T>>` describes `Vec<T>` (the 1-d array) first.
-                        for d in 1..brackets.matches(',').count() + 1 {
-                            let lower = match d {
-                                1 => format!("ArrayOf{}", item.local),
-                                d => format!("ArrayOf{}{d}D", item.local),
-                            };
-                            let lower = QName::new(self.namespace.clone(), lower);
-                            if self.defs.schema.types.contains_key(&lower) {
-                                self.type_ref(schema, &lower, &a.loc)?;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let mut error = None;
-        let tref = schema.define(&name.local, FROM_WSDL, |s| {
-            match self.type_def(s, name, decl) {
-                Ok(def) => def,
-                Err(e) => {
-                    error = Some(e);
-                    TypeDef::Struct(Vec::new())
-                }
-            }
-        });
-        match error {
-            Some(e) => Err(e),
-            None => Ok(tref),
-        }
-    }
-
-    fn type_def(
-        &mut self,
-        schema: &mut Schema,
-        name: &QName,
-        decl: &super::TypeDecl,
-    ) -> Result<TypeDef, LowerError> {
-        let at = &decl.loc;
-        match &decl.kind {
-            TypeKind::Simple(SimpleType::Restriction { base: TypeUse::Named(b), enumeration })
-                if b.namespace == XSD_NS && b.local == "string" && !enumeration.is_empty() =>
-            {
-                Ok(TypeDef::Enum(enumeration.clone()))
-            }
-            TypeKind::Simple(_) => Err(LowerError::new(at, format!("simple type `{}` is not a string enumeration: the service model has no other named simple types yet", name.local))),
-            TypeKind::Complex(c) => {
-                if let Some((base, Derivation::Restriction)) = &c.base {
-                    if base.namespace == SOAP_ENC_NS && base.local == "Array" {
-                        return self.soap_array(c, name, at);
-                    }
-                }
-                let elements = flattened(self.defs, c, at, 0)?;
-                // The list wrapper the writer emits for a `Vec` in a `Vec` (literal style).
-                if let [item] = elements.as_slice() {
-                    if item.name.local == "item" && name.local.starts_with("ArrayOf") && item.max.repeats() && item.min == 0 {
-                        let mut t = self.element_ref(schema, item)?;
-                        t.optional = true;
-                        t.repeated = true;
-                        return Ok(TypeDef::List(t));
-                    }
-                }
-                let mut fields = Vec::new();
-                for e in elements {
-                    fields.push(Field::new(e.name.local.clone(), self.element_ref(schema, e)?));
-                }
-                Ok(TypeDef::Struct(fields))
-            }
-        }
-    }
-
-    fn soap_array(
-        &mut self,
-        c: &ComplexType,
-        name: &QName,
-        at: &Loc,
-    ) -> Result<TypeDef, LowerError> {
-        let array_type = c.attributes.iter().find_map(|a| match a {
-            AttrItem::Attribute(a) => a.array_type.clone(),
-            _ => None,
-        });
-        let Some((item, brackets)) = array_type else {
-            return Err(LowerError::new(
-                at,
-                format!("SOAP-ENC array `{}` has no `wsdl:arrayType`", name.local),
-            ));
-        };
-        if brackets.matches('[').count() != 1 {
-            return Err(LowerError::new(
-                at,
+                &h.loc,
                 format!(
-                    "array of arrays `{}{brackets}` is not in the service model",
-                    item.local
+                    "header part `{}` is encoded: the service model's header blocks are literal",
+                    h.part
                 ),
             ));
         }
-        let dims = brackets.matches(',').count() + 1;
-        Ok(TypeDef::Array { item, dims })
+        let part = self
+            .messages
+            .get(&h.message)
+            .and_then(|m| m.parts.iter().find(|p| p.name == h.part))
+            .ok_or_else(|| {
+                LowerError::new(
+                    &h.loc,
+                    format!(
+                        "header part `{}` of message `{}` is not defined",
+                        h.part, h.message.local
+                    ),
+                )
+            })?;
+        self.block_element(part, ns)
+    }
+
+    /// The detail element of fault `name` (its message's one part).
+    fn fault_element(
+        &self,
+        message: &QName,
+        name: &str,
+        at: &Loc,
+        ns: &str,
+    ) -> Result<&ElementDecl, LowerError> {
+        let m = self.messages.get(message).ok_or_else(|| {
+            LowerError::new(at, format!("fault `{name}` names no defined message"))
+        })?;
+        let [part] = m.parts.as_slice() else {
+            return Err(LowerError::new(
+                &m.loc,
+                format!(
+                    "fault message `{}` has {} parts: a fault detail has one",
+                    m.name.local,
+                    m.parts.len()
+                ),
+            ));
+        };
+        self.block_element(part, ns)
+    }
+
+    fn block_element(&self, part: &MessagePart, ns: &str) -> Result<&ElementDecl, LowerError> {
+        let element = part
+            .element
+            .as_ref()
+            .and_then(|e| self.schema.elements.get(e))
+            .ok_or_else(|| {
+                LowerError::new(
+                    &part.loc,
+                    format!(
+                        "part `{}` names no defined element (a header or fault part is an element)",
+                        part.name
+                    ),
+                )
+            })?;
+        if element.name.namespace != ns {
+            return Err(LowerError::new(&element.loc, format!("element `{{{}}}{}` is not in the service namespace `{ns}`: the service model has one namespace", element.name.namespace, element.name.local)));
+        }
+        Ok(element)
     }
 }

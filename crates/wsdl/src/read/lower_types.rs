@@ -1,0 +1,601 @@
+//! Lowering XML Schema types to the [`Schema`] registry of a [`ServiceModel`](crate::ServiceModel):
+//! named and anonymous complex types that are sequences of elements (nested sequences, model
+//! groups and extensions flattened, which is the same on the wire), element references, string
+//! enumerations, restrictions of built-in simple types (their base type: facets are not
+//! checked), SOAP-ENC arrays and list wrappers.
+//!
+//! Must never approximate what goes on the wire: a construct whose instances the codec would
+//! write or read differently (an attribute, a choice, `xsd:any`, an element in another
+//! namespace, qualified and unqualified elements mixed) is refused with its file and line.
+
+use std::collections::{HashMap, HashSet};
+
+use soapstone_codec::QName;
+
+use super::check::is_builtin;
+use super::components::{
+    AttrItem, ComplexType, Compositor, Definitions, Derivation, ElementDecl, Loc, MaxOccurs,
+    Particle, SimpleType, TypeDecl, TypeKind, TypeUse,
+};
+use super::lower::LowerError;
+use crate::model::{BindingStyle, Part};
+use crate::xsd::{Field, Schema, TypeDef, TypeRef, SOAP_ENC_NS, XSD_NS};
+
+/// What registers lowered types in a [`Schema`] (the "Rust type" of [`Schema::define`]).
+const FROM_WSDL: &str = "soapstone_wsdl::read";
+
+/// How deep derivations, nested groups and simple-type restrictions are followed.
+const MAX_DEPTH: usize = 32;
+
+/// The state of lowering one port's types.
+pub(super) struct Lower<'d> {
+    pub(super) defs: &'d Definitions,
+    pub(super) namespace: String,
+    style: BindingStyle,
+    /// Whether local elements are qualified, once the first one said so.
+    pub(super) qualified: Option<(bool, Loc)>,
+    /// The names given to anonymous types (by address of their declaration).
+    anonymous: HashMap<*const TypeDecl, String>,
+    /// Local names in use by registered types.
+    taken: HashSet<String>,
+    /// Where a type of another namespace holds a struct of the service namespace (which a
+    /// qualified message cannot write).
+    pub(super) back_to_service: Option<(Loc, String)>,
+}
+
+impl<'d> Lower<'d> {
+    pub(super) fn new(defs: &'d Definitions, namespace: String, style: BindingStyle) -> Self {
+        let taken = defs
+            .schema
+            .types
+            .keys()
+            .filter(|q| q.namespace == namespace)
+            .map(|q| q.local.clone())
+            .collect();
+        Lower {
+            defs,
+            namespace,
+            style,
+            qualified: None,
+            anonymous: HashMap::new(),
+            taken,
+            back_to_service: None,
+        }
+    }
+
+    /// The child elements of a complex type (its content, flattened), for a body wrapper, a
+    /// header block or a fault detail element.
+    pub(super) fn content_of(
+        &self,
+        ty: Option<&'d TypeUse>,
+        element: &ElementDecl,
+    ) -> Result<Vec<&'d ElementDecl>, LowerError> {
+        let at = &element.loc;
+        let c = match ty {
+            Some(TypeUse::Inline(d)) => match &d.kind {
+                TypeKind::Complex(c) => c,
+                TypeKind::Simple(_) => {
+                    return Err(LowerError::new(
+                        at,
+                        format!(
+                            "element `{}` has a simple type: the body and header elements of the service model hold elements",
+                            element.name.local
+                        ),
+                    ))
+                }
+            },
+            Some(TypeUse::Named(q)) => match self.defs.schema.types.get(q).map(|d| &d.kind) {
+                Some(TypeKind::Complex(c)) => c,
+                _ => {
+                    return Err(LowerError::new(
+                        at,
+                        format!(
+                            "element `{}` has the type `{}`, which is not a complex type of the schema",
+                            element.name.local, q.local
+                        ),
+                    ))
+                }
+            },
+            None => {
+                return Err(LowerError::new(
+                    at,
+                    format!(
+                        "element `{}` has no type (`anyType`): the service model has no raw XML values yet",
+                        element.name.local
+                    ),
+                ))
+            }
+        };
+        self.flattened(c, at, 0)
+    }
+
+    /// The elements of `c` with its extension bases' first: a literal instance of an extension
+    /// is its base's elements followed by its own, so the flattened sequence is the same on the
+    /// wire (what is lost is only substitution by `xsi:type`, which the model does not do).
+    fn flattened(
+        &self,
+        c: &'d ComplexType,
+        at: &Loc,
+        depth: usize,
+    ) -> Result<Vec<&'d ElementDecl>, LowerError> {
+        if c.simple_content || c.mixed {
+            return Err(LowerError::new(
+                at,
+                "a mixed or simple-content type: the service model has no text content beside elements yet",
+            ));
+        }
+        let mut out = match &c.base {
+            Some((base, Derivation::Extension)) if depth < MAX_DEPTH => {
+                let Some(TypeKind::Complex(b)) = self.defs.schema.types.get(base).map(|d| &d.kind)
+                else {
+                    return Err(LowerError::new(
+                        at,
+                        format!(
+                            "extension of `{}`, which is not a complex type of the schema",
+                            base.local
+                        ),
+                    ));
+                };
+                self.flattened(b, at, depth + 1)?
+            }
+            Some((base, _)) if !(base.namespace == XSD_NS && base.local == "anyType") => {
+                return Err(LowerError::new(
+                    at,
+                    format!(
+                        "restriction of `{}`: the service model has no complex restrictions",
+                        base.local
+                    ),
+                ))
+            }
+            _ => Vec::new(),
+        };
+        for a in &c.attributes {
+            let what = match a {
+                AttrItem::Attribute(a) => format!("attribute `{}`", a.name.local),
+                AttrItem::GroupRef(g, _) => format!("attribute group `{}`", g.local),
+                // Nothing the model writes or reads depends on it: extra attributes are
+                // ignored by the codec and none are sent.
+                AttrItem::Any => continue,
+            };
+            return Err(LowerError::new(
+                at,
+                format!("{what}: the service model has no attributes yet"),
+            ));
+        }
+        if let Some(p) = &c.content {
+            self.particle(p, at, depth, true, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// Collects the elements of a sequence that occurs once (nested sequences and sequence
+    /// groups are flattened: the same elements in the same order on the wire).
+    fn particle(
+        &self,
+        p: &'d Particle,
+        at: &Loc,
+        depth: usize,
+        top: bool,
+        out: &mut Vec<&'d ElementDecl>,
+    ) -> Result<(), LowerError> {
+        let once = |min: u32, max: MaxOccurs| min == 1 && max == MaxOccurs::Bounded(1);
+        match p {
+            Particle::Element(e) => out.push(e),
+            // `all` is written in declaration order, which is one of the orders it allows.
+            Particle::Group {
+                compositor: Compositor::Sequence | Compositor::All,
+                min,
+                max,
+                items,
+            } if once(*min, *max) || (top && items.is_empty()) => {
+                for item in items {
+                    self.particle(item, at, depth + 1, false, out)?;
+                }
+            }
+            Particle::GroupRef {
+                name,
+                min,
+                max,
+                loc,
+            } if once(*min, *max) && depth < MAX_DEPTH => {
+                let Some((group, _)) = self.defs.schema.groups.get(name) else {
+                    return Err(LowerError::new(
+                        loc,
+                        format!("group `{}` is not defined", name.local),
+                    ));
+                };
+                self.particle(group, loc, depth + 1, false, out)?;
+            }
+            Particle::Any { .. } => {
+                return Err(LowerError::new(
+                    at,
+                    "`xsd:any`: the service model has no raw XML values yet",
+                ))
+            }
+            Particle::Group {
+                compositor: Compositor::Choice,
+                ..
+            } => {
+                return Err(LowerError::new(
+                    at,
+                    "`choice`: the service model has no enums with data yet",
+                ))
+            }
+            _ => {
+                return Err(LowerError::new(
+                    at,
+                    "a repeated or optional sequence or group is not a plain sequence",
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// The parts of a list of elements (a wrapper's children).
+    pub(super) fn fields(
+        &mut self,
+        schema: &mut Schema,
+        elements: Vec<&'d ElementDecl>,
+    ) -> Result<Vec<Part>, LowerError> {
+        elements
+            .into_iter()
+            .map(|e| {
+                let owner = self.namespace.clone();
+                let (name, t) = self.element_ref(schema, e, &owner)?;
+                Ok(Part::new(name, t))
+            })
+            .collect()
+    }
+
+    /// Checks that a local element is qualified as the others are, and, when it is, in the
+    /// namespace of the type that holds it (`owner`; the codec writes a struct's children in
+    /// its type's namespace).
+    fn qualification(&mut self, name: &QName, at: &Loc, owner: &str) -> Result<(), LowerError> {
+        let qualified = if name.namespace.is_empty() {
+            false
+        } else if name.namespace == owner {
+            true
+        } else {
+            return Err(LowerError::new(
+                at,
+                format!(
+                    "element `{}` is in the namespace `{}`, not `{owner}` like the type that holds it: the service model writes a type's elements in its namespace",
+                    name.local, name.namespace
+                ),
+            ));
+        };
+        if qualified && self.style.is_rpc() {
+            return Err(LowerError::new(
+                at,
+                format!("element `{}` is qualified in an rpc binding: the service model writes the elements of rpc messages unqualified", name.local),
+            ));
+        }
+        match &self.qualified {
+            None => self.qualified = Some((qualified, at.clone())),
+            Some((q, first)) if *q != qualified => {
+                return Err(LowerError::new(
+                    at,
+                    format!(
+                        "element `{}` is {}qualified but the one at {first} is not: the service model qualifies all local elements or none",
+                        name.local,
+                        if qualified { "" } else { "un" }
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// The wire name and type of an element (a reference is resolved to its global element).
+    fn element_ref(
+        &mut self,
+        schema: &mut Schema,
+        e: &'d ElementDecl,
+        owner: &str,
+    ) -> Result<(String, TypeRef), LowerError> {
+        let decl = match &e.reference {
+            Some(r) => self.defs.schema.elements.get(r).ok_or_else(|| {
+                LowerError::new(&e.loc, format!("element `{}` is not defined", r.local))
+            })?,
+            None => e,
+        };
+        self.qualification(&decl.name, &e.loc, owner)?;
+        if decl.substitution_group.is_some() || decl.is_abstract {
+            return Err(LowerError::new(
+                &e.loc,
+                format!(
+                    "element `{}` is abstract or in a substitution group: the service model has no substitution",
+                    decl.name.local
+                ),
+            ));
+        }
+        let mut t = match &decl.ty {
+            Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
+            Some(TypeUse::Inline(d)) => self.anonymous_ref(schema, d, &decl.name.local, owner)?,
+            None => {
+                return Err(LowerError::new(
+                    &decl.loc,
+                    format!(
+                        "element `{}` has no type (`anyType`): the service model has no raw XML values yet",
+                        decl.name.local
+                    ),
+                ))
+            }
+        };
+        t.optional = e.min == 0;
+        t.repeated = e.max.repeats();
+        t.nillable = decl.nillable;
+        Ok((decl.name.local.clone(), t))
+    }
+
+    /// The parts of an rpc message (`type=` parts, unqualified children of the wrapper).
+    pub(super) fn rpc_parts(
+        &mut self,
+        schema: &mut Schema,
+        parts: &[&'d super::MessagePart],
+    ) -> Result<Vec<Part>, LowerError> {
+        parts
+            .iter()
+            .map(|p| match (&p.ty, &p.element) {
+                (Some(t), _) => Ok(Part::new(p.name.clone(), self.type_ref(schema, t, &p.loc)?)),
+                (None, _) => Err(LowerError::new(
+                    &p.loc,
+                    format!("rpc part `{}` names an element, not a type", p.name),
+                )),
+            })
+            .collect()
+    }
+
+    /// Registers the struct type of a header block or fault detail element (named after the
+    /// element when anonymous) and refers to it.
+    pub(super) fn block_type(
+        &mut self,
+        schema: &mut Schema,
+        element: &'d ElementDecl,
+    ) -> Result<TypeRef, LowerError> {
+        let t = match &element.ty {
+            Some(TypeUse::Named(q)) => self.type_ref(schema, q, &element.loc)?,
+            Some(TypeUse::Inline(d)) => {
+                let ns = element.name.namespace.clone();
+                self.anonymous_ref(schema, d, &element.name.local, &ns)?
+            }
+            None => TypeRef::xsd("anyType"),
+        };
+        match schema.get(&t.name.local) {
+            Some(TypeDef::Struct(_)) if t.name.namespace == self.namespace => Ok(t),
+            _ => Err(LowerError::new(
+                &element.loc,
+                format!(
+                    "element `{}` is not of a complex type: header blocks and fault details of the service model hold elements",
+                    element.name.local
+                ),
+            )),
+        }
+    }
+
+    /// Registers an anonymous type under a name made from `hint` (unique in the schema).
+    fn anonymous_ref(
+        &mut self,
+        schema: &mut Schema,
+        decl: &'d TypeDecl,
+        hint: &str,
+        ns: &str,
+    ) -> Result<TypeRef, LowerError> {
+        if let TypeKind::Simple(s) = &decl.kind {
+            if let Some(t) = self.simple_base(s, 0) {
+                return Ok(t);
+            }
+        }
+        let key = decl as *const TypeDecl;
+        let local = match self.anonymous.get(&key) {
+            Some(name) => name.clone(),
+            None => {
+                let mut name = hint.to_string();
+                let mut n = 2;
+                while self.taken.contains(&name) {
+                    name = format!("{hint}{n}");
+                    n += 1;
+                }
+                self.taken.insert(name.clone());
+                self.anonymous.insert(key, name.clone());
+                name
+            }
+        };
+        // In the namespace of the type that holds it: its elements are qualified there.
+        let ns = if ns.is_empty() { &self.namespace } else { ns };
+        self.register(schema, &QName::new(ns, local), decl)
+    }
+
+    /// The built-in type a simple type restricts (through named restrictions), unless it is a
+    /// string enumeration (an enum of its own).
+    fn simple_base(&self, s: &SimpleType, depth: usize) -> Option<TypeRef> {
+        match s {
+            SimpleType::Restriction { base, enumeration } => match base {
+                TypeUse::Named(b) if is_builtin(b) => {
+                    let string_enum = b.local == "string" && !enumeration.is_empty();
+                    (!string_enum).then(|| TypeRef::xsd(&b.local))
+                }
+                TypeUse::Named(b) if depth < MAX_DEPTH => {
+                    match &self.defs.schema.types.get(b)?.kind {
+                        TypeKind::Simple(s) if enumeration.is_empty() => {
+                            self.simple_base(s, depth + 1)
+                        }
+                        _ => None,
+                    }
+                }
+                TypeUse::Inline(d) if depth < MAX_DEPTH => match &d.kind {
+                    TypeKind::Simple(s) if enumeration.is_empty() => self.simple_base(s, depth + 1),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Registers the named type `name` (and what it uses) and refers to it.
+    pub(super) fn type_ref(
+        &mut self,
+        schema: &mut Schema,
+        name: &QName,
+        at: &Loc,
+    ) -> Result<TypeRef, LowerError> {
+        if is_builtin(name) {
+            if name.local == "anyType" {
+                return Err(LowerError::new(
+                    at,
+                    "`anyType`: the service model has no raw XML values yet",
+                ));
+            }
+            return Ok(TypeRef::xsd(&name.local));
+        }
+        let decl =
+            self.defs.schema.types.get(name).ok_or_else(|| {
+                LowerError::new(at, format!("type `{}` is not defined", name.local))
+            })?;
+        if let TypeKind::Simple(s) = &decl.kind {
+            if let Some(t) = self.simple_base(s, 0) {
+                return Ok(t);
+            }
+        }
+        self.register(schema, name, decl)
+    }
+
+    fn register(
+        &mut self,
+        schema: &mut Schema,
+        name: &QName,
+        decl: &'d TypeDecl,
+    ) -> Result<TypeRef, LowerError> {
+        if schema.get(&name.local).is_some() {
+            let same = schema
+                .types()
+                .iter()
+                .any(|t| t.name == name.local && t.namespace == name.namespace);
+            if !same {
+                return Err(LowerError::new(
+                    &decl.loc,
+                    format!(
+                        "type `{}` is defined in two namespaces: the service model names types by local name",
+                        name.local
+                    ),
+                ));
+            }
+            return Ok(TypeRef::new(name.clone()));
+        }
+        // A type of another namespace is registered under its Clark name (its elements are
+        // still checked: they must be written as the service's are).
+        let key = if name.namespace == self.namespace {
+            name.local.clone()
+        } else {
+            format!("{{{}}}{}", name.namespace, name.local)
+        };
+        // An array's item type is registered before the array, as `Vec<T>` describes itself.
+        if let TypeKind::Complex(c) = &decl.kind {
+            for a in &c.attributes {
+                if let AttrItem::Attribute(a) = a {
+                    if let Some((item, brackets)) = &a.array_type {
+                        self.type_ref(schema, item, &a.loc)?;
+                        // `Vec<Vec<T>>` describes `Vec<T>` (the 1-d array) first.
+                        for d in 1..brackets.matches(',').count() + 1 {
+                            let lower = match d {
+                                1 => format!("ArrayOf{}", item.local),
+                                d => format!("ArrayOf{}{d}D", item.local),
+                            };
+                            let lower = QName::new(name.namespace.clone(), lower);
+                            if self.defs.schema.types.contains_key(&lower) {
+                                self.type_ref(schema, &lower, &a.loc)?;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut error = None;
+        let tref = schema.define(&key, FROM_WSDL, |s| match self.type_def(s, name, decl) {
+            Ok(def) => def,
+            Err(e) => {
+                error = Some(e);
+                TypeDef::Struct(Vec::new())
+            }
+        });
+        match error {
+            Some(e) => Err(e),
+            None => Ok(tref),
+        }
+    }
+
+    fn type_def(
+        &mut self,
+        schema: &mut Schema,
+        name: &QName,
+        decl: &'d TypeDecl,
+    ) -> Result<TypeDef, LowerError> {
+        let at = &decl.loc;
+        match &decl.kind {
+            TypeKind::Simple(SimpleType::Restriction { base: TypeUse::Named(b), enumeration })
+                if b.namespace == XSD_NS && b.local == "string" && !enumeration.is_empty() =>
+            {
+                Ok(TypeDef::Enum(enumeration.clone()))
+            }
+            TypeKind::Simple(_) => Err(LowerError::new(at, format!("simple type `{}` is a list, a union or an enumeration of an enumeration: the service model has no such simple types yet", name.local))),
+            TypeKind::Complex(c) => {
+                if let Some((base, Derivation::Restriction)) = &c.base {
+                    if base.namespace == SOAP_ENC_NS && base.local == "Array" {
+                        return soap_array(c, name, at);
+                    }
+                }
+                let elements = self.flattened(c, at, 0)?;
+                // The list wrapper the writer emits for a `Vec` in a `Vec` (literal style).
+                if let [item] = elements.as_slice() {
+                    if item.name.local == "item" && name.local.starts_with("ArrayOf") && item.max.repeats() && item.min == 0 {
+                        let (_, mut t) = self.element_ref(schema, item, &name.namespace)?;
+                        t.optional = true;
+                        t.repeated = true;
+                        return Ok(TypeDef::List(t));
+                    }
+                }
+                let mut fields = Vec::new();
+                for e in elements {
+                    let (wire, t) = self.element_ref(schema, e, &name.namespace)?;
+                    // The codec declares a type's namespace on the children of a type of
+                    // another schema, but cannot come back to the service's below it.
+                    if name.namespace != self.namespace
+                        && t.name.namespace == self.namespace
+                        && matches!(schema.get(&t.name.local), Some(TypeDef::Struct(_) | TypeDef::List(_)))
+                        && self.back_to_service.is_none()
+                    {
+                        self.back_to_service = Some((e.loc.clone(), t.name.local.clone()));
+                    }
+                    fields.push(Field::new(wire, t));
+                }
+                Ok(TypeDef::Struct(fields))
+            }
+        }
+    }
+}
+
+fn soap_array(c: &ComplexType, name: &QName, at: &Loc) -> Result<TypeDef, LowerError> {
+    let array_type = c.attributes.iter().find_map(|a| match a {
+        AttrItem::Attribute(a) => a.array_type.clone(),
+        _ => None,
+    });
+    let Some((item, brackets)) = array_type else {
+        return Err(LowerError::new(
+            at,
+            format!("SOAP-ENC array `{}` has no `wsdl:arrayType`", name.local),
+        ));
+    };
+    if brackets.matches('[').count() != 1 {
+        return Err(LowerError::new(
+            at,
+            format!(
+                "array of arrays `{}{brackets}` is not in the service model",
+                item.local
+            ),
+        ));
+    }
+    let dims = brackets.matches(',').count() + 1;
+    Ok(TypeDef::Array { item, dims })
+}

@@ -134,7 +134,12 @@ async fn binary_server(
             )
             .await
             {
-                Ok(run) => lab.runs.push(run),
+                Ok((run, warmup)) => {
+                    if let Some(w) = warmup {
+                        lab.peers.note_warmup(&client_peer.id, id, &w);
+                    }
+                    lab.runs.push(run);
+                }
                 Err(e) => {
                     let msg = format!("{id} ({}): {e:#}", pin.kind.label());
                     lab.problem(format!("{EXP}: {} {msg}", peer.id));

@@ -83,6 +83,11 @@ pub(crate) struct ManifestPeer {
     /// Seconds of untimed calls before a server's first point (a JVM's JIT warm-up).
     #[serde(default)]
     pub(crate) warmup_s: Option<f64>,
+    /// A SOAP server that is ready only once it has printed `listening on`, not when its port
+    /// opens (CXF's Jetty accepts, and answers 404, before the endpoint is published). CORBA and
+    /// RMI servers always wait for it.
+    #[serde(default)]
+    pub(crate) banner: bool,
 }
 
 /// A system that appears in the results: soapstone, a baseline or a peer, with its version and

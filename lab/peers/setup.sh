@@ -8,13 +8,13 @@
 #   lab/peers/setup.sh --out DIR        # build into DIR (default lab/peers/build)
 #
 # Groups: gsoap, php, perl, python, node, omniorb, rmi, axis1, and the JVM peers cxf, axis2,
-# apachesoap, jacorb, javaclient. Installs only from Debian packages
-# (apt-get), Maven Central (mvn: Axis 1.4, CXF 4, Axis2 2.0, Apache SOAP 2.3.1 + Tomcat 9,
-# JacORB 3.9), PyPI (pip, into a venv in the build directory) and npm (into lab/peers/node/node_modules,
-# versions pinned by lab/peers/node/package-lock.json). Idempotent: a second run installs nothing
-# and rebuilds only what changed. A peer that cannot be installed or built is written to the
-# manifest as `missing` with the reason (the lab lists it in its report); this script never
-# fakes one and exits 0 unless its own arguments are wrong.
+# apachesoap, jacorb, javaclient. Installs only from Debian packages (apt-get), Maven Central
+# (mvn: Axis 1.4, CXF 4, Axis2 2.0, Apache SOAP 2.3.1 + Tomcat 9, JacORB 3.9), PyPI (pip, into
+# a venv in the build directory) and npm (into lab/peers/node/node_modules, versions pinned by
+# lab/peers/node/package-lock.json). Idempotent: a second run installs nothing and rebuilds only
+# what changed. A peer that cannot be installed or built is written to the manifest as `missing`
+# with the reason (the lab lists it in its report); this script never fakes one and exits 0
+# unless its own arguments are wrong.
 set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
     --only=*) ONLY="${1#--only=}" ;;
     --out) shift; BUILD="${1:?--out needs a directory}" ;;
     --out=*) BUILD="${1#--out=}" ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift

@@ -152,5 +152,7 @@ async fn binary_server(
     if failures.len() == ops.len() * lab.pins().len() {
         anyhow::bail!("every point failed, first: {}", failures[0]);
     }
+    // The client timed these points: it was measured too (else it stays `unmeasured`).
+    lab.peers.mark(&client_peer.id, None);
     Ok(())
 }

@@ -5,8 +5,9 @@
 //!
 //! When PHP's soap extension or SOAP::Lite is not installed the test says so on stderr and
 //! passes, unless `CI` is set: CI installs `php-cli php-soap libsoap-lite-perl` and must run
-//! it. A second test needs only python3: a peer that answers
-//! wrongly must be reported as failed and never timed. No timing is asserted.
+//! it. Two more tests need only python3: a peer that answers wrongly must be reported as failed
+//! and never timed, and a CORBA-style server/client pair marks both as measured. No timing is
+//! asserted.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -217,4 +218,70 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
     let sys = results.systems.iter().find(|s| s.id == "gsoap").unwrap();
     assert_eq!(sys.status, "failed");
     assert!(md.contains("| gsoap | wrong answers |"), "{md}");
+}
+
+#[test]
+fn a_corba_pair_marks_its_client_measured_too() {
+    let dir = temp("peers-corba");
+    // A stand-in for a CORBA server and its client (python3 only): the server echoes bytes on
+    // its port and announces itself; the client speaks the peer-client protocol, timing real
+    // round trips to the port in the corbaloc URL the lab gives it.
+    let server = dir.0.join("server.py");
+    std::fs::write(
+        &server,
+        r#"import socket, sys, threading
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen()
+print("listening on", sys.argv[1], flush=True)
+def serve(c):
+    while (b := c.recv(1)):
+        c.sendall(b)
+while True:
+    threading.Thread(target=serve, args=(s.accept()[0],), daemon=True).start()
+"#,
+    )
+    .unwrap();
+    let client = dir.0.join("client.py");
+    std::fs::write(
+        &client,
+        r#"import json, socket, sys, time
+url, op, n, warm, window = sys.argv[1:]
+port = int(url.rsplit(":", 1)[1].split("/")[0])
+c = socket.create_connection(("127.0.0.1", port))
+start = time.monotonic(); samples = []
+while (t0 := time.monotonic()) < start + float(warm) + float(window):
+    c.sendall(b"x"); assert c.recv(1) == b"x"
+    if t0 >= start + float(warm):
+        samples.append((time.monotonic() - t0) * 1e6)
+print(json.dumps({"ok": len(samples), "errors": 0, "first_error": None, "samples_us": samples}))
+"#,
+    )
+    .unwrap();
+    let manifest = dir.0.join("manifest.json");
+    let peers = serde_json::json!({
+        "schema": 1,
+        "peers": [{
+            "id": "jacorb", "role": "server", "transport": "corba", "name": "echo server",
+            "stands_for": "test", "status": "ready", "reason": "", "version": "0",
+            "command": ["python3", server.to_str().unwrap(), "{port}"],
+            "url": "corbaloc::127.0.0.1:{port}/dp"
+        }, {
+            "id": "jacorb-client", "role": "client", "transport": "corba", "name": "echo client",
+            "stands_for": "test", "status": "ready", "reason": "", "version": "0",
+            "command": ["python3", client.to_str().unwrap()], "client_of": "jacorb"
+        }]
+    });
+    std::fs::write(&manifest, peers.to_string()).unwrap();
+    let (results, _) = lab(&dir.0.join("out"), "dp", &manifest, "0.2s");
+    assert!(
+        results.runs.iter().any(|r| r.system == "jacorb"),
+        "the pair was not timed: {:#?}",
+        results.problems
+    );
+    let status = |id: &str| {
+        let s = results.systems.iter().find(|s| s.id == id).unwrap();
+        s.status.clone()
+    };
+    assert_eq!(status("jacorb"), "ready");
+    // The client timed every point: it is measured, not `unmeasured`.
+    assert_eq!(status("jacorb-client"), "ready");
 }

@@ -7,12 +7,14 @@
 #   lab/peers/setup.sh --only php,perl  # some peer groups only (the lab lists the others as missing)
 #   lab/peers/setup.sh --out DIR        # build into DIR (default lab/peers/build)
 #
-# Groups: gsoap, php, perl, python, node, omniorb, rmi, axis1, mono, erlang. Installs only from Debian packages
-# (apt-get), Maven Central (mvn, Axis 1.4's jars), PyPI (pip, into a venv in the build directory) and npm (into lab/peers/node/node_modules,
-# versions pinned by lab/peers/node/package-lock.json). Idempotent: a second run installs nothing
-# and rebuilds only what changed. A peer that cannot be installed or built is written to the
-# manifest as `missing` with the reason (the lab lists it in its report); this script never
-# fakes one and exits 0 unless its own arguments are wrong.
+# Groups: gsoap, php, perl, python, node, omniorb, rmi, axis1, mono, erlang, and the JVM peers
+# cxf, axis2, apachesoap, jacorb, javaclient. Installs only from Debian packages (apt-get), Maven
+# Central (mvn: Axis 1.4, CXF 4, Axis2 2.0, Apache SOAP 2.3.1 + Tomcat 9, JacORB 3.9), PyPI (pip,
+# into a venv in the build directory) and npm (into lab/peers/node/node_modules, versions pinned
+# by lab/peers/node/package-lock.json). Idempotent: a second run installs nothing and rebuilds
+# only what changed. A peer that cannot be installed or built is written to the manifest as
+# `missing` with the reason (the lab lists it in its report); this script never fakes one and
+# exits 0 unless its own arguments are wrong.
 set -uo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -20,6 +22,8 @@ BUILD="$HERE/build"
 INSTALL=1
 ONLY=""
 GROUPS_ALL="gsoap php perl python node omniorb rmi axis1 mono erlang"
+# The JVM peers of issue 10 (setup_cxf ... setup_javaclient below).
+GROUPS_ALL+=" cxf axis2 apachesoap jacorb javaclient"
 SPYNE_VERSION="2.14.0"
 ZEEP_VERSION="4.3.3"
 
@@ -30,7 +34,7 @@ while [ $# -gt 0 ]; do
     --only=*) ONLY="${1#--only=}" ;;
     --out) shift; BUILD="${1:?--out needs a directory}" ;;
     --out=*) BUILD="${1#--out=}" ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -385,6 +389,122 @@ setup_erlang() {
     "Debian packages erlang-base, erlang-inets, erlang-xmerl $(deb_version erlang-base)" "erlc (default flags)" \
     "inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused" \
     "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+}
+
+# ---------------------------------------------------------------------------------------------
+# The JVM peers of issue 10: CXF 4, Axis2 2.0, Apache SOAP 2.3.1 on Tomcat 9, JacORB 3.9 and a
+# Java (Axis 1.4) client. Each fetches its jars from Maven Central with its own pom.xml into
+# build/GROUP/lib (nothing is built by Maven) and is compiled with javac into build/GROUP/classes.
+JVM_FLAGS="-XX:+UseSerialGC -Xms64m -Xmx256m"
+# The seconds of untimed calls the lab makes to a JVM server before its first point, split over
+# its operations. CXF 4 pinned to one busy CPU still answered doNothing at 430 calls/s after 6 s
+# of calls, 4,300/s after 12 s and 7,000/s after 18 s (C2 compiling beside the server), so 5 s
+# left the first points measuring the JIT.
+JVM_WARMUP_S=20
+
+# jvm_tools: the JDK and Maven, installed if missing; prints why not on failure.
+jvm_tools() {
+  if ! command -v javac >/dev/null || ! command -v mvn >/dev/null; then
+    apt_install openjdk-17-jdk-headless maven 2>&1 || return 1
+  fi
+}
+java_version() { java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/'; }
+
+# jvm_fetch GROUP: the jars of lab/peers/GROUP/pom.xml into build/GROUP/lib (again only when the
+# pom changed); prints why not on failure.
+jvm_fetch() {
+  local lib="$BUILD/$1/lib" pom="$HERE/$1/pom.xml"
+  mkdir -p "$lib"
+  newer "$lib/.fetched" "$pom" && return 0
+  if [ "$INSTALL" -eq 0 ]; then
+    echo "the jars of $1/pom.xml are not fetched (--no-install)"
+    return 1
+  fi
+  say "$1: mvn dependency:copy-dependencies (Maven Central)"
+  rm -f "$lib"/*.jar
+  mvn -q -B -f "$pom" dependency:copy-dependencies -DoutputDirectory="$lib" >>"$LOG" 2>&1 \
+    || { echo "mvn could not fetch the jars of lab/peers/$1/pom.xml (see $LOG)"; return 1; }
+  touch "$lib/.fetched"
+}
+
+# jvm_javac GROUP MAIN_CLASS JAVAC_FLAGS SRC...: compiles SRC into build/GROUP/classes unless
+# MAIN_CLASS's class file is newer than every source; prints why not on failure.
+jvm_javac() {
+  local group="$1" main="$2" flags="$3" out="$BUILD/$1/classes"; shift 3
+  mkdir -p "$out"
+  newer "$out/$main.class" "$@" && return 0
+  say "$group: javac $flags"
+  # shellcheck disable=SC2086
+  javac $flags -nowarn -d "$out" -cp "$BUILD/$group/lib/*" "$@" >>"$LOG" 2>&1 || { echo "javac failed (see $LOG)"; return 1; }
+}
+
+setup_cxf() {
+  local name="Apache CXF 4 (JAX-WS on Jetty)" stands="Zilora & Ketha's Sun App Server / Tomcat + Java; CXF as today's Java SOAP stack" why
+  why=$(jvm_tools && jvm_fetch cxf && jvm_javac cxf DpCxfServer "" "$HERE"/cxf/*.java) || { missing cxf server soap-http "$name" "$stands" "$why"; return; }
+  local out="$BUILD/cxf" v; v=$(basename "$out"/lib/cxf-core-*.jar .jar); v=${v#cxf-core-}
+  entry cxf server soap-http "Apache CXF $v (JAX-WS on Jetty, JDK $(java_version))" "$stands" ready "" "$v" \
+    "Maven Central org.apache.cxf:cxf-rt-frontend-jaxws + cxf-rt-transports-http-jetty (lab/peers/cxf/pom.xml)" "javac (default flags)" \
+    "rpc/literal (CXF refuses rpc/encoded: the contract's operations without xsi:type); Endpoint.publish on CXF's Jetty 12 transport, Jetty's default thread pool, keep-alive; JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpCxfServer "{port}"),\"path\":\"/dp\",\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+}
+
+setup_axis2() {
+  local name="Apache Axis2 2.0" stands="García et al.'s Axis2" why
+  why=$(jvm_tools && jvm_fetch axis2 && jvm_javac axis2 DpAxis2Server "-g -parameters" "$HERE"/axis2/*.java) || { missing axis2 server soap-http "$name" "$stands" "$why"; return; }
+  local out="$BUILD/axis2" v; v=$(basename "$out"/lib/axis2-kernel-*.jar .jar); v=${v#axis2-kernel-}
+  entry axis2 server soap-http "Apache Axis2 $v (SimpleHTTPServer, JDK $(java_version))" "$stands" ready "" "$v" \
+    "Maven Central org.apache.axis2:axis2-kernel, axis2-adb, axis2-transport-http (lab/peers/axis2/pom.xml)" "javac -g -parameters" \
+    "POJO service with RPCMessageReceiver, document/literal wrapped (Axis2 has no rpc/encoded; integers as repeated <return>); Axis2's own SimpleHTTPServer from the default axis2.xml (its worker pool, keep-alive; it binds every interface); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpAxis2Server "{port}"),\"path\":\"/axis2/services/dp\",\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+}
+
+setup_apachesoap() {
+  local name="Apache SOAP 2.3.1 on Tomcat 9" stands="Davis & Parashar's Apache SOAP 2.2 row" why
+  why=$(jvm_tools && jvm_fetch apachesoap && jvm_javac apachesoap DpApacheSoapServer "" "$HERE"/apachesoap/*.java) || { missing apache-soap server soap-http "$name" "$stands" "$why"; return; }
+  local out="$BUILD/apachesoap" tv; tv=$(basename "$out"/lib/tomcat-embed-core-*.jar .jar); tv=${tv#tomcat-embed-core-}
+  entry apache-soap server soap-http "Apache SOAP 2.3.1 (RPCRouterServlet on Tomcat $tv, JDK $(java_version))" "$stands" ready "" "2.3.1" \
+    "Maven Central soap:soap:2.3.1, org.apache.tomcat.embed:tomcat-embed-core:$tv (lab/peers/apachesoap/pom.xml)" "javac (default flags)" \
+    "rpc/encoded; RPCRouterServlet on embedded Tomcat $tv (NIO connector, 200 worker threads, keep-alive: Tomcat's defaults), services from DeployedServices.xml (XMLConfigManager); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpApacheSoapServer "{port}" "$HERE/apachesoap"),\"path\":\"/soap/servlet/rpcrouter\",\"request\":\"rpc-encoded\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+}
+
+setup_jacorb() {
+  local name="JacORB 3.9 (Java CORBA)" stands="the thesis's Java ORB; Davis & Parashar's CORBA row" why out="$BUILD/jacorb"
+  why=$(jvm_tools && jvm_fetch jacorb) || {
+    missing jacorb server corba "$name" "$stands" "$why"; missing jacorb-client client corba "$name client" "$stands" "$why"; return
+  }
+  # The IDL compiler of JacORB itself turns contract/dp.idl into the dp.* stubs and skeletons.
+  if ! newer "$out/gen/dp/TestServicePOA.java" "$HERE/contract/dp.idl"; then
+    say "jacorb: org.jacorb.idl.parser contract/dp.idl"
+    rm -rf "$out/gen"; mkdir -p "$out/gen"
+    java -cp "$out/lib/*" org.jacorb.idl.parser -d "$out/gen" "$HERE/contract/dp.idl" >>"$LOG" 2>&1 || {
+      why="JacORB's IDL compiler failed on contract/dp.idl (see $LOG)"
+      missing jacorb server corba "$name" "$stands" "$why"; missing jacorb-client client corba "$name client" "$stands" "$why"; return
+    }
+    rm -f "$out/classes/DpJacorbClient.class"
+  fi
+  why=$(jvm_javac jacorb DpJacorbClient "" "$HERE"/jacorb/*.java "$out"/gen/dp/*.java) || {
+    missing jacorb server corba "$name" "$stands" "$why"; missing jacorb-client client corba "$name client" "$stands" "$why"; return
+  }
+  local cp="$out/classes:$out/lib/*" jv; jv=$(java_version)
+  local via="Maven Central org.jacorb:jacorb:3.9, jacorb-idl-compiler:3.9, and the RMI-IIOP API jar JDK 11+ no longer has (lab/peers/jacorb/pom.xml)"
+  entry jacorb server corba "JacORB 3.9 (JDK $jv)" "$stands" ready "" "3.9" "$via" "JacORB's IDL compiler; javac (default flags)" \
+    "RootPOA servant published under the object key dp (corbaloc forwards once), OAIAddr 127.0.0.1; JacORB's default server threading; JVM flags $JVM_FLAGS; JIT warmed by each point's warm-up" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$cp" DpJacorbServer "{port}"),\"url\":\"corbaloc::127.0.0.1:{port}/dp\""
+  entry jacorb-client client corba "JacORB 3.9 client (JDK $jv)" "$stands" ready "" "3.9" "$via" "JacORB's IDL compiler; javac (default flags)" \
+    "one object reference from corbaloc, one GIOP connection; JVM flags $JVM_FLAGS; JIT warmed by each point's warm-up" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$cp" DpJacorbClient),\"client_of\":\"jacorb\""
+}
+
+setup_javaclient() {
+  local name="Java client (Apache Axis 1.4 JAX-RPC)" stands="Zilora & Ketha's client-language table: Java" why
+  # Axis 1.4 reads class files up to Java 8 only.
+  why=$(jvm_tools && jvm_fetch javaclient && jvm_javac javaclient DpJavaClient "--release 8" "$HERE"/javaclient/*.java) || { missing java-client client soap-http "$name" "$stands" "$why"; return; }
+  local out="$BUILD/javaclient" jv; jv=$(java_version)
+  entry java-client client soap-http "Java client: Apache Axis 1.4 Call (JDK $jv)" "$stands" ready "" "1.4" \
+    "Maven Central axis:axis:1.4, commons-httpclient:3.1 (lab/peers/javaclient/pom.xml)" "javac --release 8" \
+    "JAX-RPC dynamic Call, rpc/encoded, Commons HttpClient sender (keep-alive); JVM flags $JVM_FLAGS; JIT warmed by each point's warm-up (the client prints its warm-up calls and first call's time)" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpJavaClient "$HERE/javaclient/client-config.wsdd")"
 }
 
 for g in $GROUPS_ALL; do

@@ -63,7 +63,12 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
                 )
                 .await
                 {
-                    Ok(run) => lab.runs.push(run),
+                    Ok((run, warmup)) => {
+                        if let Some(w) = warmup {
+                            lab.peers.note_warmup(&peer.id, id, &w);
+                        }
+                        lab.runs.push(run);
+                    }
                     Err(e) => {
                         let msg = format!("{id} ({}): {e:#}", pin.kind.label());
                         lab.problem(format!("{EXP}: client {} {msg}", peer.id));

@@ -136,7 +136,12 @@ async fn binary_server(
             )
             .await
             {
-                Ok(run) => lab.runs.push(run),
+                Ok((run, warmup)) => {
+                    if let Some(w) = warmup {
+                        lab.peers.note_warmup(&client_peer.id, id, &w);
+                    }
+                    lab.runs.push(run);
+                }
                 Err(e) => {
                     let msg = format!("{id} ({}): {e:#}", pin.kind.label());
                     lab.problem(format!("{EXP}: {} {msg}", peer.id));
@@ -149,5 +154,7 @@ async fn binary_server(
     if failures.len() == ops.len() * lab.pins().len() {
         anyhow::bail!("every point failed, first: {}", failures[0]);
     }
+    // The client timed these points: it was measured too (else it stays `unmeasured`).
+    lab.peers.mark(&client_peer.id, None);
     Ok(())
 }

@@ -5,8 +5,9 @@
 //!
 //! The comparison reads the answer's values, not its exact form: peers differ in prefixes,
 //! element names of the return part (`return`, `getStringOfSizeResult`, `s-gensym3`), typing
-//! (`xsi:type` or none) and multi-references (`href="#id"`), and all of those are valid SOAP for
-//! the same values. This module must never accept a fault, a non-200 status, or a value that
+//! (`xsi:type` or none), multi-references (`href="#id"`) and array forms (an array element
+//! holding the items, or document/literal's repeated `<return>` elements, as Axis2 answers), and
+//! all of those are valid SOAP for the same values. This module must never accept a fault, a non-200 status, or a value that
 //! differs from the contract's, and never wait on the network without a deadline.
 
 use std::time::Duration;
@@ -177,12 +178,18 @@ pub(crate) fn check_envelope(xml: &str, op: &str, n: Option<u32>) -> Result<(), 
             }
         }
         "getIntegersOfSize" | "getIntegers" => {
+            let text =
+                |c: roxmltree::Node| deref(&doc, c).text().unwrap_or_default().trim().to_owned();
             let items: Vec<String> = match value {
-                Some(v) => v
+                // Document/literal's unbounded element (Axis2's POJO arrays): the integers are
+                // the response's own children, `<return>0</return><return>1</return>`.
+                Some(v) if is_leaf_value(v) => resp
                     .children()
                     .filter(|c| c.is_element())
-                    .map(|c| deref(&doc, c).text().unwrap_or_default().trim().to_owned())
+                    .map(text)
                     .collect(),
+                // An array element (rpc/encoded's SOAP-ENC:Array, rpc/literal's item list).
+                Some(v) => v.children().filter(|c| c.is_element()).map(text).collect(),
                 None => Vec::new(),
             };
             if items.len() != n as usize {
@@ -200,6 +207,12 @@ pub(crate) fn check_envelope(xml: &str, op: &str, n: Option<u32>) -> Result<(), 
         }
         other => Err(format!("no check for operation `{other}`")),
     }
+}
+
+/// True when `v` is a single value (`<return>7</return>`) rather than an array element: it has
+/// no element children but some text. An empty `<return/>` is an empty array.
+fn is_leaf_value(v: roxmltree::Node) -> bool {
+    !v.children().any(|c| c.is_element()) && v.text().is_some_and(|t| !t.trim().is_empty())
 }
 
 /// Follows a SOAP 1.1 multi-reference (`href="#id"`) to the element it names.

@@ -8,7 +8,8 @@
 //! `{"ok": 812, "errors": 0, "first_error": null, "samples_us": [412.5, ...]}` (one sample per
 //! call that answered correctly, in microseconds, measured around the call in the client's own
 //! language). A point with an error (a wrong answer included) is a failed point: it is reported
-//! as a problem, never drawn. This module must never wait on a client without a deadline nor
+//! as a problem, never drawn. A JVM client may add `"warmup_calls": 95, "first_call_us": 411128.9`
+//! (its untimed calls and how long the very first took): the JIT warm-up the lab reports. This module must never wait on a client without a deadline nor
 //! read an unbounded amount of its output.
 
 use std::process::Stdio;
@@ -36,6 +37,40 @@ pub(crate) struct ClientReport {
     #[serde(default)]
     pub(crate) first_error: Option<String>,
     pub(crate) samples_us: Vec<f64>,
+    /// Untimed calls made during the warm-up (JVM clients print it).
+    #[serde(default)]
+    pub(crate) warmup_calls: Option<u64>,
+    /// How long the very first call took, cold, in microseconds (JVM clients print it).
+    #[serde(default)]
+    pub(crate) first_call_us: Option<f64>,
+}
+
+/// What a client said about its warm-up: the JIT's, for a JVM client.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Warmup {
+    pub(crate) calls: u64,
+    pub(crate) first_call_us: f64,
+    pub(crate) seconds: f64,
+}
+
+impl Warmup {
+    fn from_report(r: &ClientReport, seconds: f64) -> Option<Warmup> {
+        Some(Warmup {
+            calls: r.warmup_calls?,
+            first_call_us: r.first_call_us.filter(|v| v.is_finite() && *v >= 0.0)?,
+            seconds,
+        })
+    }
+
+    /// `the first call took 411.1 ms cold, then 95 untimed calls in 1 s`.
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "the first call took {:.1} ms cold, then {} untimed calls in {} s",
+            self.first_call_us / 1000.0,
+            self.calls,
+            self.seconds
+        )
+    }
 }
 
 /// One client point.
@@ -48,7 +83,8 @@ pub(crate) struct ClientPoint<'a> {
     pub(crate) window: Duration,
 }
 
-/// Runs `peer`'s client for one point, pinned to `cpu`, and returns the measured run.
+/// Runs `peer`'s client for one point, pinned to `cpu`, and returns the measured run and the
+/// warm-up the client reported, if it did.
 pub(crate) async fn run(
     launcher: &Launcher,
     peer: &ManifestPeer,
@@ -56,7 +92,7 @@ pub(crate) async fn run(
     point: &ClientPoint<'_>,
     ids: (&str, &str, &str),
     placement: Placement,
-) -> anyhow::Result<Run> {
+) -> anyhow::Result<(Run, Option<Warmup>)> {
     if peer.command.is_empty() {
         bail!("the manifest gives `{}` no command", peer.id);
     }
@@ -114,7 +150,8 @@ pub(crate) async fn run(
         .with_context(|| format!("`{command}` printed nothing"))?;
     let report: ClientReport = serde_json::from_str(line)
         .with_context(|| format!("`{command}` printed `{}`, not the client JSON", short(line)))?;
-    into_run(report, point, ids, placement, command)
+    let warmup = Warmup::from_report(&report, point.warmup.as_secs_f64());
+    Ok((into_run(report, point, ids, placement, command)?, warmup))
 }
 
 fn short(s: &str) -> String {
@@ -224,6 +261,8 @@ mod tests {
             errors: 0,
             first_error: None,
             samples_us: samples,
+            warmup_calls: None,
+            first_call_us: None,
         };
         let run = into_run(
             r,
@@ -248,6 +287,8 @@ mod tests {
             errors: 1,
             first_error: Some("wrong integers".into()),
             samples_us: vec![1.0; 10],
+            warmup_calls: None,
+            first_call_us: None,
         };
         let e = into_run(r, &point(), ("x", "y", "z"), placement(), String::new()).unwrap_err();
         assert_eq!(
@@ -259,6 +300,8 @@ mod tests {
             errors: 0,
             first_error: None,
             samples_us: vec![],
+            warmup_calls: None,
+            first_call_us: None,
         };
         let e = into_run(r, &point(), ("x", "y", "z"), placement(), String::new()).unwrap_err();
         assert!(e.to_string().contains("no call completed"), "{e}");
@@ -281,7 +324,7 @@ mod tests {
             "id": "fake", "status": "ready", "command": ["python3", "-c", script]
         }))
         .unwrap();
-        let run = run(
+        let (run, warmup) = run(
             &launcher,
             &peer,
             None,
@@ -291,6 +334,7 @@ mod tests {
         )
         .await
         .unwrap();
+        assert_eq!(warmup, None);
         // URL, OP, N, WARMUP_S, WINDOW_S: 21, 9, 1, 3 ("0.1") and 1 ("2") characters.
         assert_eq!(run.percentiles[0].1, 1.0);
         assert_eq!(run.percentiles[4].1, 21.0);
@@ -299,6 +343,38 @@ mod tests {
         assert!(
             cmd.ends_with("http://127.0.0.1:1/dp doNothing 0 0.1 2"),
             "{cmd}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_jvm_clients_warm_up_is_returned() {
+        let dir = tempfile::tempdir().unwrap();
+        let launcher = Launcher {
+            exe: "/bin/false".into(),
+            taskset: None,
+            log_dir: dir.path().to_owned(),
+        };
+        let script = "import json; print(json.dumps({'ok':2,'errors':0,'first_error':None,\
+                      'warmup_calls':95,'first_call_us':411128.9,'samples_us':[5.0,6.0]}))";
+        let peer: ManifestPeer = serde_json::from_value(serde_json::json!({
+            "id": "fake", "status": "ready", "command": ["python3", "-c", script]
+        }))
+        .unwrap();
+        let (run, warmup) = run(
+            &launcher,
+            &peer,
+            None,
+            &point(),
+            ("fake", "clients", "doNothing"),
+            placement(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(run.ok, 2);
+        let w = warmup.unwrap();
+        assert_eq!(
+            w.describe(),
+            "the first call took 411.1 ms cold, then 95 untimed calls in 0.1 s"
         );
     }
 }

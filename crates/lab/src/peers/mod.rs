@@ -83,6 +83,11 @@ pub(crate) struct ManifestPeer {
     /// Seconds of untimed calls before a server's first point (a JVM's JIT warm-up).
     #[serde(default)]
     pub(crate) warmup_s: Option<f64>,
+    /// A SOAP server that is ready only once it has printed `listening on`, not when its port
+    /// opens (CXF's Jetty accepts, and answers 404, before the endpoint is published). CORBA and
+    /// RMI servers always wait for it.
+    #[serde(default)]
+    pub(crate) banner: bool,
 }
 
 /// A system that appears in the results: soapstone, a baseline or a peer, with its version and
@@ -233,6 +238,18 @@ impl Discovery {
             .cloned()
     }
 
+    /// Adds the warm-up a client peer measured at its first point (`op`) to its configuration,
+    /// once: what `results.json` and the peers table say about a JVM's JIT warm-up.
+    pub(crate) fn note_warmup(&mut self, id: &str, op: &str, warmup: &client::Warmup) {
+        const MARK: &str = "measured warm-up";
+        if let Some(s) = self.systems.iter_mut().find(|s| s.id == id) {
+            if !s.config.contains(MARK) {
+                let sep = if s.config.is_empty() { "" } else { "; " };
+                s.config = format!("{}{sep}{MARK} ({op}): {}", s.config, warmup.describe());
+            }
+        }
+    }
+
     /// Records the outcome of using a peer in this run: measured, or failed with a reason.
     pub(crate) fn mark(&mut self, id: &str, failure: Option<String>) {
         if let Some(s) = self.systems.iter_mut().find(|s| s.id == id) {
@@ -293,9 +310,24 @@ mod tests {
             "{:?}",
             sys("zeep")
         );
-        assert!(sys("cxf")
+        assert!(sys("mono-asmx")
             .reason
             .contains("not built by lab/peers/setup.sh yet"));
+        // The JVM peers are built by setup.sh: absent from a manifest means left out.
+        for id in [
+            "cxf",
+            "axis2",
+            "apache-soap",
+            "jacorb",
+            "jacorb-client",
+            "java-client",
+        ] {
+            assert!(
+                sys(id).reason.contains("not in the peer manifest"),
+                "{:?}",
+                sys(id)
+            );
+        }
         assert_eq!(d.client_of("omniorb").unwrap().id, "omniorb-client");
         assert_eq!(d.ready("server", "soap-http").len(), 1);
         // Every catalogue entry is listed exactly once.
@@ -333,6 +365,18 @@ mod tests {
         assert_eq!(
             (s.status.as_str(), s.reason.as_str()),
             ("failed", "wrong answer")
+        );
+        let w = client::Warmup {
+            calls: 95,
+            first_call_us: 411_128.9,
+            seconds: 1.0,
+        };
+        d.note_warmup("gsoap", "doNothing", &w);
+        d.note_warmup("gsoap", "getString/800", &w);
+        assert_eq!(
+            d.systems[0].config,
+            "one thread; measured warm-up (doNothing): the first call took 411.1 ms cold, \
+             then 95 untimed calls in 1 s"
         );
         assert_eq!(manifest_arg(Some("none")), None);
         assert_eq!(

@@ -3,8 +3,9 @@
 //!
 //! Peers cannot all announce an ephemeral port the way `soapstone serve` does (PHP's built-in
 //! server, for one, needs its port on the command line), so the lab picks a free port, puts it
-//! in place of `{port}`, and waits until the port accepts a connection; a CORBA or RMI server
-//! must also have printed `listening on` (its object is bound after the port opens). This module
+//! in place of `{port}`, and waits until the port accepts a connection; a CORBA or RMI server,
+//! and a SOAP server whose manifest says `"banner": true`, must also have printed `listening on`
+//! (its object or endpoint is bound after the port opens). This module
 //! must never leave a peer running (the child is killed on drop) and never wait without a
 //! deadline.
 
@@ -131,7 +132,7 @@ impl PeerServer {
             .stderr(err)
             .spawn()
             .with_context(|| format!("cannot start `{command}`"))?;
-        let needs_banner = peer.transport != "soap-http";
+        let needs_banner = peer.transport != "soap-http" || peer.banner;
         let started = Instant::now();
         loop {
             if let Some(status) = child.try_wait()? {
@@ -235,6 +236,29 @@ mod tests {
             server.command
         );
         tokio::net::TcpStream::connect(server.addr()).await.unwrap();
+        server.stop().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_soap_peer_with_a_banner_is_ready_only_once_it_printed_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("deployed");
+        // The port opens first; the service is "deployed" (the marker) a second later, and only
+        // then announced, as CXF's Jetty does.
+        let script = format!(
+            "import socket,sys,time\n\
+             s=socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen()\n\
+             time.sleep(1)\n\
+             open({marker:?},'w').close()\n\
+             print('listening on', sys.argv[1], flush=True)\n\
+             time.sleep(60)"
+        );
+        let mut p = peer("soap-http", &script);
+        p.banner = true;
+        let server = PeerServer::start(&launcher(dir.path()), &p, None, Duration::from_secs(30))
+            .await
+            .unwrap();
+        assert!(marker.exists(), "ready before the banner");
         server.stop().await.unwrap();
     }
 

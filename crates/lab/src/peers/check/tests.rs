@@ -1,5 +1,6 @@
 //! The answers below are what the peers really sent during development (gSOAP 2.8.124, spyne
-//! 2.14, node-soap 1.13, PHP 8.2 ext/soap, SOAP::Lite 1.27), shortened to size 5.
+//! 2.14, node-soap 1.13, PHP 8.2 ext/soap, SOAP::Lite 1.27, Axis2 2.0.0, CXF 4.2.3, Apache SOAP
+//! 2.3.1), shortened to size 5 or fewer.
 
 use super::*;
 
@@ -16,6 +17,19 @@ const PHP_DO_NOTHING: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 
 const NODE_FAULT: &str = r#"<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><soap:Fault><faultcode>soap:Client</faultcode><faultstring>size `[object Object]` is out of range `0..=100000`</faultstring></soap:Fault></soap:Body></soap:Envelope>"#;
 
+/// Axis2 2.0's POJO array: repeated `<return>` elements, no wrapper.
+const AXIS2_INTS: &str = r#"<?xml version="1.0" encoding="utf-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Header/><soapenv:Body><ns:getIntegersOfSizeResponse xmlns:ns="urn:test:soap" xmlns:ax21="http://ws.apache.org/axis2/xsd"><return xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xs="http://www.w3.org/2001/XMLSchema" xsi:type="xs:int">0</return><return xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xs="http://www.w3.org/2001/XMLSchema" xsi:type="xs:int">1</return><return xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xs="http://www.w3.org/2001/XMLSchema" xsi:type="xs:int">2</return></ns:getIntegersOfSizeResponse></soapenv:Body></soapenv:Envelope>"#;
+
+/// Axis2 2.0's answer to a size of 0: no `<return>` at all.
+const AXIS2_NO_INTS: &str = r#"<?xml version="1.0" encoding="utf-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Header/><soapenv:Body><ns:getIntegersOfSizeResponse xmlns:ns="urn:test:soap" xmlns:ax21="http://ws.apache.org/axis2/xsd"/></soapenv:Body></soapenv:Envelope>"#;
+
+/// CXF 4.2's rpc/literal array, and its empty one.
+const CXF_INTS: &str = r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><ns1:getIntegersOfSizeResponse xmlns:ns1="urn:test:soap"><return><item>0</item></return></ns1:getIntegersOfSizeResponse></soap:Body></soap:Envelope>"#;
+const CXF_NO_INTS: &str = r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><ns1:getIntegersOfSizeResponse xmlns:ns1="urn:test:soap"><return/></ns1:getIntegersOfSizeResponse></soap:Body></soap:Envelope>"#;
+
+/// Apache SOAP 2.3.1's empty SOAP-ENC:Array (whitespace inside).
+const APACHE_SOAP_NO_INTS: &str = "<?xml version='1.0' encoding='UTF-8'?>\n<SOAP-ENV:Envelope xmlns:SOAP-ENV=\"http://schemas.xmlsoap.org/soap/envelope/\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\" xmlns:xsd=\"http://www.w3.org/2001/XMLSchema\">\n<SOAP-ENV:Body>\n<ns1:getIntegersOfSizeResponse xmlns:ns1=\"urn:test:soap\" SOAP-ENV:encodingStyle=\"http://schemas.xmlsoap.org/soap/encoding/\">\n<return xmlns:ns2=\"http://schemas.xmlsoap.org/soap/encoding/\" xsi:type=\"ns2:Array\" ns2:arrayType=\"xsd:int[0]\">\n</return>\n</ns1:getIntegersOfSizeResponse>\n\n</SOAP-ENV:Body>\n</SOAP-ENV:Envelope>\n";
+
 /// A multi-ref answer as Apache SOAP/Axis 1 send them.
 const MULTIREF_INTS: &str = r##"<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><ns1:getIntegersOfSizeResponse xmlns:ns1="urn:test:soap"><return href="#id0"/></ns1:getIntegersOfSizeResponse><multiRef id="id0"><item>0</item><item href="#id1"/><item>2</item></multiRef><multiRef id="id1">1</multiRef></soapenv:Body></soapenv:Envelope>"##;
 
@@ -26,6 +40,33 @@ fn the_peers_real_answers_pass() {
     check_envelope(NODE_STRING, "getStringOfSize", Some(5)).unwrap();
     check_envelope(PHP_DO_NOTHING, "doNothing", None).unwrap();
     check_envelope(MULTIREF_INTS, "getIntegersOfSize", Some(3)).unwrap();
+    check_envelope(AXIS2_INTS, "getIntegersOfSize", Some(3)).unwrap();
+    check_envelope(AXIS2_NO_INTS, "getIntegersOfSize", Some(0)).unwrap();
+    check_envelope(CXF_INTS, "getIntegersOfSize", Some(1)).unwrap();
+    check_envelope(CXF_NO_INTS, "getIntegersOfSize", Some(0)).unwrap();
+    check_envelope(APACHE_SOAP_NO_INTS, "getIntegersOfSize", Some(0)).unwrap();
+}
+
+#[test]
+fn repeated_return_elements_are_checked_as_the_array() {
+    let e = check_envelope(AXIS2_INTS, "getIntegersOfSize", Some(4)).unwrap_err();
+    assert_eq!(
+        e,
+        "`getIntegersOfSizeResponse` returned 3 integers instead of 4"
+    );
+    let e = check_envelope(
+        &AXIS2_INTS.replace(">1</return>", ">5</return>"),
+        "getIntegersOfSize",
+        Some(3),
+    )
+    .unwrap_err();
+    assert_eq!(e, "`getIntegersOfSizeResponse` item 1 is `5`, not `1`");
+    // An empty array element is no integers, not one empty integer.
+    let e = check_envelope(CXF_NO_INTS, "getIntegersOfSize", Some(1)).unwrap_err();
+    assert_eq!(
+        e,
+        "`getIntegersOfSizeResponse` returned 0 integers instead of 1"
+    );
 }
 
 #[test]

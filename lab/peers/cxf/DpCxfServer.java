@@ -1,0 +1,21 @@
+// Apache CXF 4's JAX-WS frontend on its embedded Jetty 12 transport, serving DpCxfService at
+// http://127.0.0.1:PORT/dp:
+//   java -cp CLASSES:CXF_JARS DpCxfServer PORT
+// CXF's defaults are kept (Jetty's thread pool, HTTP keep-alive, no schema validation); the lab's
+// warm-up before the first point warms the JIT.
+import jakarta.xml.ws.Endpoint;
+
+public final class DpCxfServer {
+    public static void main(String[] args) throws Exception {
+        if (args.length != 1) {
+            System.err.println("usage: DpCxfServer PORT");
+            System.exit(2);
+        }
+        int port = Integer.parseInt(args[0]);
+        String url = "http://127.0.0.1:" + port + "/dp";
+        Endpoint.publish(url, new DpCxfService());
+        System.out.println("listening on " + url);
+        System.out.flush();
+        Thread.currentThread().join();
+    }
+}

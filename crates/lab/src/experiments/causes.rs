@@ -501,7 +501,7 @@ async fn corba_with(lab: &mut Lab, peer: &crate::peers::ManifestPeer) -> anyhow:
     };
     let port = server.port;
     server.stop().await?;
-    let run = measured?;
+    let (run, _warmup) = measured?;
     let calls = timeline::timelines(&timeline::calls_from_packets(&packets, false), &packets);
     let command = format!(
         "tcpdump -i lo -U -w {name}.pcap tcp port {} & {} {url} doNothing 0 {} {}",

@@ -353,6 +353,7 @@ mod tests {
             exe: "/bin/false".into(),
             taskset: None,
             log_dir: dir.path().to_owned(),
+            wrap: Vec::new(),
         };
         let script = "import json; print(json.dumps({'ok':2,'errors':0,'first_error':None,\
                       'warmup_calls':95,'first_call_us':411128.9,'samples_us':[5.0,6.0]}))";

@@ -151,11 +151,21 @@ impl KeyedChargingClient {
         // Operation indices in the trait's declaration order (see `service`).
         let s = &self.stub;
         let r: Cn = match op {
-            Op::Credit { id, am } => s.call_with_headers(0, headers(), &IdAm { id, am }).await?.value,
-            Op::DirectDebit { id, am } => {
-                s.call_with_headers(1, headers(), &IdAm { id, am }).await?.value
+            Op::Credit { id, am } => {
+                s.call_with_headers(0, headers(), &IdAm { id, am })
+                    .await?
+                    .value
             }
-            Op::Reserve { id, am } => s.call_with_headers(2, headers(), &IdAm { id, am }).await?.value,
+            Op::DirectDebit { id, am } => {
+                s.call_with_headers(1, headers(), &IdAm { id, am })
+                    .await?
+                    .value
+            }
+            Op::Reserve { id, am } => {
+                s.call_with_headers(2, headers(), &IdAm { id, am })
+                    .await?
+                    .value
+            }
             Op::DebitReservation { id, am, res } => {
                 s.call_with_headers(3, headers(), &IdAmRes { id, am, res })
                     .await?

@@ -311,13 +311,9 @@ impl Store for PostgresStore {
             }
             for _ in 0..RETRIES {
                 let client = self.pool.get().await.map_err(pool_err)?;
-                if let Some(receipt) = Self::attempt_on(
-                    &client,
-                    op,
-                    at.reservation_expires_ms,
-                    at.issuer.as_deref(),
-                )
-                .await?
+                if let Some(receipt) =
+                    Self::attempt_on(&client, op, at.reservation_expires_ms, at.issuer.as_deref())
+                        .await?
                 {
                     return Ok(receipt);
                 }

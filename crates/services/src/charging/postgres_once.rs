@@ -157,7 +157,9 @@ pub(super) async fn apply_keyed(
                 replayed: true,
             });
         }
-        match PostgresStore::attempt_on(&tx, op, at.reservation_expires_ms, at.issuer.as_deref()).await? {
+        match PostgresStore::attempt_on(&tx, op, at.reservation_expires_ms, at.issuer.as_deref())
+            .await?
+        {
             Some(receipt) => {
                 let st = tx
                     .prepare_cached(

@@ -105,7 +105,11 @@ impl ChargingSystem {
     async fn money(&self, ctx: &Context, op: Op) -> Result<i32, Fault> {
         let issuer = self.permit(ctx, MOVE)?;
         let key = key(ctx)?;
-        Ok(self.apply_keyed_as(op, key, issuer).await.map_err(fault)?.cn)
+        Ok(self
+            .apply_keyed_as(op, key, issuer)
+            .await
+            .map_err(fault)?
+            .cn)
     }
 }
 

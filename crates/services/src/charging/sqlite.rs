@@ -371,9 +371,10 @@ fn run_batch(conn: &mut Connection, batch: &mut Vec<Job>) {
                 Job::Apply(op, at, reply) => {
                     let issuer = at.issuer.clone();
                     let r = sqlite_once::apply_keyed(&sp, op, &at, |c, op| {
-                        apply(c, op).and_then(|receipt| record_issuer(c, receipt, issuer.as_deref()))
+                        apply(c, op)
+                            .and_then(|receipt| record_issuer(c, receipt, issuer.as_deref()))
                     })
-                        .and_then(|receipt| Ok(sp.commit().map(|()| receipt)?));
+                    .and_then(|receipt| Ok(sp.commit().map(|()| receipt)?));
                     Answer::Apply(reply, r)
                 }
                 Job::Sweep(now, keys_before, reply) => {

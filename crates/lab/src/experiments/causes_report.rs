@@ -113,11 +113,11 @@ fn mode_rows(results: &Results, op: &str, lan: bool) -> Vec<Row> {
                 m.label.to_owned(),
                 rt(r.p50_us),
                 cured.map_or("–".to_owned(), |c| fmt::ratio(r.p50_us / c)),
+                vs_loopback,
                 rt(r.p99_us),
                 t.and_then(|t| t.packets_per_call)
                     .map_or("–".to_owned(), fmt::count),
                 t.map_or("–".to_owned(), stall_cell),
-                vs_loopback,
             ]))
         })
         .collect()
@@ -149,10 +149,10 @@ fn table(results: &Results, op: &str) -> Table {
                 format!("{} doNothing", r.system),
                 rt(r.p50_us),
                 cured.map_or("–".to_owned(), |c| fmt::ratio(r.p50_us / c)),
+                String::new(),
                 rt(r.p99_us),
                 t.packets_per_call.map_or("–".to_owned(), fmt::count),
                 stall_cell(t),
-                String::new(),
             ]));
         }
     }
@@ -167,6 +167,7 @@ fn table(results: &Results, op: &str) -> Table {
         format!("{} ms", fmt::ms(seeds::THESIS_TABLE_4_SUM_MS)),
         String::new(),
         String::new(),
+        String::new(),
         t4.rows.len().to_string(),
         format!(
             "{DELAYED_ACK}s +{} ms (6), +{} ms (8); {FIN_WAIT} +{} ms (9)",
@@ -174,16 +175,15 @@ fn table(results: &Results, op: &str) -> Table {
             fmt::ms(gap(t4, "8. TCP ACK")),
             fmt::ms(gap(t4, "9. TCP FIN/ACK"))
         ),
-        String::new(),
     ]));
     rows.push(Row::published(vec![
         "client parses Content-Length and closes (Table 5, to the bold line)".into(),
         format!("{} ms", fmt::ms(seeds::THESIS_TABLE_5_SUMS_MS[0])),
         String::new(),
         String::new(),
+        String::new(),
         "7".into(),
         format!("{DELAYED_ACK} +{} ms (6)", fmt::ms(gap(t5, "6. TCP ACK"))),
-        String::new(),
     ]));
     for (label, v) in [
         ("SOAP, no load (Table 2)", &seeds::THESIS_TABLE_2),
@@ -224,10 +224,10 @@ fn table(results: &Results, op: &str) -> Table {
             "mode",
             "round trip (median)",
             "× cured",
+            "LAN ÷ loopback",
             "p99",
             "packets per call",
             "stalls the capture shows (median call)",
-            "LAN ÷ loopback",
         ]
         .map(str::to_owned)
         .to_vec(),
@@ -689,17 +689,17 @@ mod tests {
             .unwrap();
         assert_eq!(server.cells[1], "41.0 ms");
         assert!(
-            server.cells[5].contains("delayed ACK +40.8 ms, Nagle"),
+            server.cells[6].contains("delayed ACK +40.8 ms, Nagle"),
             "{:?}",
             server.cells
         );
-        assert!(server.cells[5].contains("(9 of 10 calls)"));
+        assert!(server.cells[6].contains("(9 of 10 calls)"));
         let cured = t
             .rows
             .iter()
             .find(|r| r.cells[0].starts_with("cured"))
             .unwrap();
-        assert_eq!(cured.cells[5], "none");
+        assert_eq!(cured.cells[6], "none");
         // The published rows are there, and a chart per operation.
         assert!(t.rows.iter().any(|r| r.cells[0].contains("Table 4")));
         assert_eq!(s.charts.len(), 1);
@@ -718,7 +718,7 @@ mod tests {
             .iter()
             .find(|r| r.cells[0].starts_with("server"))
             .unwrap();
-        assert_eq!(server.cells[5], "not captured");
+        assert_eq!(server.cells[6], "not captured");
     }
 
     #[test]
@@ -762,7 +762,7 @@ mod tests {
         let lan_cured = &rows[at + 1].cells;
         assert!(lan_cured[0].starts_with("cured"), "{lan_cured:?}");
         assert_eq!(lan_cured[1], "200 µs");
-        assert_eq!(lan_cured[6], "×4.00");
+        assert_eq!(lan_cured[3], "×4.00");
         let lan_server = &rows[at + 2].cells;
         assert_eq!(lan_server[2], "×210");
         // Loopback rows keep their own cured and leave the LAN column empty.
@@ -771,7 +771,7 @@ mod tests {
             .find(|r| r.cells[0].starts_with("server"))
             .unwrap();
         assert_eq!(
-            (lo_server.cells[2].as_str(), lo_server.cells[6].as_str()),
+            (lo_server.cells[2].as_str(), lo_server.cells[3].as_str()),
             ("×820", "")
         );
         assert!(rows

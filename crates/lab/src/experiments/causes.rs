@@ -1,14 +1,18 @@
 //! The seeds' causes on purpose (issue 13): one call of each kind (Ruby's echoFloat, the
 //! thesis's creditControl) cured, with each cause alone, with the thesis's own setup and with
-//! every cause on, its packets captured on loopback; the omniORB CORBA call beside them when
+//! every cause on, its packets captured on loopback and again on the emulated LAN
+//! ([`crate::netem`]: the server in one network namespace, the traced client and its tcpdump
+//! on the client's veth end in the other); the omniORB CORBA call beside them when
 //! the peer manifest has it; and Ruby's fixed overhead per message redrawn (echoFloat round
 //! trip against request size, streaming and with the DOM cause).
 //!
 //! Each mode is a `soapstone serve --naive ...` (the server's causes) and a `soapstone trace
 //! ... --naive ...` (the client's, and the capture), so that every figure and every pcap under
 //! `logs/` comes with the command that reproduces it. Where capture is not permitted the calls
-//! are still timed and the section says why it has no packets. This module must never name a
-//! stall the capture did not show, and never run a mode without the cured one beside it.
+//! are still timed and the section says why it has no packets; where the LAN cannot be made
+//! the loopback part stands and the section says why. This module must never name a stall the
+//! capture did not show, never run a mode without the cured one beside it on the same network,
+//! and never leave the LAN's namespaces behind.
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,6 +1,7 @@
 //! The causes section of the report, drawn from the runs and traces of
 //! [`super::causes`]: per operation a table (round trip, ratio to cured, packets, the stalls
-//! the capture shows, the pcap) and a packet figure per mode; the thesis's Tables 4 and 5
+//! the capture shows, the pcap), loopback's rows and then the emulated LAN's with their ratio to
+//! loopback, and a packet figure per network; the thesis's Tables 4 and 5
 //! packet by packet beside today's; Ruby's fixed overhead per message, fitted.
 //!
 //! Every "today" figure comes from a run or trace of this results file; every stall named here

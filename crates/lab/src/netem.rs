@@ -221,6 +221,14 @@ impl Lan {
         }
     }
 
+    /// `side`'s end of the veth pair (the interface a capture in that namespace listens on).
+    pub fn interface(&self, side: Side) -> &str {
+        match side {
+            Side::Server => &self.names.server_if,
+            Side::Client => &self.names.client_if,
+        }
+    }
+
     /// The words that run a command in `side`'s namespace: `ip netns exec NS`.
     pub fn exec_prefix(&self, side: Side) -> Vec<String> {
         argv(&["ip", "netns", "exec", self.namespace(side)])

@@ -202,6 +202,10 @@ pub struct TraceRecord {
     pub stalls: Vec<(String, usize)>,
     /// The call whose duration was the median, with its packets.
     pub median_call: Option<crate::timeline::CallTimeline>,
+    /// Captured on the emulated LAN (server and client in two network namespaces, tcpdump on
+    /// the client's veth end) rather than on loopback. Default: `false` (older results).
+    #[serde(default)]
+    pub lan: bool,
 }
 
 /// The machine the lab ran on.
@@ -274,11 +278,23 @@ impl Results {
             .find(|r| r.is(experiment, system, operation) && r.settings.placement.kind == placement)
     }
 
-    /// The trace of `operation` under `mode` in `experiment`, if captured.
+    /// The loopback trace of `operation` under `mode` in `experiment`, if captured.
     pub fn trace(&self, experiment: &str, operation: &str, mode: &str) -> Option<&TraceRecord> {
-        self.traces
-            .iter()
-            .find(|t| t.experiment == experiment && t.operation == operation && t.mode == mode)
+        self.trace_on(experiment, operation, mode, false)
+    }
+
+    /// The trace of `operation` under `mode` in `experiment` on the emulated LAN (`lan`) or
+    /// on loopback, if captured.
+    pub fn trace_on(
+        &self,
+        experiment: &str,
+        operation: &str,
+        mode: &str,
+        lan: bool,
+    ) -> Option<&TraceRecord> {
+        self.traces.iter().find(|t| {
+            t.experiment == experiment && t.operation == operation && t.mode == mode && t.lan == lan
+        })
     }
 
     /// Like [`Results::get`], also matching the background load.

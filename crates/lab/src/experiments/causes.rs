@@ -1,15 +1,20 @@
 //! The seeds' causes on purpose (issue 13): one call of each kind (Ruby's echoFloat, the
 //! thesis's creditControl) cured, with each cause alone, with the thesis's own setup and with
-//! every cause on, its packets captured on loopback; the omniORB CORBA call beside them when
+//! every cause on, its packets captured on loopback and again on the emulated LAN
+//! ([`crate::netem`]: the server in one network namespace, the traced client and its tcpdump
+//! on the client's veth end in the other); the omniORB CORBA call beside them when
 //! the peer manifest has it; and Ruby's fixed overhead per message redrawn (echoFloat round
 //! trip against request size, streaming and with the DOM cause).
 //!
 //! Each mode is a `soapstone serve --naive ...` (the server's causes) and a `soapstone trace
 //! ... --naive ...` (the client's, and the capture), so that every figure and every pcap under
 //! `logs/` comes with the command that reproduces it. Where capture is not permitted the calls
-//! are still timed and the section says why it has no packets. This module must never name a
-//! stall the capture did not show, and never run a mode without the cured one beside it.
+//! are still timed and the section says why it has no packets; where the LAN cannot be made
+//! the loopback part stands and the section says why. This module must never name a stall the
+//! capture did not show, never run a mode without the cured one beside it on the same network,
+//! and never leave the LAN's namespaces behind.
 
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -18,9 +23,10 @@ use super::echo::RUBY_REQUEST;
 use super::thesis::CREDIT_CONTROL;
 use super::{Lab, READY};
 use crate::driver::BenchSpec;
+use crate::netem::{Lan, Side, SERVER_IP};
 use crate::peers::client::{self, ClientPoint};
 use crate::peers::server::PeerServer;
-use crate::procs::Server;
+use crate::procs::{Launcher, Server};
 use crate::results::{Placement, PlacementKind, Run, Settings, TraceRecord};
 use crate::timeline::{self, CallTimeline};
 use crate::trace::TraceFile;
@@ -112,6 +118,15 @@ pub(crate) const KINDS: &[(&str, &str, &str, &str)] = &[
 const PADS: &[usize] = &[0, 2048, 8192, 32768, 131072];
 
 pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
+    let loopback = Net::loopback(lab);
+    modes_on(lab, &loopback).await?;
+    corba(lab).await;
+    on_lan(lab).await;
+    Ok(())
+}
+
+/// Every mode of every kind on `net`; on loopback Ruby's overhead sweep as well.
+async fn modes_on(lab: &mut Lab, net: &Net) -> anyhow::Result<()> {
     let mut servers: Vec<Option<&str>> = Vec::new();
     for m in MODES {
         if !servers.contains(&m.server) {
@@ -119,7 +134,15 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
         }
     }
     for naive in servers {
-        let (server, serve_cmd) = serve(lab, naive).await?;
+        let (server, serve_cmd) = match serve(lab, net, naive).await {
+            Ok(s) => s,
+            // On the LAN a server that does not start is a problem of that part only.
+            Err(e) if net.lan => {
+                lab.problem(format!("{EXP}: on the emulated LAN: {e:#}"));
+                continue;
+            }
+            Err(e) => return Err(e),
+        };
         for mode in MODES.iter().filter(|m| m.server == naive) {
             for (op, path, body, action) in KINDS {
                 let url = format!("{}{path}", server.base_url());
@@ -129,18 +152,96 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
                     action,
                     serve: &serve_cmd,
                 };
-                if let Err(e) = trace(lab, mode, op, &target).await {
-                    lab.problem(format!("{EXP}: {op} ({}) was not traced: {e:#}", mode.id));
+                if let Err(e) = trace(lab, net, mode, op, &target).await {
+                    lab.problem(format!(
+                        "{EXP}: {op} ({}{}) was not traced: {e:#}",
+                        mode.id,
+                        if net.lan { ", emulated LAN" } else { "" }
+                    ));
                 }
             }
         }
-        if matches!(naive, None | Some("dom")) {
+        if !net.lan && matches!(naive, None | Some("dom")) {
             overhead(lab, &server, naive.is_some()).await;
         }
         server.stop().await?;
     }
-    corba(lab).await;
     Ok(())
+}
+
+/// The same modes again with the server in one network namespace and `soapstone trace` (and
+/// its tcpdump, on the client's veth end) in the other, where the LAN can be made.
+async fn on_lan(lab: &mut Lab) {
+    let Some(spec) = lab.cfg.lan.clone() else {
+        lab.lan
+            .get_or_insert_with(|| "not run (`--lan off`)".to_owned());
+        return;
+    };
+    let lan = match Lan::create(&spec) {
+        Ok(lan) => lan,
+        Err(e) => {
+            lab.lan.get_or_insert_with(|| format!("not emulated: {e}"));
+            lab.problem(format!(
+                "{EXP}: the causes were traced on loopback only: the emulated LAN could not be \
+                 created (root is needed): {e}"
+            ));
+            return;
+        }
+    };
+    if lab.lan.as_deref().is_none_or(|l| l.starts_with("not ")) {
+        lab.lan = Some(lan.describe());
+    }
+    eprintln!("lab: causes on the emulated LAN: {}", lan.describe());
+    let net = Net::on(lab, &lan);
+    if let Err(e) = modes_on(lab, &net).await {
+        lab.problem(format!("{EXP}: on the emulated LAN: {e:#}"));
+    }
+    drop(lan);
+}
+
+/// Where the calls go: loopback, or across the emulated LAN.
+pub(crate) struct Net {
+    /// Starts the server (in the server's namespace on the LAN).
+    server: Launcher,
+    /// Starts `soapstone trace` (in the client's namespace on the LAN).
+    client: Launcher,
+    /// The address the server binds.
+    host: &'static str,
+    /// The interface tcpdump listens on, on the client's side.
+    interface: String,
+    /// On the emulated LAN.
+    pub(crate) lan: bool,
+}
+
+impl Net {
+    fn loopback(lab: &Lab) -> Net {
+        Net {
+            server: lab.launcher.clone(),
+            client: lab.launcher.clone(),
+            host: "127.0.0.1",
+            interface: "lo".to_owned(),
+            lan: false,
+        }
+    }
+
+    fn on(lab: &Lab, lan: &Lan) -> Net {
+        Net {
+            server: lab.launcher.wrapped(lan.exec_prefix(Side::Server)),
+            client: lab.launcher.wrapped(lan.exec_prefix(Side::Client)),
+            host: SERVER_IP,
+            interface: lan.interface(Side::Client).to_owned(),
+            lan: true,
+        }
+    }
+
+    /// The file name of a mode's capture, server database and log: `causes[-lan]-NAME`.
+    pub(crate) fn file(&self, name: &str) -> String {
+        if self.lan {
+            format!("causes-lan-{name}")
+        } else {
+            format!("causes-{name}")
+        }
+    }
 }
 
 /// What a trace calls, and the command line of the server that answers (for the record).
@@ -153,16 +254,16 @@ struct Target<'a> {
 
 /// `soapstone serve` with the echo and charging services and `naive` causes, and its command
 /// line with the port it got.
-async fn serve(lab: &Lab, naive: Option<&str>) -> anyhow::Result<(Server, String)> {
-    let name = naive.unwrap_or("cured").replace(',', "-");
-    let db = lab.cfg.out.join(format!("causes-{name}.sqlite"));
+async fn serve(lab: &Lab, net: &Net, naive: Option<&str>) -> anyhow::Result<(Server, String)> {
+    let name = net.file(&naive.unwrap_or("cured").replace(',', "-"));
+    let db = lab.cfg.out.join(format!("{name}.sqlite"));
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
     }
     let mut args: Vec<String> = [
         "serve",
         "--addr",
-        "127.0.0.1:0",
+        &format!("{}:0", net.host),
         "--services",
         "echo,charging",
         "--db",
@@ -175,15 +276,15 @@ async fn serve(lab: &Lab, naive: Option<&str>) -> anyhow::Result<(Server, String
         args.push(n.into());
     }
     let server = Server::start(
-        &lab.launcher,
-        &format!("causes-serve-{name}"),
+        &net.server,
+        &format!("{name}-serve"),
         Some(&lab.cfg.server_cpu),
         &args,
         READY,
     )
     .await?;
     args[2] = server.addr.clone();
-    let command = lab.launcher.display(Some(&lab.cfg.server_cpu), &args);
+    let command = net.server.display(Some(&lab.cfg.server_cpu), &args);
     Ok((server, command))
 }
 
@@ -196,46 +297,89 @@ fn client_pin(lab: &Lab) -> (PlacementKind, String) {
     }
 }
 
+/// What one `soapstone trace` of the section is asked.
+pub(crate) struct TraceCall<'a> {
+    pub(crate) url: &'a str,
+    pub(crate) calls: usize,
+    pub(crate) warmup: usize,
+    pub(crate) body: &'a Path,
+    pub(crate) action: &'a str,
+    pub(crate) interface: &'a str,
+    pub(crate) pcap: &'a Path,
+    pub(crate) json: &'a Path,
+    pub(crate) naive: Option<&'a str>,
+}
+
+/// The arguments of `soapstone trace` for `c` (`--interface` only off loopback, so that the
+/// loopback commands read as before).
+pub(crate) fn trace_args(c: &TraceCall<'_>) -> Vec<String> {
+    let mut args: Vec<String> = vec![
+        "trace".into(),
+        c.url.into(),
+        "--calls".into(),
+        c.calls.to_string(),
+        "--warmup".into(),
+        c.warmup.to_string(),
+        "--body".into(),
+        c.body.display().to_string(),
+        "--action".into(),
+        c.action.into(),
+    ];
+    if c.interface != "lo" {
+        args.push("--interface".into());
+        args.push(c.interface.into());
+    }
+    args.extend([
+        "--pcap".into(),
+        c.pcap.display().to_string(),
+        "--json".into(),
+        c.json.display().to_string(),
+        "--timings-without-capture".into(),
+    ]);
+    if let Some(n) = c.naive {
+        args.push("--naive".into());
+        args.push(n.into());
+    }
+    args
+}
+
 /// Traces `op` under `mode` with `soapstone trace` and records the run and the trace.
-async fn trace(lab: &mut Lab, mode: &Mode, op: &str, target: &Target<'_>) -> anyhow::Result<()> {
+async fn trace(
+    lab: &mut Lab,
+    net: &Net,
+    mode: &Mode,
+    op: &str,
+    target: &Target<'_>,
+) -> anyhow::Result<()> {
     let (url, body, action) = (target.url, target.body, target.action);
     let t = lab.cfg.timing.clone();
-    let name = format!("causes-{op}-{}", mode.id);
-    let body_path = lab.body(&format!("{name}.xml"), body)?;
+    let name = net.file(&format!("{op}-{}", mode.id));
+    let body_path = lab.body(&format!("causes-{op}-{}.xml", mode.id), body)?;
     let pcap = lab.cfg.out.join("logs").join(format!("{name}.pcap"));
     let json = lab.cfg.out.join("logs").join(format!("{name}.json"));
     // Warm-up matters only on a kept connection (it leaves Linux's quick-ACK mode).
     let keeps_connection = mode.client.is_none() || mode.client == Some("expect-continue");
     let warmup = if keeps_connection { t.causes_warmup } else { 0 };
-    let mut args: Vec<String> = vec![
-        "trace".into(),
-        url.into(),
-        "--calls".into(),
-        t.causes_calls.to_string(),
-        "--warmup".into(),
-        warmup.to_string(),
-        "--body".into(),
-        body_path.display().to_string(),
-        "--action".into(),
-        action.into(),
-        "--pcap".into(),
-        pcap.display().to_string(),
-        "--json".into(),
-        json.display().to_string(),
-        "--timings-without-capture".into(),
-    ];
-    if let Some(c) = mode.client {
-        args.push("--naive".into());
-        args.push(c.into());
-    }
+    let args = trace_args(&TraceCall {
+        url,
+        calls: t.causes_calls,
+        warmup,
+        body: &body_path,
+        action,
+        interface: &net.interface,
+        pcap: &pcap,
+        json: &json,
+        naive: mode.client,
+    });
     let (kind, cpu) = client_pin(lab);
-    let command = lab.launcher.display(Some(&cpu), &args);
-    let log = lab.launcher.log_path(&name);
+    let kind = if net.lan { PlacementKind::Lan } else { kind };
+    let command = net.client.display(Some(&cpu), &args);
+    let log = net.client.log_path(&name);
     let stdout = std::fs::File::create(&log)
         .with_context(|| format!("cannot create `{}`", log.display()))?;
     let stderr = stdout.try_clone()?;
-    let mut child = lab
-        .launcher
+    let mut child = net
+        .client
         .command(Some(&cpu), &args)
         .stdout(stdout)
         .stderr(stderr)
@@ -270,11 +414,12 @@ async fn trace(lab: &mut Lab, mode: &Mode, op: &str, target: &Target<'_>) -> any
     };
     let pcap = file.pcap.as_ref().map(|_| format!("logs/{name}.pcap"));
     let operation = format!("{op}/{}", mode.id);
+    let on = if net.lan { " on the emulated LAN" } else { "" };
     let failed = file.calls.iter().filter(|c| !c.answered()).count();
     if failed > 0 {
         let first = file.calls.iter().find(|c| !c.answered());
         lab.problem(format!(
-            "{EXP}: {failed} of {} {op} calls ({}) got no 2xx answer, first: {}",
+            "{EXP}: {failed} of {} {op} calls ({}{on}) got no 2xx answer, first: {}",
             file.calls.len(),
             mode.id,
             first
@@ -287,10 +432,12 @@ async fn trace(lab: &mut Lab, mode: &Mode, op: &str, target: &Target<'_>) -> any
     }
     // The record's command reproduces the capture: the server, then the traced calls.
     let both = format!("{} & {command}", target.serve);
-    let record = record(op, mode.id, both, pcap, file.capture_error, &file.calls);
+    let mut record = record(op, mode.id, both, pcap, file.capture_error, &file.calls);
+    record.lan = net.lan;
     if let Some(e) = &record.capture_error {
-        if !lab.problems.iter().any(|p| p.contains("packet capture")) {
-            lab.problem(format!("{EXP}: no packets, timings only: {e}"));
+        let said = format!("{EXP}: no packets{on}, timings only: ");
+        if !lab.problems.iter().any(|p| p.starts_with(&said)) {
+            lab.problem(format!("{said}{e}"));
         }
     }
     lab.traces.push(record);
@@ -340,6 +487,7 @@ fn record(
         packets_per_call,
         stalls,
         median_call: timeline::median_call(calls).cloned(),
+        lan: false,
     }
 }
 
@@ -571,6 +719,54 @@ mod tests {
         let run = run_of(&calls, "echoFloat/server", placement, "cmd", 300).unwrap();
         assert_eq!((run.ok, run.errors), (3, 1));
         assert_eq!(run.p50_us, 44_000.0);
+    }
+
+    #[test]
+    fn a_lan_trace_names_the_client_veth_and_a_loopback_one_reads_as_before() {
+        let (body, pcap, json) = (
+            Path::new("bodies/b.xml"),
+            Path::new("logs/causes-lan-echoFloat-server.pcap"),
+            Path::new("logs/x.json"),
+        );
+        let call = |interface| TraceCall {
+            url: "http://10.77.0.1:4000/echo",
+            calls: 30,
+            warmup: 5,
+            body,
+            action: "http://tempuri.org/echoFloat",
+            interface,
+            pcap,
+            json,
+            naive: Some("read-to-eof"),
+        };
+        assert_eq!(
+            trace_args(&call("ssv42c")).join(" "),
+            "trace http://10.77.0.1:4000/echo --calls 30 --warmup 5 --body bodies/b.xml \
+             --action http://tempuri.org/echoFloat --interface ssv42c --pcap \
+             logs/causes-lan-echoFloat-server.pcap --json logs/x.json \
+             --timings-without-capture --naive read-to-eof"
+        );
+        let lo = trace_args(&call("lo"));
+        assert!(!lo.contains(&"--interface".to_owned()), "{lo:?}");
+        // The LAN's files never overwrite loopback's.
+        let launcher = Launcher {
+            exe: "soapstone".into(),
+            taskset: None,
+            log_dir: "logs".into(),
+            wrap: Vec::new(),
+        };
+        let net = |lan| Net {
+            server: launcher.clone(),
+            client: launcher.clone(),
+            host: "127.0.0.1",
+            interface: "lo".into(),
+            lan,
+        };
+        assert_eq!(net(false).file("echoFloat-cured"), "causes-echoFloat-cured");
+        assert_eq!(
+            net(true).file("echoFloat-cured"),
+            "causes-lan-echoFloat-cured"
+        );
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The causes section of the report, drawn from the runs and traces of
 //! [`super::causes`]: per operation a table (round trip, ratio to cured, packets, the stalls
-//! the capture shows, the pcap) and a packet figure per mode; the thesis's Tables 4 and 5
+//! the capture shows, the pcap), loopback's rows and then the emulated LAN's with their ratio to
+//! loopback, and a packet figure per network; the thesis's Tables 4 and 5
 //! packet by packet beside today's; Ruby's fixed overhead per message, fitted.
 //!
 //! Every "today" figure comes from a run or trace of this results file; every stall named here
@@ -11,7 +12,7 @@ use super::causes::{overhead_op, EXP, KINDS, MODES};
 use crate::report::ladder::{Ladder, Lane};
 use crate::report::svg::{LineChart, LineSeries};
 use crate::report::{fmt, Row, Section, Table};
-use crate::results::{Results, Run, TraceRecord};
+use crate::results::{PlacementKind, Results, Run, TraceRecord};
 use crate::seeds;
 use crate::timeline::{CallTimeline, DELAYED_ACK, FIN_WAIT};
 
@@ -26,17 +27,34 @@ fn rt(us: f64) -> String {
 
 /// The median call of a capture that ran (never the timings-only calls of one that did not).
 fn captured<'a>(results: &'a Results, op: &str, mode: &str) -> Option<&'a CallTimeline> {
+    captured_on(results, op, mode, false)
+}
+
+/// [`captured`] on the emulated LAN (`lan`) or on loopback.
+fn captured_on<'a>(
+    results: &'a Results,
+    op: &str,
+    mode: &str,
+    lan: bool,
+) -> Option<&'a CallTimeline> {
     results
-        .trace(EXP, op, mode)
+        .trace_on(EXP, op, mode, lan)
         .filter(|t| t.capture_error.is_none())
         .and_then(|t| t.median_call.as_ref())
 }
 
+/// The loopback run of `op` under `mode`.
 fn run<'a>(results: &'a Results, op: &str, mode: &str) -> Option<&'a Run> {
-    results
-        .runs
-        .iter()
-        .find(|r| r.experiment == EXP && r.operation == format!("{op}/{mode}"))
+    run_on(results, op, mode, false)
+}
+
+/// The run of `op` under `mode` on the emulated LAN (`lan`) or on loopback.
+fn run_on<'a>(results: &'a Results, op: &str, mode: &str, lan: bool) -> Option<&'a Run> {
+    results.runs.iter().find(|r| {
+        r.experiment == EXP
+            && r.operation == format!("{op}/{mode}")
+            && (r.settings.placement.kind == PlacementKind::Lan) == lan
+    })
 }
 
 /// The stalls of a call: `delayed ACK +41.2 ms`, each with the gap before it.
@@ -78,26 +96,48 @@ fn stall_cell(t: &TraceRecord) -> String {
     format!("{} ({seen} of {} calls)", named.join(", "), t.calls)
 }
 
+/// One row per mode that ran on the emulated LAN (`lan`) or on loopback; on the LAN the last
+/// cell is the ratio of its median to the same mode's loopback median.
+fn mode_rows(results: &Results, op: &str, lan: bool) -> Vec<Row> {
+    let cured = run_on(results, op, "cured", lan).map(|r| r.p50_us);
+    MODES
+        .iter()
+        .filter_map(|m| {
+            let r = run_on(results, op, m.id, lan)?;
+            let t = results.trace_on(EXP, op, m.id, lan);
+            let vs_loopback = if lan {
+                run(results, op, m.id).map_or("–".to_owned(), |l| fmt::ratio(r.p50_us / l.p50_us))
+            } else {
+                String::new()
+            };
+            Some(Row::today(vec![
+                m.label.to_owned(),
+                rt(r.p50_us),
+                cured.map_or("–".to_owned(), |c| fmt::ratio(r.p50_us / c)),
+                vs_loopback,
+                rt(r.p99_us),
+                t.and_then(|t| t.packets_per_call)
+                    .map_or("–".to_owned(), fmt::count),
+                t.map_or("–".to_owned(), stall_cell),
+            ]))
+        })
+        .collect()
+}
+
 /// The table of one operation: every mode today, CORBA, the thesis as published.
 fn table(results: &Results, op: &str) -> Table {
     let cured = run(results, op, "cured").map(|r| r.p50_us);
     let mut rows = vec![Row::group(
         "today: soapstone on loopback (median of the captured calls)",
     )];
-    for m in MODES {
-        let Some(r) = run(results, op, m.id) else {
-            continue;
-        };
-        let t = results.trace(EXP, op, m.id);
-        rows.push(Row::today(vec![
-            m.label.to_owned(),
-            rt(r.p50_us),
-            cured.map_or("–".to_owned(), |c| fmt::ratio(r.p50_us / c)),
-            rt(r.p99_us),
-            t.and_then(|t| t.packets_per_call)
-                .map_or("–".to_owned(), fmt::count),
-            t.map_or("–".to_owned(), stall_cell),
-        ]));
+    rows.extend(mode_rows(results, op, false));
+    let lan = mode_rows(results, op, true);
+    if !lan.is_empty() {
+        rows.push(Row::group(
+            "today: soapstone on the emulated LAN (server and client in two network \
+             namespaces; × cured against the LAN's cured call)",
+        ));
+        rows.extend(lan);
     }
     if let Some(t) = results.traces.iter().find(|t| t.mode == "corba") {
         if let Some(r) = results
@@ -110,6 +150,7 @@ fn table(results: &Results, op: &str) -> Table {
                 format!("{} doNothing", r.system),
                 rt(r.p50_us),
                 cured.map_or("–".to_owned(), |c| fmt::ratio(r.p50_us / c)),
+                String::new(),
                 rt(r.p99_us),
                 t.packets_per_call.map_or("–".to_owned(), fmt::count),
                 stall_cell(t),
@@ -127,6 +168,7 @@ fn table(results: &Results, op: &str) -> Table {
         format!("{} ms", fmt::ms(seeds::THESIS_TABLE_4_SUM_MS)),
         String::new(),
         String::new(),
+        String::new(),
         t4.rows.len().to_string(),
         format!(
             "{DELAYED_ACK}s +{} ms (6), +{} ms (8); {FIN_WAIT} +{} ms (9)",
@@ -140,6 +182,7 @@ fn table(results: &Results, op: &str) -> Table {
         format!("{} ms", fmt::ms(seeds::THESIS_TABLE_5_SUMS_MS[0])),
         String::new(),
         String::new(),
+        String::new(),
         "7".into(),
         format!("{DELAYED_ACK} +{} ms (6)", fmt::ms(gap(t5, "6. TCP ACK"))),
     ]));
@@ -151,6 +194,7 @@ fn table(results: &Results, op: &str) -> Table {
             rows.push(Row::published(vec![
                 label.into(),
                 format!("{} ms", fmt::ms(ms)),
+                String::new(),
                 String::new(),
                 String::new(),
                 String::new(),
@@ -172,12 +216,16 @@ fn table(results: &Results, op: &str) -> Table {
                stalls are read from the capture (a gap of 20 ms or more before a packet, named \
                by what the packet is). The captures are `logs/causes-OPERATION-MODE.pcap` \
                (CORBA: `logs/causes-doNothing-omniorb.pcap`), the command that reproduces each \
-               is in `results.json` (`traces[].command`)."
+               is in `results.json` (`traces[].command`). On the emulated LAN the captures are \
+               `logs/causes-lan-OPERATION-MODE.pcap`, taken on the client's veth end inside its \
+               namespace, and each command starts with the `ip netns exec` that runs it there; \
+               LAN ÷ loopback is a mode's LAN median over its loopback median in the same run."
             .into(),
         header: [
             "mode",
             "round trip (median)",
             "× cured",
+            "LAN ÷ loopback",
             "p99",
             "packets per call",
             "stalls the capture shows (median call)",
@@ -366,53 +414,82 @@ fn overhead(results: &Results, findings: &mut Vec<String>) -> (Option<Table>, Op
     (Some(table), Some(chart))
 }
 
+/// The findings of one operation on the emulated LAN (`lan`) or on loopback.
+fn op_findings(results: &Results, op: &str, lan: bool, out: &mut Vec<String>) {
+    let run = |op: &str, mode: &str| run_on(results, op, mode, lan);
+    let captured = |op: &str, mode: &str| captured_on(results, op, mode, lan);
+    let on = if lan { " on the emulated LAN" } else { "" };
+    let (Some(cured), Some(server)) = (run(op, "cured"), run(op, "server")) else {
+        return;
+    };
+    let ack = captured(op, "server").and_then(|c| {
+        let i = c
+            .packets
+            .iter()
+            .position(|p| p.stall.as_deref() == Some(DELAYED_ACK))?;
+        Some(c.packets[i].t_ms - i.checked_sub(1).map_or(0.0, |j| c.packets[j].t_ms))
+    });
+    out.push(match ack {
+        Some(gap) => format!(
+            "{op}{on}: cured {}; with the server's Nagle and two writes {} ({}): the capture \
+             shows the client's ACK of the head held {gap:.1} ms (Linux's delayed ACK; the \
+             thesis's Windows 2000 stack held it 100-200 ms, 152.7 ms on average) and the \
+             body Nagle kept until that ACK.",
+            rt(cured.p50_us),
+            rt(server.p50_us),
+            fmt::ratio(server.p50_us / cured.p50_us)
+        ),
+        None => format!(
+            "{op}{on}: cured {}; with the server's Nagle and two writes {} ({}); the capture \
+             shows no delayed ACK in the median call.",
+            rt(cured.p50_us),
+            rt(server.p50_us),
+            fmt::ratio(server.p50_us / cured.p50_us)
+        ),
+    });
+    if let Some(all) = run(op, "all") {
+        let stalls = captured(op, "all").map(stalls_of).unwrap_or_default();
+        out.push(format!(
+            "{op}{on} with every cause on: {} ({} cured){}.",
+            rt(all.p50_us),
+            fmt::ratio(all.p50_us / cured.p50_us),
+            if stalls.is_empty() {
+                String::new()
+            } else {
+                format!("; the capture shows {}", stalls.join(", "))
+            }
+        ));
+    }
+}
+
 fn findings(results: &Results) -> Vec<String> {
     let mut out = Vec::new();
     for (op, ..) in KINDS {
-        let (Some(cured), Some(server)) = (run(results, op, "cured"), run(results, op, "server"))
-        else {
+        op_findings(results, op, false, &mut out);
+    }
+    for (op, ..) in KINDS {
+        op_findings(results, op, true, &mut out);
+        let (Some(l), Some(c)) = (
+            run_on(results, op, "cured", true),
+            run(results, op, "cured"),
+        ) else {
             continue;
         };
-        let ack = captured(results, op, "server").and_then(|c| {
-            let i = c
-                .packets
-                .iter()
-                .position(|p| p.stall.as_deref() == Some(DELAYED_ACK))?;
-            Some(c.packets[i].t_ms - i.checked_sub(1).map_or(0.0, |j| c.packets[j].t_ms))
-        });
-        out.push(match ack {
-            Some(gap) => format!(
-                "{op}: cured {}; with the server's Nagle and two writes {} ({}): the capture \
-                 shows the client's ACK of the head held {gap:.1} ms (Linux's delayed ACK; the \
-                 thesis's Windows 2000 stack held it 100-200 ms, 152.7 ms on average) and the \
-                 body Nagle kept until that ACK.",
-                rt(cured.p50_us),
-                rt(server.p50_us),
-                fmt::ratio(server.p50_us / cured.p50_us)
-            ),
-            None => format!(
-                "{op}: cured {}; with the server's Nagle and two writes {} ({}); the capture \
-                 shows no delayed ACK in the median call.",
-                rt(cured.p50_us),
-                rt(server.p50_us),
-                fmt::ratio(server.p50_us / cured.p50_us)
-            ),
-        });
-        if let Some(all) = run(results, op, "all") {
-            let stalls = captured(results, op, "all")
-                .map(stalls_of)
-                .unwrap_or_default();
-            out.push(format!(
-                "{op} with every cause on: {} ({} cured){}.",
-                rt(all.p50_us),
-                fmt::ratio(all.p50_us / cured.p50_us),
-                if stalls.is_empty() {
-                    String::new()
-                } else {
-                    format!("; the capture shows {}", stalls.join(", "))
-                }
-            ));
+        let mut ratios = Vec::new();
+        for m in MODES.iter().skip(1) {
+            if let (Some(a), Some(b)) = (run_on(results, op, m.id, true), run(results, op, m.id)) {
+                ratios.push(format!("{} {}", m.id, fmt::ratio(a.p50_us / b.p50_us)));
+            }
         }
+        out.push(format!(
+            "{op}, the emulated LAN against loopback (median over median): cured {}{}.",
+            fmt::ratio(l.p50_us / c.p50_us),
+            if ratios.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", ratios.join(", "))
+            }
+        ));
     }
     if let Some(t) = results.trace(EXP, "echoFloat", "thesis") {
         if t.capture_error.is_none() && !t.stalls.iter().any(|(s, _)| s == DELAYED_ACK) {
@@ -458,6 +535,22 @@ pub(crate) fn section(results: &Results) -> Section {
             }
             .render(),
         );
+        let lanes: Vec<Lane> = MODES
+            .iter()
+            .filter_map(|m| Some(lane(m.short, results.trace_on(EXP, op, m.id, true)?)))
+            .collect();
+        if !lanes.is_empty() {
+            charts.push(
+                Ladder {
+                    title: format!(
+                        "The packets of one {op} call per mode on the emulated LAN (the median \
+                         call)"
+                    ),
+                    lanes,
+                }
+                .render(),
+            );
+        }
     }
     tables.extend(packets_table(results));
     let (t, c) = overhead(results, &mut findings);
@@ -473,12 +566,24 @@ pub(crate) fn section(results: &Results) -> Section {
                 before decoding (thesis Table 3, Ruby); then the thesis's own setup and all of \
                 them together. Each mode's calls are captured with tcpdump on loopback and cut \
                 into per-call timelines. On Linux the delayed ACK waits 40 ms at least; the \
-                thesis's Windows 2000 and Solaris stacks waited up to 200 ms. Loopback only: \
-                the emulated 10 and 100 Mbit/s LAN is a follow-up."
-            .to_owned(),
+                thesis's Windows 2000 and Solaris stacks waited up to 200 ms. Then the same \
+                modes on the emulated LAN: the server in one network namespace, the traced \
+                client and its tcpdump in the other. "
+            .to_owned()
+            + &lan_intro(results),
         findings,
         tables,
         charts,
+    }
+}
+
+/// What the LAN part ran on, or why it did not run.
+fn lan_intro(results: &Results) -> String {
+    let ran = results.traces.iter().any(|t| t.experiment == EXP && t.lan);
+    match (&results.lan, ran) {
+        (Some(what), true) => format!("The emulated LAN: {what}."),
+        (Some(why), false) => format!("The LAN part did not run ({why})."),
+        (None, _) => "The LAN part did not run in this lab run.".to_owned(),
     }
 }
 
@@ -545,6 +650,7 @@ mod tests {
             packets_per_call: Some(call.packets.len() as f64),
             stalls: call.stalls().iter().map(|s| (s.to_string(), 9)).collect(),
             median_call: Some(call),
+            lan: false,
         });
     }
 
@@ -584,17 +690,17 @@ mod tests {
             .unwrap();
         assert_eq!(server.cells[1], "41.0 ms");
         assert!(
-            server.cells[5].contains("delayed ACK +40.8 ms, Nagle"),
+            server.cells[6].contains("delayed ACK +40.8 ms, Nagle"),
             "{:?}",
             server.cells
         );
-        assert!(server.cells[5].contains("(9 of 10 calls)"));
+        assert!(server.cells[6].contains("(9 of 10 calls)"));
         let cured = t
             .rows
             .iter()
             .find(|r| r.cells[0].starts_with("cured"))
             .unwrap();
-        assert_eq!(cured.cells[5], "none");
+        assert_eq!(cured.cells[6], "none");
         // The published rows are there, and a chart per operation.
         assert!(t.rows.iter().any(|r| r.cells[0].contains("Table 4")));
         assert_eq!(s.charts.len(), 1);
@@ -613,7 +719,77 @@ mod tests {
             .iter()
             .find(|r| r.cells[0].starts_with("server"))
             .unwrap();
-        assert_eq!(server.cells[5], "not captured");
+        assert_eq!(server.cells[6], "not captured");
+    }
+
+    #[test]
+    fn the_lan_rows_and_lanes_stand_beside_loopback_with_their_ratio() {
+        let mut r = sample();
+        r.experiments.push(EXP.into());
+        let answer = || vec![packet(0.01, true, 300, None), packet(0.2, false, 400, None)];
+        with(&mut r, "cured", 50.0, answer());
+        with(&mut r, "server", 41_000.0, answer());
+        // Without LAN records: no LAN block, no LAN chart, and the intro says why.
+        r.lan = Some("not run (`--lan off`)".into());
+        let s = section(&r);
+        assert!(!s.tables[0].rows.iter().any(|r| r.cells[0].contains("LAN")));
+        assert_eq!(s.charts.len(), 1);
+        assert!(
+            s.intro.contains("did not run (not run (`--lan off`))"),
+            "{}",
+            s.intro
+        );
+        let n = r.runs.len();
+        let t = r.traces.len();
+        with(&mut r, "cured", 200.0, answer());
+        with(&mut r, "server", 42_000.0, answer());
+        for run in &mut r.runs[n..] {
+            run.settings.placement.kind = PlacementKind::Lan;
+        }
+        for trace in &mut r.traces[t..] {
+            trace.lan = true;
+            trace.pcap = trace
+                .pcap
+                .as_ref()
+                .map(|p| p.replace("causes-", "causes-lan-"));
+        }
+        r.lan = Some("two network namespaces joined by a veth pair".into());
+        let s = section(&r);
+        let rows = &s.tables[0].rows;
+        let at = rows
+            .iter()
+            .position(|r| r.cells[0].contains("emulated LAN"))
+            .expect("a LAN block");
+        let lan_cured = &rows[at + 1].cells;
+        assert!(lan_cured[0].starts_with("cured"), "{lan_cured:?}");
+        assert_eq!(lan_cured[1], "200 µs");
+        assert_eq!(lan_cured[3], "×4.00");
+        let lan_server = &rows[at + 2].cells;
+        assert_eq!(lan_server[2], "×210");
+        // Loopback rows keep their own cured and leave the LAN column empty.
+        let lo_server = rows
+            .iter()
+            .find(|r| r.cells[0].starts_with("server"))
+            .unwrap();
+        assert_eq!(
+            (lo_server.cells[2].as_str(), lo_server.cells[3].as_str()),
+            ("×820", "")
+        );
+        assert!(rows
+            .iter()
+            .all(|r| r.cells.len() == 7 || r.cells.len() == 1));
+        assert_eq!(s.charts.len(), 2);
+        assert!(s.charts[1].contains("emulated LAN"));
+        let f = s.findings.join("\n");
+        assert!(
+            f.contains("echoFloat, the emulated LAN against loopback (median over median): cured ×4.00, server ×1.02"),
+            "{f}"
+        );
+        assert!(
+            s.intro.contains("The emulated LAN: two network namespaces"),
+            "{}",
+            s.intro
+        );
     }
 
     #[test]

@@ -29,7 +29,8 @@ fn serve(lan: &Lan, extra: &[&str]) -> (Kill, String) {
     let mut cmd = lan.exec_prefix(Side::Server);
     cmd.push(env!("CARGO_BIN_EXE_soapstone").to_owned());
     let addr = format!("{}:0", soapstone_lab::netem::SERVER_IP);
-    cmd.extend(["serve", "--addr", &addr, "--services", "echo"].map(str::to_owned));
+    // --insecure: beyond loopback, on this machine's private veth network (docs/security.md).
+    cmd.extend(["serve", "--addr", &addr, "--services", "echo", "--insecure"].map(str::to_owned));
     cmd.extend(extra.iter().map(|s| (*s).to_owned()));
     let mut child = Command::new(&cmd[0])
         .args(&cmd[1..])

@@ -149,6 +149,7 @@ pub(crate) fn sample() -> Results {
         traces: Vec::new(),
         commit: Some("0123456789ab".into()),
         lan: None,
+        cluster: None,
     }
 }
 

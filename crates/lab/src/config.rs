@@ -346,4 +346,25 @@ mod tests {
             assert_eq!(e.id().parse::<Experiment>().unwrap(), e);
         }
     }
+
+    #[test]
+    fn quick_leaves_the_cluster_out_unless_asked() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            lab: crate::LabArgs,
+        }
+        let parse = |args: &[&str]| {
+            let a =
+                Cli::try_parse_from(std::iter::once("lab").chain(args.iter().copied())).unwrap();
+            LabConfig::from_args(&a.lab).unwrap().experiments
+        };
+        assert!(!parse(&["--quick"]).contains(&Experiment::Cluster));
+        assert!(parse(&[]).contains(&Experiment::Cluster));
+        assert_eq!(
+            parse(&["--quick", "--only", "cluster"]),
+            vec![Experiment::Cluster]
+        );
+    }
 }

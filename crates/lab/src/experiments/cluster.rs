@@ -482,3 +482,41 @@ pub(crate) fn summarize_probe(calls: &[Probe], restart_at_s: f64, took: f64) -> 
             .and_then(|l| calls.iter().find(|c| c.0 > l && c.2.is_none()).map(|c| c.0)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cluster_env_is_read() {
+        let env = parse_env(
+            "URL=http://127.0.0.1:8400/charging\nSTATS_URL='http://127.0.0.1:9/;csv'\nPG_PORT=5\n",
+        );
+        assert_eq!(env["STATS_URL"], "http://127.0.0.1:9/;csv");
+        assert_eq!(env["PG_PORT"], "5");
+    }
+
+    #[test]
+    fn the_probe_gives_first_failure_and_recovery() {
+        let calls: Vec<Probe> = vec![
+            (0.0, 1.0, None),
+            (0.1, 3.0, Some("soap:Server 500".into())),
+            (0.2, 2.0, Some("soap:Server 503".into())),
+            (0.3, 4.0, Some("soap:Server 503".into())),
+            (0.4, 1.0, None),
+        ];
+        let p = summarize_probe(&calls, 2.0, 1.1);
+        assert_eq!(
+            p.probe_failures,
+            vec![
+                ("soap:Server 500".to_owned(), 1),
+                ("soap:Server 503".to_owned(), 2)
+            ]
+        );
+        assert_eq!(p.probe_slowest_failure_ms, Some(4.0));
+        assert_eq!((p.first_failure_s, p.recovered_s), (Some(0.1), Some(0.4)));
+        let never = summarize_probe(&calls[..4], 2.0, 1.1);
+        assert_eq!(never.recovered_s, None);
+        assert_eq!(summarize_probe(&calls[..1], 2.0, 1.1).first_failure_s, None);
+    }
+}

@@ -159,7 +159,11 @@ pub(crate) async fn keyed_load(
                 n += 1;
                 let id = 1 + ((c as i64 * 7919 + n as i64 * 31) % i64::from(accounts)) as i32;
                 let am = 1 + (n % 9) as i32;
-                let op = if n.is_multiple_of(2) { "credit" } else { "directDebit" };
+                let op = if n.is_multiple_of(2) {
+                    "credit"
+                } else {
+                    "directDebit"
+                };
                 let key = format!("lab-{run}-{c}-{n}");
                 let body = keyed_envelope(op, &key, id, am);
                 let started = Instant::now();
@@ -300,4 +304,108 @@ pub(crate) async fn read_ledger(pg_bin: &str, pg_port: &str) -> anyhow::Result<V
         );
     }
     parse_ledger(&String::from_utf8_lossy(&out.stdout))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_classified_for_retrying() {
+        let fault = |code: &str| {
+            format!("<soap:Envelope><soap:Body><soap:Fault><faultcode>{code}</faultcode><faultstring>x</faultstring></soap:Fault></soap:Body></soap:Envelope>")
+        };
+        assert_eq!(
+            classify(&Answer::Http(200, "<return>17</return>".into())),
+            Outcome::Done(17)
+        );
+        assert_eq!(
+            classify(&Answer::Http(500, fault("soap:Server"))),
+            Outcome::Retry("soap:Server 500".into())
+        );
+        assert_eq!(
+            classify(&Answer::Http(503, fault("soap:Server"))),
+            Outcome::Retry("soap:Server 503".into())
+        );
+        assert_eq!(
+            classify(&Answer::Http(500, fault("env:Client"))),
+            Outcome::Refused("Client fault 500".into())
+        );
+        assert_eq!(
+            classify(&Answer::Http(502, "<html>bad gateway</html>".into())),
+            Outcome::Retry("no fault 502".into())
+        );
+        assert!(
+            matches!(classify(&Answer::Io("reset".into())), Outcome::Retry(l) if l == "i/o: reset")
+        );
+    }
+
+    #[test]
+    fn the_keyed_envelope_carries_the_key_as_a_header() {
+        let e = keyed_envelope("credit", "lab-1-2-3", 42, 5);
+        assert!(e.contains(
+            r#"<ch:IdempotencyKey s:mustUnderstand="1">lab-1-2-3</ch:IdempotencyKey></s:Header>"#
+        ));
+        assert!(e.contains("<ch:credit><id>42</id><am>5</am></ch:credit>"));
+    }
+
+    #[test]
+    fn the_ledger_is_compared_exactly() {
+        let acked = [
+            (1, "credit", 3, 5),
+            (2, "directDebit", 4, 6),
+            (5, "credit", 1, 1),
+        ];
+        let ledger = parse_ledger("1,credit,3,5\n2,directDebit,4,7\n3,credit,9,9\n\n").unwrap();
+        // cn 2 differs, cn 5 is missing, cn 3 was never acknowledged (applied twice).
+        assert_eq!(compare_ledger(&acked, &ledger), (1, 2, 1));
+        assert_eq!(compare_ledger(&acked[..1], &ledger[..1]), (1, 0, 0));
+        let e = parse_ledger("1,credit,x,5").unwrap_err().to_string();
+        assert!(e.contains("ledger line 1: `1,credit,x,5`"), "{e}");
+        assert!(parse_ledger("1,credit").is_err());
+    }
+
+    #[test]
+    fn haproxy_csv_gives_the_server_status() {
+        let csv = "# pxname,svname,qcur,qmax,scur,smax,slim,stot,bin,bout,dreq,dresp,ereq,econ,eresp,wretr,wredis,status,weight\n\
+                   replicas,r1,0,0,0,1,,10,1,1,,0,,0,0,0,0,DOWN,1\n\
+                   replicas,r2,0,0,0,1,,10,1,1,,0,,0,0,0,0,UP,1\n";
+        assert_eq!(server_status(csv, "r1").as_deref(), Some("DOWN"));
+        assert_eq!(server_status(csv, "r2").as_deref(), Some("UP"));
+        assert_eq!(server_status(csv, "r3"), None);
+    }
+
+    #[tokio::test]
+    async fn http_reads_a_real_answer_and_bounds_it() {
+        let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = l.local_addr().unwrap().to_string();
+        tokio::spawn(async move {
+            for body in [
+                "<faultcode>soap:Server</faultcode>".to_owned(),
+                "x".repeat(1 << 20),
+            ] {
+                let (mut s, _) = l.accept().await.unwrap();
+                let mut buf = [0u8; 4096];
+                let _ = s.read(&mut buf).await;
+                let head = format!(
+                    "HTTP/1.1 503 Service Unavailable\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                );
+                let _ = s.write_all(head.as_bytes()).await;
+                let _ = s.write_all(body.as_bytes()).await;
+            }
+        });
+        let a = http(&addr, "POST", "/charging", "<x/>").await;
+        assert_eq!(classify(&a), Outcome::Retry("soap:Server 503".into()));
+        match http(&addr, "POST", "/charging", "<x/>").await {
+            Answer::Http(503, body) => assert!(body.len() as u64 <= MAX_ANSWER, "{}", body.len()),
+            other => panic!("{other:?}"),
+        }
+        let (host, path) = split_url("http://127.0.0.1:9/charging").unwrap();
+        assert_eq!((host.as_str(), path.as_str()), ("127.0.0.1:9", "/charging"));
+        assert!(split_url("https://x/")
+            .unwrap_err()
+            .to_string()
+            .contains("`https://x/`"));
+    }
 }

@@ -95,11 +95,11 @@ fn throughput(results: &Results, findings: &mut Vec<String>) -> Table {
                 None => "it did not bend within the counts measured".to_owned(),
             };
             findings.push(format!(
-                "{label}: {} answers/s with {} replica(s), {} with {} ({}); {bent}, on {} CPUs that also run HAProxy, PostgreSQL and the load generator.",
+                "{label}: {} answers/s with {}, {} with {} ({}); {bent}, on {} CPUs that also run HAProxy, PostgreSQL and the load generator.",
                 fmt::count(first.1),
-                first.0,
+                replicas(first.0),
                 fmt::count(last.1),
-                last.0,
+                replicas(last.0),
                 fmt::ratio(last.1 / first.1),
                 results.host.cpus
             ));
@@ -107,7 +107,7 @@ fn throughput(results: &Results, findings: &mut Vec<String>) -> Table {
     }
     Table {
         title: "Throughput per replica count, through HAProxy".to_owned(),
-        source: "issue 14, item 4 (no seed published this)".to_owned(),
+        source: "none: no seed measured a cluster (issue 14, item 4)".to_owned(),
         note: format!(
             "closed loop, {CONNECTIONS} connections, load generator unpinned, replicas pinned \
              round robin over both CPUs; p50/p99 in µs"
@@ -116,6 +116,14 @@ fn throughput(results: &Results, findings: &mut Vec<String>) -> Table {
             .map(str::to_owned)
             .to_vec(),
         rows,
+    }
+}
+
+fn replicas(n: u32) -> String {
+    if n == 1 {
+        "1 replica".to_owned()
+    } else {
+        format!("{n} replicas")
     }
 }
 
@@ -155,7 +163,7 @@ fn hop(results: &Results, findings: &mut Vec<String>) -> Table {
     Table {
         title: "The balancer hop: one connection, creditControl, direct vs through HAProxy"
             .to_owned(),
-        source: "issue 14, item 4".to_owned(),
+        source: "none: no seed measured a balancer (issue 14, item 4)".to_owned(),
         note: "one replica; same CPU: client, HAProxy and replica on one CPU; cross-CPU: replica \
                on one, client and HAProxy on the other; µs"
             .to_owned(),

@@ -344,7 +344,10 @@ async fn failover(script: &Path, dir: &Path, serve: &Path) -> anyhow::Result<Fai
     });
     tokio::time::sleep(before).await;
     let killed = Instant::now();
-    c.run(&["kill".into(), "1".into()]).await?;
+    if let Err(e) = c.run(&["kill".into(), "1".into()]).await {
+        stop.store(true, Ordering::Relaxed);
+        return Err(e);
+    }
     let mut marked_down = None;
     while killed.elapsed() < Duration::from_secs(20) {
         let s = load::stats(&stats).await;

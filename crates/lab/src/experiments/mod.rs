@@ -13,6 +13,7 @@ pub(crate) mod charging_calls;
 pub(crate) mod clients;
 pub(crate) mod cluster;
 mod cluster_load;
+mod cluster_pg;
 mod cluster_report;
 pub(crate) mod contacts;
 pub(crate) mod dp;

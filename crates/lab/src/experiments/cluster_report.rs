@@ -90,7 +90,8 @@ fn throughput(results: &Results, findings: &mut Vec<String>) -> Table {
         if let (Some(first), Some(last)) = (rates.first(), rates.last()) {
             let bent = match bend(&rates) {
                 Some(n) => format!(
-                    "it bends after {n} replica(s): past that, more replicas share the same CPUs"
+                    "it bends after {}: past that, more replicas share the same CPUs",
+                    replicas(n)
                 ),
                 None => "it did not bend within the counts measured".to_owned(),
             };
@@ -256,6 +257,38 @@ mod tests {
         assert_eq!(bend(&[(1, 1000.0), (2, 1050.0), (3, 1900.0)]), Some(1));
         assert_eq!(bend(&[(1, 1000.0), (2, 1800.0), (3, 2500.0)]), None);
         assert_eq!(bend(&[(1, 1000.0)]), None);
+    }
+
+    #[test]
+    fn throughput_and_hop_are_drawn_from_the_runs() {
+        use crate::report::tests::run;
+        let mut r = crate::report::tests::sample();
+        r.experiments.push(EXP.to_owned());
+        r.cluster = Some(ClusterRecord::default());
+        // p50 100 µs → 9,091/s; 2 replicas 95 µs (+5 %: bent), 3 replicas 50 µs.
+        for (n, p50) in [(1, 100.0), (2, 95.0), (3, 50.0)] {
+            for op in ["creditControl", "credit"] {
+                let op = format!("{op}@{n}");
+                r.runs
+                    .push(run("soapstone", EXP, &op, PlacementKind::CrossCpu, p50));
+            }
+        }
+        for (kind, d, h) in [
+            (PlacementKind::SameCpu, 40.0, 80.0),
+            (PlacementKind::CrossCpu, 80.0, 120.0),
+        ] {
+            r.runs.push(run("soapstone", EXP, "hop-direct", kind, d));
+            r.runs.push(run("soapstone", EXP, "hop-haproxy", kind, h));
+        }
+        let s = section(&r);
+        let f = s.findings.join("\n");
+        assert!(f.contains("9,091 answers/s with 1 replica, 18,182 with 3 replicas (×2.00); it bends after 1 replica:"), "{f}");
+        assert!(f.contains("The balancer hop (same CPU): 80.0 µs through HAProxy against 40.0 µs direct at p50, ×2.00"), "{f}");
+        assert!(
+            f.contains("(cross-CPU): 120 µs through HAProxy against 80.0 µs direct at p50, ×1.50"),
+            "{f}"
+        );
+        assert_eq!(s.tables[0].rows[1].cells[1], "9,091");
     }
 
     #[test]

@@ -35,11 +35,15 @@ pub enum Experiment {
     /// The seeds' causes on purpose (thesis Tables 4-5, Davis & Parashar, Ruby): each cured
     /// and on, with the packets of each call captured.
     Causes,
+    /// Beyond one machine (issue 14): charging replicas behind HAProxy on PostgreSQL, their
+    /// throughput per replica count, the balancer hop, a replica SIGKILLed and PostgreSQL
+    /// restarted under load. Needs haproxy and the PostgreSQL server binaries.
+    Cluster,
 }
 
 impl Experiment {
     /// Every experiment, in the order the lab runs them and the report shows them.
-    pub const ALL: [Experiment; 8] = [
+    pub const ALL: [Experiment; 9] = [
         Experiment::Echo,
         Experiment::Dp,
         Experiment::Thesis,
@@ -48,7 +52,14 @@ impl Experiment {
         Experiment::Parse,
         Experiment::Clients,
         Experiment::Causes,
+        Experiment::Cluster,
     ];
+
+    /// Whether `--quick` runs it without `--only` (the cluster experiment takes ~2 minutes even
+    /// quick: several clusters are started and torn down).
+    pub fn in_quick(self) -> bool {
+        !matches!(self, Experiment::Cluster)
+    }
 
     /// The id used on the command line and in `results.json`.
     pub fn id(self) -> &'static str {
@@ -61,6 +72,7 @@ impl Experiment {
             Experiment::Parse => "parse",
             Experiment::Clients => "clients",
             Experiment::Causes => "causes",
+            Experiment::Cluster => "cluster",
         }
     }
 }
@@ -84,9 +96,10 @@ impl FromStr for Experiment {
             "parse" | "parsers" => Experiment::Parse,
             "clients" | "client-language" => Experiment::Clients,
             "causes" | "packets" | "trace" => Experiment::Causes,
+            "cluster" | "replicas" | "haproxy" => Experiment::Cluster,
             other => bail!(
                 "unknown experiment `{other}`: expected one of echo, dp, thesis, contacts, wsb, \
-                 parse, clients, causes"
+                 parse, clients, causes, cluster"
             ),
         })
     }
@@ -119,6 +132,10 @@ pub struct Timing {
     /// Uncaptured calls before them on a keep-alive connection, so that it has left Linux's
     /// quick-ACK mode. Default: `5` quick, `20` full.
     pub causes_warmup: usize,
+    /// Measured window of each cluster point (replica counts, balancer hop), and the length of
+    /// the failover and PostgreSQL-restart runs is derived from it. Default: `2 s` quick,
+    /// `5 s` full.
+    pub cluster_window: Duration,
 }
 
 impl Timing {
@@ -133,6 +150,7 @@ impl Timing {
             parse_window: Duration::from_millis(150),
             causes_calls: 30,
             causes_warmup: 5,
+            cluster_window: Duration::from_secs(2),
         }
     }
 
@@ -147,6 +165,7 @@ impl Timing {
             parse_window: Duration::from_secs(1),
             causes_calls: 60,
             causes_warmup: 20,
+            cluster_window: Duration::from_secs(5),
         }
     }
 }
@@ -222,6 +241,8 @@ impl LabConfig {
             }
             exps.sort();
             cfg.experiments = exps;
+        } else if args.quick {
+            cfg.experiments.retain(|e| e.in_quick());
         }
         if let Some(d) = &args.duration {
             let d = parse_duration(d).context("invalid `--duration`")?;
@@ -230,6 +251,7 @@ impl LabConfig {
             t.echo_window = d;
             t.thesis_window = d;
             t.parse_window = d;
+            t.cluster_window = d;
         }
         if let Some(w) = &args.warmup {
             cfg.timing.warmup = parse_duration_allow_zero(w).context("invalid `--warmup`")?;
@@ -323,5 +345,26 @@ mod tests {
         for e in Experiment::ALL {
             assert_eq!(e.id().parse::<Experiment>().unwrap(), e);
         }
+    }
+
+    #[test]
+    fn quick_leaves_the_cluster_out_unless_asked() {
+        use clap::Parser as _;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            lab: crate::LabArgs,
+        }
+        let parse = |args: &[&str]| {
+            let a =
+                Cli::try_parse_from(std::iter::once("lab").chain(args.iter().copied())).unwrap();
+            LabConfig::from_args(&a.lab).unwrap().experiments
+        };
+        assert!(!parse(&["--quick"]).contains(&Experiment::Cluster));
+        assert!(parse(&[]).contains(&Experiment::Cluster));
+        assert_eq!(
+            parse(&["--quick", "--only", "cluster"]),
+            vec![Experiment::Cluster]
+        );
     }
 }

@@ -37,6 +37,12 @@ pub(crate) enum Load {
         scale: f64,
         connections: Option<u32>,
     },
+    /// `connections` closed-loop connections, each sending as soon as its answer arrives.
+    Closed {
+        connections: u32,
+        duration: Duration,
+        warmup: Duration,
+    },
 }
 
 /// One bench invocation.
@@ -124,6 +130,21 @@ impl BenchSpec {
                     a.extend(["--rate".into(), format!("{r}")]);
                 }
             }
+            Load::Closed {
+                connections,
+                duration,
+                warmup,
+            } => {
+                a.extend([
+                    "--connections".into(),
+                    connections.to_string(),
+                    "--closed".into(),
+                    "--duration".into(),
+                    secs(*duration),
+                    "--warmup".into(),
+                    secs(*warmup),
+                ]);
+            }
             Load::Schedule {
                 name,
                 scale,
@@ -152,7 +173,10 @@ impl BenchSpec {
     /// An upper bound on how long the bench may take before the lab gives up on it.
     fn deadline(&self) -> Duration {
         let base = match &self.load {
-            Load::Sequential { duration, warmup } => *duration + *warmup,
+            Load::Sequential { duration, warmup }
+            | Load::Closed {
+                duration, warmup, ..
+            } => *duration + *warmup,
             Load::Pattern { duration, .. } => *duration,
             Load::Schedule { name, scale, .. } => {
                 let full = match name.as_str() {

@@ -54,7 +54,8 @@ pub use trace::{run_trace, TraceArgs};
 #[derive(Debug, Clone, clap::Args)]
 #[non_exhaustive]
 pub struct LabArgs {
-    /// Short measurement windows (finishes in under 5 minutes on 2 cores); same experiments.
+    /// Short measurement windows (finishes in under 5 minutes on 2 cores); same experiments
+    /// except `cluster` (about 100 s even quick: ask for it with `--only cluster`).
     #[arg(long)]
     pub quick: bool,
 
@@ -63,7 +64,7 @@ pub struct LabArgs {
     pub out: PathBuf,
 
     /// Run only these experiments (comma-separated): echo, dp, thesis, contacts, wsb, parse,
-    /// clients, causes.
+    /// clients, causes, cluster.
     #[arg(long, value_name = "EXPERIMENTS", value_delimiter = ',')]
     pub only: Vec<String>,
 

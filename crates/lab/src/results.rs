@@ -176,6 +176,75 @@ pub struct Results {
     /// ([`crate::netem::Lan::describe`]), or why it was not (`None`: no experiment used it).
     #[serde(default)]
     pub lan: Option<String>,
+    /// The "beyond one machine" experiment's failover and restart timelines, or why it did
+    /// not run (its throughput and hop points are ordinary [`Run`]s of experiment `cluster`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<ClusterRecord>,
+}
+
+/// What the cluster experiment saw beyond its bench runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClusterRecord {
+    /// Why the experiment did not run (haproxy or PostgreSQL missing, the cluster did not
+    /// start); `None` when it ran.
+    pub not_run: Option<String>,
+    /// The cluster as started: replicas, balancer and database versions, network.
+    pub topology: String,
+    /// A replica SIGKILLed under keyed load, if that part ran.
+    pub failover: Option<Failover>,
+    /// PostgreSQL restarted under load, if that part ran.
+    pub pg_restart: Option<PgRestart>,
+}
+
+/// A replica SIGKILLed under keyed load: the timeline (milliseconds after the kill) and the
+/// ledger read back from PostgreSQL.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Failover {
+    /// Replicas behind HAProxy before the kill.
+    pub replicas: u32,
+    /// Concurrent keyed clients (each a `Connection: close` call at a time).
+    pub clients: u32,
+    /// Seconds of load before the kill.
+    pub load_before_kill_s: f64,
+    /// The first call that failed after the kill (and was retried with its key).
+    pub first_error_ms: Option<f64>,
+    /// The last call that failed after the kill.
+    pub last_error_ms: Option<f64>,
+    /// When HAProxy's statistics first showed the killed replica `DOWN`.
+    pub marked_down_ms: Option<f64>,
+    /// When the last retried operation was answered.
+    pub recovered_ms: Option<f64>,
+    /// Operations acknowledged (a transaction number) to the clients.
+    pub acked: u64,
+    /// Operations whose first attempt failed and that were retried with the same key.
+    pub retried: u64,
+    /// Operations never answered after every retry (or refused with a Client fault).
+    pub unanswered: u64,
+    /// Acknowledged operations found in the ledger once, with their kind, account and amount.
+    pub ledger_found: u64,
+    /// Acknowledged operations missing from the ledger or different there.
+    pub ledger_missing: u64,
+    /// Ledger entries no client had acknowledged (an operation applied twice).
+    pub ledger_extra: u64,
+}
+
+/// PostgreSQL restarted (`pg_ctl restart -m fast`) under a closed-loop write load; the load's
+/// per-second answers and errors are the [`Run`] `cluster`/`pg-restart`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PgRestart {
+    /// Seconds into the measured window when the restart began.
+    pub restart_at_s: f64,
+    /// How long `pg_ctl restart` took, seconds.
+    pub restart_took_s: f64,
+    /// Probe calls (one `credit` every 50 ms, beside the load) that failed, by answer:
+    /// (`Server fault 500`, count), (`i/o`, count), ...
+    pub probe_failures: Vec<(String, u64)>,
+    /// The slowest failed probe call, ms (a fast fault, not a hang).
+    pub probe_slowest_failure_ms: Option<f64>,
+    /// Seconds after the restart began when the first probe call failed and when one
+    /// succeeded again after the last failure.
+    pub first_failure_s: Option<f64>,
+    pub recovered_s: Option<f64>,
 }
 
 /// The packets of one operation under one mode (the causes section): how the capture went,

@@ -11,6 +11,10 @@ pub(crate) mod causes;
 mod causes_report;
 pub(crate) mod charging_calls;
 pub(crate) mod clients;
+pub(crate) mod cluster;
+mod cluster_load;
+mod cluster_pg;
+mod cluster_report;
 pub(crate) mod contacts;
 pub(crate) mod dp;
 mod dp_lan;
@@ -68,6 +72,8 @@ pub(crate) struct Lab {
     pub(crate) traces: Vec<crate::results::TraceRecord>,
     /// What the separate-host points ran on, or why they did not (`results.json` → `lan`).
     pub(crate) lan: Option<String>,
+    /// The cluster experiment's timelines, or why it did not run.
+    pub(crate) cluster: Option<crate::results::ClusterRecord>,
     cpus: usize,
 }
 
@@ -261,6 +267,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
         peers: Discovery::load(cfg.peers.as_deref()),
         traces: Vec::new(),
         lan: None,
+        cluster: None,
         cpus: host.cpus,
     };
     if lab.launcher.taskset.is_none() {
@@ -285,6 +292,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
             Experiment::Parse => parse::run(&mut lab).await,
             Experiment::Clients => clients::run(&mut lab).await,
             Experiment::Causes => causes::run(&mut lab).await,
+            Experiment::Cluster => cluster::run(&mut lab).await,
         };
         if let Err(e) = result {
             lab.problem(format!("{exp}: the experiment could not run: {e:#}"));
@@ -309,6 +317,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
         runs: lab.runs,
         commit,
         lan: lab.lan,
+        cluster: lab.cluster,
     })
 }
 
@@ -409,6 +418,7 @@ pub(crate) fn sections(results: &Results) -> Vec<Section> {
             Experiment::Parse => parse::section(results),
             Experiment::Clients => clients::section(results),
             Experiment::Causes => causes_report::section(results),
+            Experiment::Cluster => cluster_report::section(results),
         });
     }
     if !results.systems.is_empty() {

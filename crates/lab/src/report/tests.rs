@@ -7,7 +7,7 @@ use crate::peers::SystemInfo;
 use crate::report::{html, markdown, Report};
 use crate::results::{Host, Placement, PlacementKind, Results, Run, Second, Settings};
 
-fn run(system: &str, exp: &str, op: &str, kind: PlacementKind, p50: f64) -> Run {
+pub(crate) fn run(system: &str, exp: &str, op: &str, kind: PlacementKind, p50: f64) -> Run {
     Run {
         system: system.into(),
         experiment: exp.into(),
@@ -149,6 +149,7 @@ pub(crate) fn sample() -> Results {
         traces: Vec::new(),
         commit: Some("0123456789ab".into()),
         lan: None,
+        cluster: None,
     }
 }
 

@@ -256,7 +256,8 @@ struct Target<'a> {
 /// line with the port it got.
 async fn serve(lab: &Lab, net: &Net, naive: Option<&str>) -> anyhow::Result<(Server, String)> {
     let name = net.file(&naive.unwrap_or("cured").replace(',', "-"));
-    let db = lab.cfg.out.join(format!("{name}.sqlite"));
+    // Beside the mode's capture and log, not at the top of the report's directory.
+    let db = lab.cfg.out.join("logs").join(format!("{name}.sqlite"));
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
     }

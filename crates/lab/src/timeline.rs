@@ -38,7 +38,7 @@ pub struct TimelinePacket {
     pub flags: String,
     /// Payload bytes.
     pub len: usize,
-    /// The stall this packet ended, if it waited [`STALL`] or more (or the data Nagle held).
+    /// The stall this packet ended, if it waited 20 ms or more (or the data Nagle held).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stall: Option<String>,
     /// Sent after the client had its answer: shown, never named.

@@ -50,6 +50,7 @@
 //!
 #![doc = include_str!("docs/conventions.md")]
 
+pub mod calendar;
 mod de;
 mod envelope;
 mod error;

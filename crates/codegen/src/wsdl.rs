@@ -91,7 +91,8 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
                     let default =
                         (f.ty.optional && f.ty.repeated).then(|| quote!(#[serde(default)]));
                     let doc = markup::doc(f);
-                    quote!(#[doc = #doc] #[serde(rename = #wire)] #default pub #id: #ty)
+                    let values = markup::values(f);
+                    quote!(#[doc = #doc] #[serde(rename = #wire)] #default #values pub #id: #ty)
                 });
                 items.push(quote! {
                     #[doc = #doc]

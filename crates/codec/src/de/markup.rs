@@ -138,8 +138,8 @@ impl<'a> MarkupMap<'_, 'a, '_> {
 
     /// The path of a value of this element (`.../element/@name`), the element being open.
     fn value_path(&self, field: &str) -> String {
-        let open = self.cur.current_name() == Some(self.element) && !self.ended;
-        let base = if open {
+        // attributes are read before the element's content, the text after its end tag
+        let base = if !self.ended {
             self.cur.path()
         } else {
             format!("{}/{}", self.cur.path(), split_qname(self.element).1)

@@ -3,6 +3,8 @@
 //! attribute's local name, or `value` for the text.
 //! Must never change the wire name (the codec reads attributes and text by it).
 
+use proc_macro2::TokenStream;
+use quote::quote;
 use soapstone_wsdl::Field;
 
 /// What the Rust field name is made from.
@@ -36,4 +38,17 @@ pub(super) fn doc(f: &Field) -> String {
     }
     doc.push('.');
     doc
+}
+
+/// `#[xsd(default = "..", fixed = "..")]` when the attribute declares them (so that the
+/// generated server publishes the attribute as the WSDL declared it).
+pub(super) fn values(f: &Field) -> TokenStream {
+    let default = f.default.as_ref().map(|d| quote!(default = #d));
+    let fixed = f.fixed.as_ref().map(|v| quote!(fixed = #v));
+    match (default, fixed) {
+        (None, None) => TokenStream::new(),
+        (Some(d), None) => quote!(#[xsd(#d)]),
+        (None, Some(v)) => quote!(#[xsd(#v)]),
+        (Some(d), Some(v)) => quote!(#[xsd(#d, #v)]),
+    }
 }

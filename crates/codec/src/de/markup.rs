@@ -231,21 +231,20 @@ impl<'a> MapAccess<'a> for MarkupMap<'_, 'a, '_> {
     ) -> Result<V::Value, DecodeError> {
         match std::mem::replace(&mut self.pending, Pending::None) {
             Pending::Child(info) => element_seed(seed, self.cur, self.ctx, info, false),
-            Pending::Value(field, text) => {
-                let path = self.value_path(field);
-                seed.deserialize(Scalar { text, field })
-                    .map_err(|e| e.at(|| path))
-            }
-            Pending::Absent(name) => {
-                let path = format!(
-                    "{}/{}/{}",
-                    self.cur.path(),
-                    split_qname(self.element).1,
-                    name
-                );
-                seed.deserialize(super::access::Absent(name))
-                    .map_err(|e| e.at(|| path))
-            }
+            // paths are made only for an error
+            Pending::Value(field, text) => seed
+                .deserialize(Scalar { text, field })
+                .map_err(|e| e.at(|| self.value_path(field))),
+            Pending::Absent(name) => seed.deserialize(super::access::Absent(name)).map_err(|e| {
+                e.at(|| {
+                    format!(
+                        "{}/{}/{}",
+                        self.cur.path(),
+                        split_qname(self.element).1,
+                        name
+                    )
+                })
+            }),
             Pending::None => Err(self.cur.malformed("no value")),
         }
     }

@@ -21,52 +21,47 @@ pub(super) fn is_markup(key: &str) -> bool {
     matches!(key.as_bytes().first(), Some(b'@' | b'$'))
 }
 
-/// Writes the field `key` (an attribute or `$text`) of `c`.
+/// Writes the field `key` (an attribute or `$text`) of `c`. The value's lexical form is written
+/// straight into the output and escaped in place only when it holds a character that needs it,
+/// so a number or a plain string costs no allocation.
 pub(super) fn field<T: Serialize + ?Sized>(
     c: &mut Children<'_, '_>,
     key: &'static str,
     v: &T,
 ) -> Result<(), EncodeError> {
-    let mut text = String::new();
-    let present = v.serialize(Lexical {
-        out: &mut text,
-        field: key,
-    })?;
-    if !present {
-        return Ok(());
-    }
-    c.opts.room(c.out, text.len())?;
     let Some(name) = key.strip_prefix('@') else {
         if key != "$text" {
             return Err(EncodeError::new(format!(
                 "field `{key}` is neither an element, an attribute (`@name`) nor `$text`"
             )));
         }
-        return write::text_checked(c.out, &text).map_err(bad_char);
+        let start = c.out.len();
+        v.serialize(Lexical {
+            out: &mut *c.out,
+            field: key,
+        })?;
+        escape_tail(c.out, start, false)?;
+        return c.opts.room(c.out, 0);
     };
     if c.out.len() != c.tag_end || c.out.last() != Some(&b'>') {
         return Err(EncodeError::new(format!(
             "attribute field `{key}` comes after an element or text: declare attribute fields first"
         )));
     }
-    if let Some(bad) = text.chars().find(|&ch| {
-        (ch < ' ' && !matches!(ch, '\t' | '\n' | '\r')) || ch == '\u{FFFE}' || ch == '\u{FFFF}'
-    }) {
-        return Err(bad_char(bad as u32));
-    }
     let out = &mut *c.out;
-    out.pop();
+    let mark = out.len() - 1;
+    out.truncate(mark);
     out.push(b' ');
     match name.strip_prefix('{').and_then(|r| r.split_once('}')) {
         Some((ns, local)) if !ns.is_empty() => {
             // a prefix of its own, unique in the tag (its offset in the output)
-            let prefix = format!("a{}", out.len());
-            out.extend_from_slice(b"xmlns:");
-            out.extend_from_slice(prefix.as_bytes());
+            let n = out.len();
+            out.extend_from_slice(b"xmlns:a");
+            write::int(out, n);
             out.extend_from_slice(b"=\"");
             write::attr(out, ns);
-            out.extend_from_slice(b"\" ");
-            out.extend_from_slice(prefix.as_bytes());
+            out.extend_from_slice(b"\" a");
+            write::int(out, n);
             out.push(b':');
             out.extend_from_slice(local.as_bytes());
         }
@@ -74,15 +69,56 @@ pub(super) fn field<T: Serialize + ?Sized>(
         None => out.extend_from_slice(name.as_bytes()),
     }
     out.extend_from_slice(b"=\"");
-    write::attr(out, &text);
-    out.extend_from_slice(b"\">");
+    let start = out.len();
+    let written = v
+        .serialize(Lexical {
+            out: &mut *out,
+            field: key,
+        })
+        .and_then(|present| {
+            escape_tail(out, start, true)?;
+            Ok(present)
+        });
+    match written {
+        Ok(true) => out.extend_from_slice(b"\">"),
+        // `None`, or an error: the tag as it was
+        Ok(false) | Err(_) => {
+            out.truncate(mark);
+            out.push(b'>');
+        }
+    }
     c.tag_end = out.len();
-    Ok(())
+    written?;
+    c.opts.room(c.out, 0)
+}
+
+/// Escapes `out[start..]` (a lexical form just written raw) for an attribute value or for
+/// element text, refusing characters XML cannot carry. Nothing moves unless a byte needs it.
+fn escape_tail(out: &mut Vec<u8>, start: usize, attribute: bool) -> Result<(), EncodeError> {
+    let needs = out[start..]
+        .iter()
+        .any(|&b| b < 0x20 || matches!(b, b'<' | b'>' | b'&' | 0xEF) || (attribute && b == b'"'));
+    if !needs {
+        return Ok(());
+    }
+    let raw = out.split_off(start);
+    let text = String::from_utf8(raw).map_err(|_| EncodeError::new("value is not UTF-8"))?;
+    if attribute {
+        if let Some(bad) = text.chars().find(|&ch| {
+            (ch < ' ' && !matches!(ch, '\t' | '\n' | '\r')) || ch == '\u{FFFE}' || ch == '\u{FFFF}'
+        }) {
+            return Err(bad_char(bad as u32));
+        }
+        write::attr(out, &text);
+        Ok(())
+    } else {
+        write::text_checked(out, &text).map_err(bad_char)
+    }
 }
 
 /// The lexical form of a simple value; `Ok(false)` for `None` (nothing is written).
 struct Lexical<'s> {
-    out: &'s mut String,
+    out: &'s mut Vec<u8>,
     field: &'static str,
 }
 
@@ -95,11 +131,10 @@ impl Lexical<'_> {
     }
 }
 
-macro_rules! lexical_display {
+macro_rules! lexical_int {
     ($($m:ident($t:ty);)*) => {$(
         fn $m(self, v: $t) -> Result<bool, EncodeError> {
-            use std::fmt::Write;
-            let _ = write!(self.out, "{v}");
+            write::int(self.out, v);
             Ok(true)
         }
     )*};
@@ -116,29 +151,38 @@ impl ser::Serializer for Lexical<'_> {
     type SerializeStruct = Impossible<bool, EncodeError>;
     type SerializeStructVariant = Impossible<bool, EncodeError>;
 
-    lexical_display! {
-        serialize_bool(bool); serialize_i8(i8); serialize_i16(i16); serialize_i32(i32);
-        serialize_i64(i64); serialize_i128(i128); serialize_u8(u8); serialize_u16(u16);
-        serialize_u32(u32); serialize_u64(u64); serialize_u128(u128); serialize_char(char);
-        serialize_str(&str);
+    lexical_int! {
+        serialize_i8(i8); serialize_i16(i16); serialize_i32(i32); serialize_i64(i64);
+        serialize_i128(i128); serialize_u8(u8); serialize_u16(u16); serialize_u32(u32);
+        serialize_u64(u64); serialize_u128(u128);
     }
 
+    fn serialize_bool(self, v: bool) -> Result<bool, EncodeError> {
+        self.out
+            .extend_from_slice(if v { b"true" } else { b"false" });
+        Ok(true)
+    }
+    fn serialize_char(self, v: char) -> Result<bool, EncodeError> {
+        let mut b = [0u8; 4];
+        self.out.extend_from_slice(v.encode_utf8(&mut b).as_bytes());
+        Ok(true)
+    }
+    fn serialize_str(self, v: &str) -> Result<bool, EncodeError> {
+        self.out.extend_from_slice(v.as_bytes());
+        Ok(true)
+    }
     fn serialize_f32(self, v: f32) -> Result<bool, EncodeError> {
-        let mut b = Vec::new();
-        write::f32(&mut b, v);
-        self.out.push_str(&String::from_utf8_lossy(&b));
+        write::f32(self.out, v);
         Ok(true)
     }
     fn serialize_f64(self, v: f64) -> Result<bool, EncodeError> {
-        let mut b = Vec::new();
-        write::f64(&mut b, v);
-        self.out.push_str(&String::from_utf8_lossy(&b));
+        write::f64(self.out, v);
         Ok(true)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<bool, EncodeError> {
         use base64::Engine;
-        self.out
-            .push_str(&base64::engine::general_purpose::STANDARD.encode(v));
+        let encoded = base64::engine::general_purpose::STANDARD.encode(v);
+        self.out.extend_from_slice(encoded.as_bytes());
         Ok(true)
     }
     fn serialize_none(self) -> Result<bool, EncodeError> {
@@ -159,7 +203,7 @@ impl ser::Serializer for Lexical<'_> {
         _i: u32,
         variant: &'static str,
     ) -> Result<bool, EncodeError> {
-        self.out.push_str(variant);
+        self.out.extend_from_slice(variant.as_bytes());
         Ok(true)
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(

@@ -318,7 +318,9 @@ impl Schema {
 /// Implemented for the primitives, `String`, `Option<T>`, `Vec<T>`, the codec's XSD value
 /// types, and derived with `#[derive(XsdType)]` for structs with named fields and unit-only
 /// enums. The description must match what the codec writes for the type's serde
-/// serialization: same element names (serde renames honoured), same `xsi:type` names.
+/// serialization: same element names (serde renames honoured), same `xsi:type` names. A field
+/// renamed `@name` (`@{ns}name`) describes an attribute and `$text` the text content, as the
+/// codec writes them; a [`Field`]'s `default` and `fixed` come from `#[xsd(default = "..")]`.
 pub trait XsdType {
     /// Registers the named types this type needs and says how to refer to it.
     fn describe(schema: &mut Schema) -> TypeRef;

@@ -82,7 +82,13 @@ pub(crate) fn problems(schema: &crate::Schema) -> Vec<String> {
                     f.name, t.name, f.ty.name.local
                 ));
             }
-            if f.attribute().is_some() {
+            if let Some((ns, local)) = f.attribute() {
+                if !ns.is_empty() && ns != t.namespace {
+                    out.push(format!(
+                        "attribute `{local}` of `{}` is in the namespace `{ns}`, not the type's: the schema writer declares a type's attributes in its schema",
+                        t.name
+                    ));
+                }
                 if let Some(first) = after_content {
                     out.push(format!(
                         "attribute field `{}` of `{}` comes after `{first}`: attributes come first",

@@ -163,6 +163,15 @@ impl<'d> Lower<'d> {
                 format!("attribute `{}` of the namespace `{}` is the encoding's or the schema's, not data", name.local, name.namespace),
             ));
         }
+        if !name.namespace.is_empty() && name.namespace != owner.namespace {
+            return Err(LowerError::new(
+                &used.loc,
+                format!(
+                    "attribute `{}` is in the namespace `{}`, not `{}` like the type that holds it: the service model declares a type's attributes in its schema",
+                    name.local, name.namespace, owner.namespace
+                ),
+            ));
+        }
         let mut t = match &decl.ty {
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
             Some(TypeUse::Inline(d)) => {

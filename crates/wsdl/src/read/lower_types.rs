@@ -4,9 +4,11 @@
 //! enumerations, restrictions of built-in simple types (their base type: facets are not
 //! checked), SOAP-ENC arrays and list wrappers.
 //!
+//! Attributes and text content are lowered by `lower_attrs` (fields `@name` and `$text`).
+//!
 //! Must never approximate what goes on the wire: a construct whose instances the codec would
-//! write or read differently (an attribute, a choice, `xsd:any`, an element in another
-//! namespace, qualified and unqualified elements mixed) is refused with its file and line.
+//! write or read differently (a choice, `xsd:any`, an element in another namespace, qualified
+//! and unqualified elements mixed, text between elements) is refused with its file and line.
 
 use std::collections::{HashMap, HashSet};
 

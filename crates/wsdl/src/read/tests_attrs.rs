@@ -240,3 +240,23 @@ fn the_writer_writes_attributes_and_simple_content_back() {
     }
     assert_eq!(wsdl(&again, "http://127.0.0.1:9/s"), text);
 }
+
+#[test]
+fn an_attribute_of_another_namespace_is_refused() {
+    let text = DOC
+        .replace(
+            "<xsd:attribute ref=\"tns:lang\"/>",
+            "<xsd:attribute ref=\"o:lang\" xmlns:o=\"urn:other\"/>",
+        )
+        .replace(
+            "    </xsd:schema>\n  </types>",
+            "    </xsd:schema>\n    <xsd:schema targetNamespace=\"urn:other\"><xsd:attribute name=\"lang\" type=\"xsd:string\"/></xsd:schema>\n  </types>",
+        )
+        .replace("EXTRA", "");
+    let defs = read_str(&text, "attrs.wsdl", &ReadOptions::default()).unwrap();
+    let e = defs.service_model("S", "Port").unwrap_err().to_string();
+    assert!(
+        e.contains("attribute `lang` is in the namespace `urn:other`, not `urn:a`"),
+        "{e}"
+    );
+}

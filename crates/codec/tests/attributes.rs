@@ -4,6 +4,7 @@
 //! escaping, unknown and SOAP attributes ignored, errors with the path of the attribute.
 
 use serde::{Deserialize, Serialize};
+use soapstone_codec::xsd;
 use soapstone_codec::*;
 
 const NS: &str = "urn:attrs";
@@ -334,4 +335,52 @@ fn xsi_and_enc_attributes_never_fill_fields() {
     assert_eq!(b.t.ty, None);
     assert_eq!(b.t.nil, None);
     assert_eq!(b.t.text, "v");
+}
+
+#[test]
+fn xsd_types_and_integers_in_attributes_and_no_namespace_declaration_as_a_field() {
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Stamp {
+        #[serde(rename = "@at")]
+        at: xsd::DateTime,
+        #[serde(rename = "@size")]
+        size: i64,
+        #[serde(rename = "@blob")]
+        blob: Option<xsd::Base64Binary>,
+        #[serde(rename = "@xmlns")]
+        xmlns: Option<String>,
+        #[serde(rename = "$text")]
+        text: Option<String>,
+    }
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Body {
+        stamp: Stamp,
+    }
+    let v = Body {
+        stamp: Stamp {
+            at: "2001-04-18T02:14:58Z".parse().unwrap(),
+            size: -9_000_000_000,
+            blob: Some(xsd::Base64Binary(vec![0, 255])),
+            xmlns: None,
+            text: None,
+        },
+    };
+    let xml = encode_with(Style::Literal, true, &v);
+    assert!(
+        xml.contains(r#"<stamp at="2001-04-18T02:14:58Z" size="-9000000000" blob="AP8="></stamp>"#),
+        "{xml}"
+    );
+    let back: Body = decode(&xml, Style::Literal).unwrap();
+    // `xmlns="urn:attrs"` is in scope on the wrapper and `xmlns` on the element is a
+    // declaration: neither fills the field; the empty text is `Some("")`
+    assert_eq!(back.stamp.xmlns, None);
+    assert_eq!(back.stamp.at, v.stamp.at);
+    assert_eq!(back.stamp.blob, v.stamp.blob);
+    let xml = env(r#"<stamp xmlns="urn:x" at="2001-04-18T02:14:58Z" size="1">t</stamp>"#);
+    let b: Body = decode(&xml, Style::Literal).unwrap();
+    assert_eq!(b.stamp.xmlns, None);
+    assert_eq!(b.stamp.text.as_deref(), Some("t"));
+    let bad = env(r#"<stamp at="yesterday" size="1"/>"#);
+    let e = decode::<Body>(&bad, Style::Literal).unwrap_err();
+    assert!(e.to_string().contains("/stamp/@at"), "{e}");
 }

@@ -97,6 +97,26 @@ impl<'d> Lower<'d> {
         Ok(())
     }
 
+    /// Whether a complexContent restriction of `base` is read as the content it restates: the
+    /// base is a complex type of the schema that is no SOAP-ENC array (an array's restriction
+    /// says its items by `arrayType`, not by elements).
+    pub(super) fn restates_content(&self, base: &QName, depth: usize) -> bool {
+        let mut name = base;
+        for _ in depth..MAX_DEPTH {
+            if name.namespace == SOAP_ENC_NS {
+                return false;
+            }
+            match self.defs.schema.types.get(name).map(|d| &d.kind) {
+                Some(TypeKind::Complex(c)) if !c.simple_content => match &c.base {
+                    Some((b, _)) => name = b,
+                    None => return true,
+                },
+                _ => return false,
+            }
+        }
+        false
+    }
+
     /// Refuses what a body wrapper element cannot have: attributes or text (operation
     /// parameters are the wrapper's child elements).
     pub(super) fn refuse_wrapper_markup(

@@ -139,6 +139,11 @@ impl<'d> Lower<'d> {
                 };
                 self.flattened(b, at, depth + 1)?
             }
+            // A restriction restates the content its instances have (its attributes are the
+            // base's, less those it prohibits: `markup_fields`), unless it is an array.
+            Some((base, Derivation::Restriction)) if self.restates_content(base, depth) => {
+                Vec::new()
+            }
             Some((base, _)) if !(base.namespace == XSD_NS && base.local == "anyType") => {
                 return Err(LowerError::new(
                     at,

@@ -260,3 +260,24 @@ fn an_attribute_of_another_namespace_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn a_complex_restriction_restates_its_content_and_can_prohibit_attributes() {
+    let text = DOC
+        .replace(
+            "<xsd:element name=\"item\" type=\"tns:Item\"/>",
+            "<xsd:element name=\"item\" type=\"tns:Slim\"/>",
+        )
+        .replace(
+            "EXTRA",
+            r#"<xsd:complexType name="Slim"><xsd:complexContent><xsd:restriction base="tns:Base">
+                 <xsd:sequence><xsd:element name="id" type="xsd:int"/></xsd:sequence>
+                 <xsd:attribute name="flag" use="prohibited"/>
+               </xsd:restriction></xsd:complexContent></xsd:complexType>"#,
+        );
+    let defs = read_str(&text, "attrs.wsdl", &ReadOptions::default()).unwrap();
+    let m = defs.service_model("S", "Port").unwrap();
+    let slim = fields(&m, "Slim");
+    assert_eq!(names(slim), ["@version", "id"]);
+    assert_eq!(slim[0].fixed.as_deref(), Some("2"));
+}

@@ -23,6 +23,11 @@ fn main() {
             "../../testdata/soapbuilders-round2-wsdl/r2-interop.wsdl",
             // A WCF service (node-soap's corpus): data contracts in their own namespace.
             "../../testdata/node-soap/wsdl/extended_recursive.wsdl",
+            // Attributes and simple content (after node-soap's `Common.xsd`).
+            "wsdl/catalog.wsdl",
+            // node-soap's own: a `code` attribute beside elements, text beside a `language`
+            // attribute, types in two imported schemas.
+            "../../testdata/node-soap/request-response-samples/Dummy__should_handle_attributes_in_response/soap.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

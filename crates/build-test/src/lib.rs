@@ -76,3 +76,16 @@ pub mod r2_interop {
 pub mod wcf_recursive {
     soapstone_service::include_wsdl!("extended_recursive");
 }
+
+/// Attributes and simple content (`wsdl/catalog.wsdl`, after node-soap's `Common.xsd`).
+pub mod catalog {
+    soapstone_service::include_wsdl!("catalog");
+}
+
+/// node-soap's attributes sample
+/// (`testdata/node-soap/request-response-samples/Dummy__should_handle_attributes_in_response`,
+/// MIT): an optional `code` attribute beside elements, a simple-content type with a
+/// `language` attribute, types in two imported schemas.
+pub mod node_soap_attributes {
+    soapstone_service::include_wsdl!("soap");
+}

@@ -43,7 +43,7 @@ pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
 /// Describes a struct with named fields (an XSD complex type) or a unit-only enum (a string
 /// enumeration) to a WSDL schema, honouring serde's `rename`, `rename_all`, `skip`,
 /// `default` and `skip_serializing_if`.
-#[proc_macro_derive(XsdType, attributes(serde))]
+#[proc_macro_derive(XsdType, attributes(serde, xsd))]
 pub fn derive_xsd_type(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);
     derive::expand(input)

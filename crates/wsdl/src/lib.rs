@@ -36,7 +36,10 @@ pub use model::{
     BindingStyle, FaultPart, HeaderPart, ModelError, OperationModel, Part, ServiceModel,
 };
 pub use soapenc::SOAP_ENCODING_SCHEMA;
-pub use xsd::{Field, NamedType, Schema, TypeDef, TypeRef, XsdType, SOAP_ENC_NS, XSD_NS};
+pub use xsd::{
+    attribute_name, Field, NamedType, Schema, TypeDef, TypeRef, XsdType, SOAP_ENC_NS, TEXT_FIELD,
+    XSD_NS,
+};
 
 #[cfg(test)]
 mod tests;

@@ -340,6 +340,7 @@ impl ServiceModel {
             }
         }
         problems.extend(self.schema.problems().iter().cloned());
+        problems.extend(crate::generate::markup_problems(&self.schema));
         if problems.is_empty() {
             Ok(())
         } else {

@@ -462,7 +462,10 @@ impl<'a> de::Deserializer<'a> for Absent {
     type Error = DecodeError;
 
     fn deserialize_any<V: Visitor<'a>>(self, _visitor: V) -> Result<V::Value, DecodeError> {
-        Err(DecodeError::value(format!("missing element `{}`", self.0)))
+        Err(DecodeError::value(match self.0.strip_prefix('@') {
+            Some(attribute) => format!("missing attribute `{attribute}`"),
+            None => format!("missing element `{}`", self.0),
+        }))
     }
     fn deserialize_option<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
         visitor.visit_none()

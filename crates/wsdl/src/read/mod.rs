@@ -20,6 +20,7 @@ mod components;
 mod inspect;
 mod load;
 mod lower;
+mod lower_attrs;
 mod lower_types;
 mod schema;
 mod wsdl;
@@ -206,3 +207,5 @@ pub fn read_str(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_attrs;

@@ -126,11 +126,22 @@ impl Definitions {
                     ),
                 ));
             }
-            if op.output.is_none() || op.input.is_none() {
+            if op.input.is_none() {
+                // WSDL 1.1 section 2.4 defines no binding for it, and WS-I Basic Profile
+                // R2303 forbids it: a server over HTTP cannot send what nobody asked for.
                 return Err(LowerError::new(
                     &op.loc,
                     format!(
-                        "operation `{}` is one-way or notification: the service model has request-response operations",
+                        "operation `{}` is a notification (an output and no input): WSDL 1.1's SOAP binding has none and WS-I BP R2303 forbids it",
+                        op.name
+                    ),
+                ));
+            }
+            if op.output.is_none() && !op.faults.is_empty() {
+                return Err(LowerError::new(
+                    &op.loc,
+                    format!(
+                        "one-way operation `{}` declares faults: WSDL 1.1 section 2.4.1 gives a one-way operation an input only",
                         op.name
                     ),
                 ));
@@ -174,6 +185,7 @@ impl Definitions {
         for (op, bop) in ops {
             let mut m =
                 OperationModel::new(op.name.clone(), bop.action.clone().unwrap_or_default());
+            m.one_way = op.output.is_none();
             m.documentation = op.documentation.clone();
             let schema = &mut model.schema;
             match style {
@@ -187,31 +199,35 @@ impl Definitions {
                     m.request = request.name.local.clone();
                     let fields = lower.content_of(request.ty.as_ref(), request)?;
                     m.input = lower.fields(schema, fields)?;
-                    let response = self.body_element(
-                        op.output.as_ref(),
-                        bop.output.as_ref(),
-                        &op.loc,
-                        &op.name,
-                    )?;
-                    if response.name.namespace != model.namespace {
-                        return Err(LowerError::new(
-                            &response.loc,
-                            format!(
-                                "response element `{}` is not in the service namespace `{}`",
-                                response.name.local, model.namespace
-                            ),
-                        ));
+                    if !m.one_way {
+                        let response = self.body_element(
+                            op.output.as_ref(),
+                            bop.output.as_ref(),
+                            &op.loc,
+                            &op.name,
+                        )?;
+                        if response.name.namespace != model.namespace {
+                            return Err(LowerError::new(
+                                &response.loc,
+                                format!(
+                                    "response element `{}` is not in the service namespace `{}`",
+                                    response.name.local, model.namespace
+                                ),
+                            ));
+                        }
+                        m.response = response.name.local.clone();
+                        let fields = lower.content_of(response.ty.as_ref(), response)?;
+                        m.output = lower.fields(schema, fields)?;
                     }
-                    m.response = response.name.local.clone();
-                    let fields = lower.content_of(response.ty.as_ref(), response)?;
-                    m.output = lower.fields(schema, fields)?;
                 }
                 _ => {
                     let parts = self.body_parts(op.input.as_ref(), bop.input.as_ref(), &op.loc)?;
                     m.input = lower.rpc_parts(schema, &parts)?;
-                    let parts =
-                        self.body_parts(op.output.as_ref(), bop.output.as_ref(), &op.loc)?;
-                    m.output = lower.rpc_parts(schema, &parts)?;
+                    if !m.one_way {
+                        let parts =
+                            self.body_parts(op.output.as_ref(), bop.output.as_ref(), &op.loc)?;
+                        m.output = lower.rpc_parts(schema, &parts)?;
+                    }
                 }
             }
             for (body, out) in [

@@ -339,6 +339,9 @@ pub struct HeaderBinding {
     pub part: String,
     /// `use`.
     pub use_: Use,
+    /// `namespace`: an encoded header part typed with `type=` is an element of this name in
+    /// this namespace (WSDL 1.1 section 3.5 and 3.7).
+    pub namespace: Option<String>,
     /// Where.
     pub loc: Loc,
 }

@@ -222,6 +222,7 @@ fn binding(
                     message,
                     part: attr(h, "part").unwrap_or("").to_string(),
                     use_: use_of(h),
+                    namespace: attr(h, "namespace").map(str::to_string),
                     loc: loc(file, h),
                 });
             }

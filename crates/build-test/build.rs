@@ -23,6 +23,8 @@ fn main() {
             "../../testdata/soapbuilders-round2-wsdl/r2-interop.wsdl",
             // A WCF service (node-soap's corpus): data contracts in their own namespace.
             "../../testdata/node-soap/wsdl/extended_recursive.wsdl",
+            // A one-way operation (node-soap's corpus): the client returns on HTTP 202.
+            "../../testdata/node-soap/wsdl/strict/one-way.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -76,3 +76,8 @@ pub mod r2_interop {
 pub mod wcf_recursive {
     soapstone_service::include_wsdl!("extended_recursive");
 }
+
+/// A one-way operation, document/literal (node-soap's `wsdl/strict/one-way.wsdl`).
+pub mod one_way {
+    soapstone_service::include_wsdl!("one-way");
+}

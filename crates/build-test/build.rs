@@ -25,6 +25,9 @@ fn main() {
             "../../testdata/node-soap/wsdl/extended_recursive.wsdl",
             // A one-way operation (node-soap's corpus): the client returns on HTTP 202.
             "../../testdata/node-soap/wsdl/strict/one-way.wsdl",
+            // Apache Axis 1.4's own WSDL of the lab's Davis & Parashar peer (rpc/encoded,
+            // results named `...Return`, multi-ref arrays).
+            "../../testdata/interop/axis1-dp.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

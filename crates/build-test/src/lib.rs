@@ -81,3 +81,10 @@ pub mod wcf_recursive {
 pub mod one_way {
     soapstone_service::include_wsdl!("one-way");
 }
+
+/// Apache Axis 1.4's own WSDL of the lab's Davis & Parashar peer
+/// (`testdata/interop/axis1-dp.wsdl`): rpc/encoded, `soapenc:string` parts, results named
+/// `...Return`, multi-ref arrays.
+pub mod axis1_dp {
+    soapstone_service::include_wsdl!("axis1-dp");
+}

@@ -28,6 +28,9 @@ fn main() {
             // Apache Axis 1.4's own WSDL of the lab's Davis & Parashar peer (rpc/encoded,
             // results named `...Return`, multi-ref arrays).
             "../../testdata/interop/axis1-dp.wsdl",
+            // Apache CXF 4's own WSDL of a code-first service (tests/cxf/*.java):
+            // document/literal wrapped with unqualified children, a one-way operation, a fault.
+            "../../testdata/interop/cxf-interop.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

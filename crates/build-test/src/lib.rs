@@ -88,3 +88,10 @@ pub mod one_way {
 pub mod axis1_dp {
     soapstone_service::include_wsdl!("axis1-dp");
 }
+
+/// Apache CXF 4's own WSDL of the code-first service in `tests/cxf/`
+/// (`testdata/interop/cxf-interop.wsdl`): document/literal wrapped, unqualified children, a
+/// one-way operation and a declared fault.
+pub mod cxf_interop {
+    soapstone_service::include_wsdl!("cxf-interop");
+}

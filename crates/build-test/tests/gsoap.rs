@@ -18,7 +18,7 @@ async fn the_generated_client_calls_gsoap() {
         return peers::skip("the gSOAP peer", "run lab/peers/setup.sh --only gsoap");
     };
     let port = peers::free_port();
-    let mut child = peers::start(&peer.command, port).await;
+    let mut child = peers::start(&peer.command, port, peer.banner).await;
     let url = format!("http://127.0.0.1:{port}{}", peer.path);
     let c = TestServiceClient::new(&url).unwrap();
     let calls = async {

@@ -24,6 +24,8 @@ pub(crate) fn build_dir() -> PathBuf {
 pub(crate) struct Peer {
     pub(crate) command: Vec<String>,
     pub(crate) path: String,
+    /// It prints `listening on ...` once it serves (a JVM listens before it serves).
+    pub(crate) banner: bool,
 }
 
 /// The manifest entry `id`, if built and ready.
@@ -41,6 +43,7 @@ pub(crate) fn peer(id: &str) -> Option<Peer> {
             .filter_map(|c| c.as_str().map(str::to_owned))
             .collect(),
         path: p["path"].as_str().unwrap_or("/").to_owned(),
+        banner: p["banner"].as_bool().unwrap_or(false),
     })
 }
 
@@ -58,9 +61,10 @@ pub(crate) fn free_port() -> u16 {
         .port()
 }
 
-/// Runs `command` (placeholders filled) and waits until `port` accepts (a JVM may take a
-/// while on a loaded machine: up to two minutes).
-pub(crate) async fn start(command: &[String], port: u16) -> tokio::process::Child {
+/// Runs `command` (placeholders filled) and waits until `port` accepts, and with `banner`
+/// until it printed `listening on` (a JVM may take a while on a loaded machine: up to two
+/// minutes).
+pub(crate) async fn start(command: &[String], port: u16, banner: bool) -> tokio::process::Child {
     let args: Vec<String> = command
         .iter()
         .map(|a| {
@@ -68,14 +72,28 @@ pub(crate) async fn start(command: &[String], port: u16) -> tokio::process::Chil
                 .replace("{host}", "127.0.0.1")
         })
         .collect();
-    let child = tokio::process::Command::new(&args[0])
+    let mut child = tokio::process::Command::new(&args[0])
         .args(&args[1..])
-        .stdout(Stdio::null())
+        .stdout(if banner {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stderr(Stdio::null())
         .kill_on_drop(true)
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start `{}`: {e}", args.join(" ")));
+    let stdout = child.stdout.take();
     let up = async {
+        if let Some(out) = stdout {
+            use tokio::io::AsyncBufReadExt as _;
+            let mut lines = tokio::io::BufReader::new(out).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                if line.starts_with("listening on") {
+                    break;
+                }
+            }
+        }
         while tokio::net::TcpStream::connect(("127.0.0.1", port))
             .await
             .is_err()

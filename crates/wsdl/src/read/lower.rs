@@ -333,15 +333,24 @@ impl Definitions {
                 ),
             ));
         };
-        part.element
-            .as_ref()
-            .and_then(|e| self.schema.elements.get(e))
-            .ok_or_else(|| {
+        match &part.element {
+            Some(e) => self.schema.elements.get(e).ok_or_else(|| {
                 LowerError::new(
                     &part.loc,
-                    format!("part `{}` names no defined element", part.name),
+                    format!(
+                        "part `{}` names the element `{{{}}}{}`, which is not defined",
+                        part.name, e.namespace, e.local
+                    ),
                 )
-            })
+            }),
+            None => Err(LowerError::new(
+                &part.loc,
+                format!(
+                    "part `{}` of a document/literal message has `type=`: its parts name elements (WS-I BP R2204)",
+                    part.name
+                ),
+            )),
+        }
     }
 
     /// The element of a `soap:header` (a part of a message, by `element=`).
@@ -355,15 +364,24 @@ impl Definitions {
                 ),
             ));
         }
-        let part = self
-            .messages
-            .get(&h.message)
-            .and_then(|m| m.parts.iter().find(|p| p.name == h.part))
+        let Some(message) = self.messages.get(&h.message) else {
+            return Err(LowerError::new(
+                &h.loc,
+                format!(
+                    "header part `{}` names the message `{}`, which is not defined (WSDL 1.1 section 3.7)",
+                    h.part, h.message.local
+                ),
+            ));
+        };
+        let part = message
+            .parts
+            .iter()
+            .find(|p| p.name == h.part)
             .ok_or_else(|| {
                 LowerError::new(
                     &h.loc,
                     format!(
-                        "header part `{}` of message `{}` is not defined",
+                        "header part `{}` is not a part of message `{}`",
                         h.part, h.message.local
                     ),
                 )

@@ -341,7 +341,10 @@ impl<'d> Lower<'d> {
                 (Some(t), _) => Ok(Part::new(p.name.clone(), self.type_ref(schema, t, &p.loc)?)),
                 (None, _) => Err(LowerError::new(
                     &p.loc,
-                    format!("rpc part `{}` names an element, not a type", p.name),
+                    format!(
+                        "rpc part `{}` names an element, not a type: an rpc message's parts have `type=` (WS-I BP R2203; WSDL 1.1 leaves the accessor of an element part undefined)",
+                        p.name
+                    ),
                 )),
             })
             .collect()

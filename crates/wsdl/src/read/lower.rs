@@ -328,7 +328,7 @@ impl Definitions {
             return Err(LowerError::new(
                 at,
                 format!(
-                    "a message of `{op}` has {} body parts: the service model has one body element per message",
+                    "a message of `{op}` has {} body parts: the service model has one body element per message, as WS-I BP R2201/R2210 ask of document/literal",
                     parts.len()
                 ),
             ));

@@ -204,6 +204,9 @@ impl DynamicClient {
         let op = pt.operations.iter().find(|o| o.name == name);
         let bop = b.operations.iter().find(|o| o.name == name);
         match (op, bop) {
+            (Some(op), Some(_)) if op.output_first => Err(CallError::Usage(format!(
+                "operation `{name}` is a notification or solicit-response: the server would send first, which SOAP over HTTP cannot (WS-I BP R2303)"
+            ))),
             (Some(op), Some(bop)) => Ok((op, bop)),
             _ => {
                 let names: Vec<&str> = pt.operations.iter().map(|o| o.name.as_str()).collect();

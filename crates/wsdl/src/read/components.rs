@@ -284,6 +284,9 @@ pub struct AbstractOperation {
     pub input: Option<QName>,
     /// The output message (`None`: one-way).
     pub output: Option<QName>,
+    /// The output comes before the input: a notification (no input) or a solicit-response
+    /// operation (WSDL 1.1 sections 2.4.3 and 2.4.4), which no SOAP binding defines.
+    pub output_first: bool,
     /// Faults: name and message.
     pub faults: Vec<(String, QName)>,
     /// `wsdl:documentation`.

@@ -126,6 +126,15 @@ impl Definitions {
                     ),
                 ));
             }
+            if op.output_first && op.input.is_some() {
+                return Err(LowerError::new(
+                    &op.loc,
+                    format!(
+                        "operation `{}` is a solicit-response (its output comes first): WSDL 1.1's SOAP binding has none and WS-I BP R2303 forbids it",
+                        op.name
+                    ),
+                ));
+            }
             if op.input.is_none() {
                 // WSDL 1.1 section 2.4 defines no binding for it, and WS-I Basic Profile
                 // R2303 forbids it: a server over HTTP cannot send what nobody asked for.

@@ -66,7 +66,7 @@ fn a_one_way_operation_is_written_input_only_and_reads_back() {
 }
 
 #[test]
-fn a_notification_and_a_one_way_with_faults_are_refused_with_the_rule() {
+fn notification_solicit_response_and_one_way_with_faults_are_refused_with_the_rule() {
     let doc = |op: &str| {
         format!(
             r#"<definitions xmlns="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:tns="urn:t" targetNamespace="urn:t">
@@ -90,6 +90,11 @@ fn a_notification_and_a_one_way_with_faults_are_refused_with_the_rule() {
         e.message.contains("`o` is a notification") && e.message.contains("R2303"),
         "{e}"
     );
+    let solicit =
+        doc(r#"<operation name="o"><output message="tns:m"/><input message="tns:m"/></operation>"#);
+    let defs = read_str(&solicit, "s.wsdl", &ReadOptions::default()).unwrap();
+    let e = defs.service_model("S", "Q").unwrap_err();
+    assert!(e.message.contains("`o` is a solicit-response"), "{e}");
     let faulty = doc(
         r#"<operation name="o"><input message="tns:m"/><fault name="f" message="tns:m"/></operation>"#,
     );

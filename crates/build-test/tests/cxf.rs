@@ -86,9 +86,9 @@ async fn the_generated_client_calls_cxf() {
         // One-way: returns once CXF accepted it (202), and CXF ran it.
         c.record(Some("first".into())).await.unwrap();
         c.record(Some("second".into())).await.unwrap();
-        // CXF may run a one-way call after answering 202: poll (bounded) for both.
+        // CXF may run a one-way call after answering 202: poll (bounded, 30 s) for both.
         let mut seen = Vec::new();
-        for _ in 0..200 {
+        for _ in 0..600 {
             seen = c.recorded().await.unwrap();
             if seen.len() == 2 {
                 break;

@@ -1,7 +1,8 @@
 //! One-way operations (`#[soap(one_way)]`, WSDL 1.1 section 2.4.1): the server runs the
 //! method and answers HTTP 202 Accepted with no body and no media type (WS-I BP R2714, SOAP
 //! 1.2 Part 2 7.5.2.2), in SOAP 1.1 and 1.2; a failure is still a Fault; the published WSDL
-//! has an input and no output; the generated client returns `Ok(())` once the 202 arrives.
+//! has an input and no output; the generated client returns `Ok(())` once the 202 arrives, and
+//! so does zeep, reading the served WSDL.
 //! Raw bytes over a real TcpStream where the wire matters.
 
 use std::sync::{Arc, Mutex};
@@ -125,4 +126,38 @@ fn the_wsdl_of_a_one_way_operation_has_no_output() {
         "{wsdl}"
     );
     assert!(wsdl.contains("linesResponse"), "{wsdl}");
+}
+
+#[tokio::test]
+async fn zeep_calls_the_one_way_operation_from_the_served_wsdl() {
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let has_zeep = std::process::Command::new(&python)
+        .args(["-c", "import zeep"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_zeep {
+        if std::env::var_os("CI").is_some() {
+            panic!("python3 with zeep is required in CI");
+        }
+        eprintln!("SKIPPED: this test needs python3 with zeep (`pip install zeep`)");
+        return;
+    }
+    let (addr, stop) = serve().await;
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/zeep/one_way_client.py");
+    let out = tokio::process::Command::new(&python)
+        .arg(script)
+        .arg(format!("http://{addr}/log?wsdl"))
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(120), out)
+        .await
+        .expect("zeep finishes in time")
+        .expect("run the zeep script");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("checks ok"),
+        "zeep failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    let _ = stop.send(());
 }

@@ -28,6 +28,14 @@ fn main() {
             // node-soap's own: a `code` attribute beside elements, text beside a `language`
             // attribute, types in two imported schemas.
             "../../testdata/node-soap/request-response-samples/Dummy__should_handle_attributes_in_response/soap.wsdl",
+            // A one-way operation (node-soap's corpus): the client returns on HTTP 202.
+            "../../testdata/node-soap/wsdl/strict/one-way.wsdl",
+            // Apache Axis 1.4's own WSDL of the lab's Davis & Parashar peer (rpc/encoded,
+            // results named `...Return`, multi-ref arrays).
+            "../../testdata/interop/axis1-dp.wsdl",
+            // Apache CXF 4's own WSDL of a code-first service (tests/cxf/*.java):
+            // document/literal wrapped with unqualified children, a one-way operation, a fault.
+            "../../testdata/interop/cxf-interop.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

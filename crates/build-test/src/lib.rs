@@ -89,3 +89,22 @@ pub mod catalog {
 pub mod node_soap_attributes {
     soapstone_service::include_wsdl!("soap");
 }
+
+/// A one-way operation, document/literal (node-soap's `wsdl/strict/one-way.wsdl`).
+pub mod one_way {
+    soapstone_service::include_wsdl!("one-way");
+}
+
+/// Apache Axis 1.4's own WSDL of the lab's Davis & Parashar peer
+/// (`testdata/interop/axis1-dp.wsdl`): rpc/encoded, `soapenc:string` parts, results named
+/// `...Return`, multi-ref arrays.
+pub mod axis1_dp {
+    soapstone_service::include_wsdl!("axis1-dp");
+}
+
+/// Apache CXF 4's own WSDL of the code-first service in `tests/cxf/`
+/// (`testdata/interop/cxf-interop.wsdl`): document/literal wrapped, unqualified children, a
+/// one-way operation and a declared fault.
+pub mod cxf_interop {
+    soapstone_service::include_wsdl!("cxf-interop");
+}

@@ -5,6 +5,8 @@
 //!
 //! Without the venv the test says so loudly and passes, unless `CI` is set.
 
+mod peers;
+
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
@@ -16,7 +18,7 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 #[tokio::test]
 async fn the_generated_client_calls_spyne() {
-    let python = Path::new(ROOT).join("lab/peers/build/venv/bin/python");
+    let python = peers::build_dir().join("venv/bin/python");
     let has_spyne = std::process::Command::new(&python)
         .args(["-c", "import spyne"])
         .status()

@@ -450,6 +450,51 @@ impl Client {
         Ok((value, body))
     }
 
+    /// Calls a one-way operation: sends `request` with `headers` (as
+    /// [`Client::call_with_headers`] does) and returns once the server accepted it: HTTP 202,
+    /// or any 2xx, with an empty body or a non-fault envelope (WS-I BP R2750: a consumer
+    /// ignores one). A Fault answer is an [`Error`] whose [`Error::fault`] is set; any other
+    /// status is an error too.
+    pub async fn call_one_way<T: Serialize + ?Sized>(
+        &self,
+        op: &Operation<'_>,
+        headers: &[&str],
+        request: &T,
+    ) -> Result<(), Error> {
+        let mut out = Vec::with_capacity(512);
+        let own = match &self.inner.config.headers {
+            Some(source) => source.header_blocks(),
+            None => Vec::new(),
+        };
+        let blocks: Vec<&str> = headers
+            .iter()
+            .copied()
+            .chain(own.iter().map(String::as_str))
+            .collect();
+        soapstone_codec::encode(&mut out, op.options, &blocks, op.request, request)
+            .map_err(Error::encode)?;
+        let (parts, body) = self
+            .exchange(op.options.version, Some(op.action), Bytes::from(out))
+            .await?;
+        let status = parts.status.as_u16();
+        if (200..300).contains(&status) && body.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let may_be_fault = status == 500 || status == 400;
+        if !(200..300).contains(&status) && !may_be_fault {
+            return Err(Error::from_status(status, &body));
+        }
+        match Envelope::parse(&body, &self.inner.config.limits) {
+            Ok(envelope) if envelope.is_fault() => {
+                let fault = envelope.fault().map_err(|e| Error::decode(e, status))?;
+                Err(Error::from_fault(fault, status))
+            }
+            _ if may_be_fault => Err(Error::from_status(status, &body)),
+            Ok(_) => Ok(()),
+            Err(e) => Err(Error::decode(e, status)),
+        }
+    }
+
     fn request(
         &self,
         version: Version,

@@ -96,6 +96,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             response_headers,
             faults,
             docs,
+            one_way,
         } = m;
         let stem = pascal(&ident.to_string());
         let req_ty = format_ident!("__{}{}Request", trait_ident, stem);
@@ -131,12 +132,16 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             #[allow(non_camel_case_types)]
             #[doc(hidden)]
             struct #req_ty { #(#fields),* }
-            #[derive(#cg::serde::Serialize, #cg::serde::Deserialize)]
-            #[serde(crate = "::soapstone_service::codegen::serde", rename = #response)]
-            #[allow(non_camel_case_types)]
-            #[doc(hidden)]
-            struct #resp_ty { #(#result_fields),* }
         });
+        if !one_way {
+            wrappers.push(quote! {
+                #[derive(#cg::serde::Serialize, #cg::serde::Deserialize)]
+                #[serde(crate = "::soapstone_service::codegen::serde", rename = #response)]
+                #[allow(non_camel_case_types)]
+                #[doc(hidden)]
+                struct #resp_ty { #(#result_fields),* }
+            });
+        }
 
         let inputs = params.iter().map(|p| {
             let (ty, part) = (&p.ty, &p.part);
@@ -167,6 +172,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 let mut op = #cg::wsdl::OperationModel::new(#op_name, #action);
                 op.request = #cg::String::from(#request);
                 op.response = #cg::String::from(#response);
+                op.one_way = #one_way;
                 #op_docs
                 #(#inputs)*
                 #(#outputs)*
@@ -187,6 +193,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             [single] => quote!(|#single| #resp_ty { #single }),
             many => quote!(|(#(#many),*)| #resp_ty { #(#many),* }),
         };
+        let map_response = (!one_way).then(|| quote!(.map(#make_response)));
         let cache_check = cache.then(|| {
             quote! {
                 if let #cg::Option::Some(hit) = dispatcher.cached(&reply) {
@@ -209,7 +216,14 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 };
             }
         });
-        let (keep_message, ctx_arg, reply_call) = if *context || !headers.is_empty() {
+        let (keep_message, ctx_arg, reply_call) = if *one_way {
+            let keep = (*context || !headers.is_empty()).then(|| quote!(let __ctx = dispatcher.context(&request, incoming.version()); let __version = incoming.version();));
+            (
+                quote!(#keep),
+                if *context { quote!(&__ctx,) } else { quote!() },
+                quote!(dispatcher.accepted(reply, result)),
+            )
+        } else if *context || !headers.is_empty() {
             (
                 quote!(let __ctx = dispatcher.context(&request, incoming.version()); let __version = incoming.version();),
                 if *context { quote!(&__ctx,) } else { quote!() },
@@ -237,7 +251,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 // Fields are moved out by path, not bound to names: a parameter called
                 // `reply` or `inner` must not shadow the locals of this function.
                 let result = <T as #trait_ident>::#ident(&*inner, #ctx_arg #(request.#param_ids,)* #(#header_ids),*).await;
-                let result = result.map(#make_response).map_err(#cg::Into::<#cg::codec::Fault>::into);
+                let result = result #map_response .map_err(#cg::Into::<#cg::codec::Fault>::into);
                 #reply_call
             }
         });
@@ -263,7 +277,36 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             }
             None => quote!(#cg::client::Error),
         };
-        if headers.is_empty() && response_headers.is_empty() {
+        let encode_headers = headers.iter().map(|h| {
+            let (id, ty) = (&h.ident, &h.ty);
+            let element = header_element(h);
+            let qualified = if h.from_type {
+                quote!(<#ty as #cg::Header>::qualified())
+            } else {
+                quote!(#qualified)
+            };
+            quote! {
+                if let #cg::Option::Some(value) = &#id {
+                    __headers.push(#cg::block_xml(&#element, #qualified, value).map_err(#cg::client::Error::from_encode)?);
+                }
+            }
+        });
+        if *one_way {
+            let doc =
+                " A one-way operation: returns once the server accepted the request (HTTP 202).";
+            client_methods.push(quote! {
+                #[doc = #method_doc]
+                #[doc = ""]
+                #[doc = #doc]
+                pub async fn #ident(&self, #(#param_ids: #param_tys,)* #(#header_ids: #cg::Option<#header_tys>),*) -> #cg::Result<(), #err_ty> {
+                    #[allow(unused_mut)]
+                    let mut __headers = #cg::Vec::new();
+                    #(#encode_headers)*
+                    self.stub.call_one_way(#index, __headers, &#req_ty { #(#param_ids),* }).await?;
+                    #cg::Result::Ok(())
+                }
+            });
+        } else if headers.is_empty() && response_headers.is_empty() {
             client_methods.push(quote! {
                 #[doc = #method_doc]
                 pub async fn #ident(&self, #(#param_ids: #param_tys),*) -> #cg::Result<#ret_ty, #err_ty> {
@@ -272,20 +315,6 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 }
             });
         } else {
-            let encode_headers = headers.iter().map(|h| {
-                let (id, ty) = (&h.ident, &h.ty);
-                let element = header_element(h);
-                let qualified = if h.from_type {
-                    quote!(<#ty as #cg::Header>::qualified())
-                } else {
-                    quote!(#qualified)
-                };
-                quote! {
-                    if let #cg::Option::Some(value) = &#id {
-                        __headers.push(#cg::block_xml(&#element, #qualified, value).map_err(#cg::client::Error::from_encode)?);
-                    }
-                }
-            });
             let (out_ty, out_val) = if response_headers.is_empty() {
                 (quote!(#ret_ty), quote!(#ret_val))
             } else {

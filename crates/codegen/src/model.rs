@@ -89,4 +89,8 @@ pub struct Method {
     pub response_headers: Vec<HeaderParam>,
     pub faults: Option<FaultSet>,
     pub docs: Option<String>,
+    /// A one-way operation: no response wrapper, the server answers HTTP 202 once the method
+    /// returns `Ok(())`, the client returns `Ok(())` once it arrives. `ok` is `None`,
+    /// `results`, `response_headers` and `faults` are empty.
+    pub one_way: bool,
 }

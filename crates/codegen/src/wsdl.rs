@@ -258,6 +258,7 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
             response_headers,
             faults,
             docs: op.documentation.clone(),
+            one_way: op.one_way,
         });
     }
     let trait_doc = format!(

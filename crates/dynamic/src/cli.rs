@@ -106,6 +106,11 @@ pub struct CallArgs {
     /// The arguments, a JSON object keyed by parameter name.
     #[arg(long, default_value = "{}")]
     pub json: String,
+    /// Request header blocks, a JSON object keyed by the binding's `soap:header` part names
+    /// (`soapstone wsdl inspect` lists them). When the operation's response declares header
+    /// blocks, the answer is printed as `{"value": ..., "headers": {...}}`.
+    #[arg(long, value_name = "JSON")]
+    pub header: Option<String>,
     /// The endpoint URL (default: the port's address in the WSDL).
     #[arg(long)]
     pub endpoint: Option<String>,
@@ -226,6 +231,12 @@ pub async fn run_wsdl_cli(args: WsdlArgs) -> anyhow::Result<()> {
 pub async fn run_call_cli(args: CallArgs) -> anyhow::Result<()> {
     let json: serde_json::Value = serde_json::from_str(&args.json)
         .with_context(|| format!("`--json` is not JSON: `{}`", args.json))?;
+    let headers: serde_json::Value = match &args.header {
+        Some(h) => {
+            serde_json::from_str(h).with_context(|| format!("`--header` is not JSON: `{h}`"))?
+        }
+        None => serde_json::Value::Null,
+    };
     let defs = Arc::new(load(&args.source).await?);
     let target = Target {
         service: args.service.clone(),
@@ -235,7 +246,7 @@ pub async fn run_call_cli(args: CallArgs) -> anyhow::Result<()> {
     };
     let client = DynamicClient::with_config(defs, &target, args.source.client_config()?)?;
     if args.dry_run {
-        let (action, envelope) = client.request(&args.operation, &json)?;
+        let (action, envelope) = client.request_with_headers(&args.operation, &json, &headers)?;
         eprintln!(
             "POST {} (SOAPAction {:?})",
             client.endpoint(),
@@ -244,10 +255,17 @@ pub async fn run_call_cli(args: CallArgs) -> anyhow::Result<()> {
         println!("{}", String::from_utf8_lossy(&envelope));
         return Ok(());
     }
-    match client.call(&args.operation, &json).await {
+    let with_headers = client.declares_response_headers(&args.operation)?;
+    match client
+        .call_with_headers(&args.operation, &json, &headers)
+        .await
+    {
         Ok(answer) => {
             if args.xml {
                 println!("{}", String::from_utf8_lossy(&answer.envelope));
+            } else if with_headers {
+                let both = serde_json::json!({"value": answer.value, "headers": answer.headers});
+                println!("{}", serde_json::to_string_pretty(&both)?);
             } else {
                 println!("{}", serde_json::to_string_pretty(&answer.value)?);
             }

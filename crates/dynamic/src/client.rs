@@ -18,6 +18,7 @@ use soapstone_wsdl::read::{
 
 use crate::decode::{self, Body, Fault, Reader};
 use crate::encode::{ArgError, Item, Writer};
+use crate::headers;
 use crate::schema::{Ty, View};
 
 /// Which port to call, and where.
@@ -80,9 +81,14 @@ impl std::error::Error for CallError {}
 
 /// A successful answer.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Answer {
-    /// The result: the single output value, an object of several, or `null` for none.
+    /// The result: the single output value, an object of several, or `null` for none (and
+    /// for a one-way operation, which the server accepted with no envelope).
     pub value: Value,
+    /// The response's header blocks the binding declares, by part name (an object; empty
+    /// when there are none).
+    pub headers: Value,
     /// The whole response envelope.
     pub envelope: Bytes,
 }
@@ -198,6 +204,9 @@ impl DynamicClient {
         let op = pt.operations.iter().find(|o| o.name == name);
         let bop = b.operations.iter().find(|o| o.name == name);
         match (op, bop) {
+            (Some(op), Some(_)) if op.output_first => Err(CallError::Usage(format!(
+                "operation `{name}` is a notification or solicit-response: the server would send first, which SOAP over HTTP cannot (WS-I BP R2303)"
+            ))),
             (Some(op), Some(bop)) => Ok((op, bop)),
             _ => {
                 let names: Vec<&str> = pt.operations.iter().map(|o| o.name.as_str()).collect();
@@ -222,14 +231,37 @@ impl DynamicClient {
         }
     }
 
+    /// Whether `op`'s response declares header blocks (`soap:header` in the binding's output).
+    pub fn declares_response_headers(&self, op: &str) -> Result<bool, CallError> {
+        let (_, bop) = self.operation(op)?;
+        Ok(bop.output.as_ref().is_some_and(|b| !b.headers.is_empty()))
+    }
+
     /// The request envelope for `op` with `args`, and its SOAPAction.
     pub fn request(&self, op: &str, args: &Value) -> Result<(Option<String>, Vec<u8>), CallError> {
+        self.request_with_headers(op, args, &Value::Null)
+    }
+
+    /// The request envelope for `op` with `args` and the header blocks `headers` (a JSON
+    /// object by the binding's `soap:header` part names; `null` for none), and its SOAPAction.
+    pub fn request_with_headers(
+        &self,
+        op: &str,
+        args: &Value,
+        headers: &Value,
+    ) -> Result<(Option<String>, Vec<u8>), CallError> {
         let (aop, bop) = self.operation(op)?;
         let message = self.message(aop.input.as_ref(), op)?;
         let body = bop.input.as_ref();
         let encoded = body.is_some_and(|b| b.use_ == Use::Encoded);
         let mut w = Writer::new(View { defs: &self.defs }, self.version, encoded);
         w.start_envelope();
+        let blocks = headers::declared(&self.defs, body).map_err(CallError::Usage)?;
+        headers::write(&mut w, &blocks, headers).map_err(|mut e| {
+            e.path = format!("headers{}", e.path);
+            CallError::Args(e)
+        })?;
+        w.start_body();
         let parts = message.map(|m| body_parts(m, body)).unwrap_or_default();
         let map = match args {
             Value::Object(m) => Some(m),
@@ -316,26 +348,60 @@ impl DynamicClient {
 
     /// Calls `op` with `args` and decodes the answer.
     pub async fn call(&self, op: &str, args: &Value) -> Result<Answer, CallError> {
-        let (action, envelope) = self.request(op, args)?;
+        self.call_with_headers(op, args, &Value::Null).await
+    }
+
+    /// Calls `op` with `args` and the header blocks `headers` (see
+    /// [`DynamicClient::request_with_headers`]) and decodes the answer with its header blocks.
+    pub async fn call_with_headers(
+        &self,
+        op: &str,
+        args: &Value,
+        headers: &Value,
+    ) -> Result<Answer, CallError> {
+        let (action, envelope) = self.request_with_headers(op, args, headers)?;
         let raw = self
             .http
             .call_raw(self.version, action.as_deref(), Bytes::from(envelope))
             .await
             .map_err(CallError::Transport)?;
-        let value = self.response(op, raw.status, &raw.body)?;
+        let (value, headers) = self.response_with_headers(op, raw.status, &raw.body)?;
         Ok(Answer {
             value,
+            headers,
             envelope: raw.body,
         })
     }
 
     /// Decodes a response body (`status`: its HTTP status) to `op`'s output.
     pub fn response(&self, op: &str, status: u16, body: &Bytes) -> Result<Value, CallError> {
+        Ok(self.response_with_headers(op, status, body)?.0)
+    }
+
+    /// Decodes a response body to `op`'s output and its declared header blocks (an object by
+    /// part name). A one-way operation's answer is a 2xx with no envelope (WS-I BP R2714):
+    /// `null`; an envelope that is not a Fault is ignored (R2750).
+    pub fn response_with_headers(
+        &self,
+        op: &str,
+        status: u16,
+        body: &Bytes,
+    ) -> Result<(Value, Value), CallError> {
         let bad = |message: String| CallError::Response {
             message,
             status,
             envelope: body.clone(),
         };
+        let (aop, bop) = self.operation(op)?;
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return match ((200..300).contains(&status), aop.output.is_none()) {
+                (true, true) => Ok((Value::Null, Value::Object(Map::new()))),
+                (true, false) => Err(bad(format!(
+                    "the answer has no envelope, but `{op}` is not one-way"
+                ))),
+                (false, _) => Err(bad(format!("HTTP status {status} without a Fault"))),
+            };
+        }
         let text =
             std::str::from_utf8(body).map_err(|_| bad("the response is not UTF-8".into()))?;
         let doc = decode::parse(text, 4_000_000).map_err(bad)?;
@@ -351,12 +417,13 @@ impl DynamicClient {
         if !(200..300).contains(&status) {
             return Err(bad(format!("HTTP status {status} without a Fault")));
         }
-        let (aop, bop) = self.operation(op)?;
         let Some(message) = self.message(aop.output.as_ref(), op)? else {
-            return Ok(Value::Null);
+            return Ok((Value::Null, Value::Object(Map::new())));
         };
         let parts = body_parts(message, bop.output.as_ref());
         let reader = Reader::new(View { defs: &self.defs }, &doc);
+        let blocks = headers::declared(&self.defs, bop.output.as_ref()).map_err(bad)?;
+        let headers = headers::read(&reader, &doc, &blocks).map_err(bad)?;
         let found = |nodes: &[roxmltree::Node<'_, '_>]| {
             nodes
                 .iter()
@@ -396,7 +463,7 @@ impl DynamicClient {
             let v = reader.value(*node, item.ty, &path, 0).map_err(bad)?;
             out.insert(p.name.clone(), v);
         }
-        Ok(match out.len() {
+        let value = match out.len() {
             0 => Value::Null,
             1 => {
                 let v = out
@@ -413,7 +480,8 @@ impl DynamicClient {
                 }
             }
             _ => Value::Object(out),
-        })
+        };
+        Ok((value, headers))
     }
 }
 

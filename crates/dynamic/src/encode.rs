@@ -78,8 +78,13 @@ impl<'d> Writer<'d> {
         let enc = self.enc_ns();
         let _ = write!(
             self.out,
-            "<?xml version=\"1.0\" encoding=\"utf-8\"?><soapenv:Envelope xmlns:soapenv=\"{env}\" xmlns:xsd=\"{XSD_NS}\" xmlns:xsi=\"{XSI_NS}\" xmlns:soapenc=\"{enc}\"><soapenv:Body>"
+            "<?xml version=\"1.0\" encoding=\"utf-8\"?><soapenv:Envelope xmlns:soapenv=\"{env}\" xmlns:xsd=\"{XSD_NS}\" xmlns:xsi=\"{XSI_NS}\" xmlns:soapenc=\"{enc}\">"
         );
+    }
+
+    /// Opens the `Body` (after the header blocks, if any).
+    pub(crate) fn start_body(&mut self) {
+        self.out.push_str("<soapenv:Body>");
     }
 
     pub(crate) fn end_envelope(&mut self) {

@@ -29,6 +29,7 @@ mod client;
 mod decode;
 mod encode;
 mod fetch;
+mod headers;
 mod schema;
 
 pub use client::{Answer, CallError, DynamicClient, Target};

@@ -29,7 +29,9 @@ use proc_macro::TokenStream;
 /// namespace ends with `/`), the response wrapper `<name>Response`, the result element
 /// `return`; `cache` keeps responses of an idempotent operation. A tuple result is several
 /// response parts, named in order: `#[soap(result = "outputString, outputInteger")]` on
-/// `-> Result<(String, i32), Fault>`.
+/// `-> Result<(String, i32), Fault>`. `#[soap(one_way)]` on a method returning
+/// `Result<(), E>` makes a one-way operation: no response element, HTTP 202 Accepted with no
+/// body once the method succeeded.
 ///
 /// `#[soap(header)] locale: Option<Locale>` (after the other parameters; `Locale:
 /// soapstone_service::Header + XsdType`) declares a request header block: decoded before the

@@ -490,7 +490,10 @@ impl Drop for InFlight<'_> {
 /// `env:Sender` fault, which SOAP 1.2 Part 2 section 7.5.2.2 answers with 400. SOAP 1.1's
 /// HTTP binding (section 6.2) answers every fault with 500.
 fn status_of(r: &SoapResponse) -> StatusCode {
-    if !r.fault {
+    if r.is_accepted() {
+        // A one-way operation's answer: no envelope (WS-I BP R2714, SOAP 1.2 Part 2 7.5.2.2).
+        StatusCode::ACCEPTED
+    } else if !r.fault {
         StatusCode::OK
     } else if r.version == Version::Soap12 && r.is_sender_fault() {
         StatusCode::BAD_REQUEST
@@ -526,7 +529,10 @@ fn with_body(
     let mut resp = Response::new(Full::new(body));
     *resp.status_mut() = status;
     let h = resp.headers_mut();
-    h.insert(header::CONTENT_TYPE, content_type);
+    if status != StatusCode::ACCEPTED {
+        // 202 carries no envelope, so no media type either.
+        h.insert(header::CONTENT_TYPE, content_type);
+    }
     if let Some(c) = coding {
         h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(c.name()));
     }

@@ -295,6 +295,16 @@ impl Dispatcher {
         SoapResponse::new(reply.version, false, Some(name), body)
     }
 
+    /// The reply to a one-way operation: [`SoapResponse::accepted`] (HTTP 202, no body) once
+    /// the handler succeeded, or its fault. Response header blocks have nowhere to go.
+    pub fn accepted(&self, reply: Reply, result: Result<(), Fault>) -> SoapResponse {
+        let name = self.operation_name(reply.op);
+        match result {
+            Ok(()) => SoapResponse::accepted(reply.version, Some(name)),
+            Err(fault) => fault_response(reply.version, Some(name), &fault),
+        }
+    }
+
     /// The cached response to this request, if its operation caches and has one.
     pub fn cached(&self, reply: &Reply) -> Option<SoapResponse> {
         let key = reply.cache_key.as_deref()?;

@@ -119,6 +119,18 @@ impl SoapResponse {
             .with_fault_code(fault.code.clone())
     }
 
+    /// The answer to a one-way operation that was accepted: no envelope, which the server
+    /// sends as HTTP 202 Accepted with an empty body (SOAP 1.1 HTTP binding as WS-I BP R2714
+    /// reads it; SOAP 1.2 Part 2 section 7.5.2.2 for a response without an envelope).
+    pub fn accepted(version: Version, operation: Option<&'static str>) -> Self {
+        SoapResponse::new(version, false, operation, Bytes::new())
+    }
+
+    /// Whether this is [`SoapResponse::accepted`]: no fault and no envelope.
+    pub fn is_accepted(&self) -> bool {
+        !self.fault && self.body.is_empty()
+    }
+
     /// Records the code of the fault `body` holds (see [`SoapResponse::fault_code`]).
     pub fn with_fault_code(mut self, code: FaultCode) -> Self {
         self.fault = true;

@@ -124,6 +124,30 @@ impl Stub {
             headers: ResponseHeaders::new(body, limits, self.options.style),
         })
     }
+
+    /// Calls the one-way operation `op` with the per-client header blocks and `headers`;
+    /// returns once the server accepted the request (HTTP 202, see
+    /// [`Client::call_one_way`]).
+    pub async fn call_one_way<T: Serialize>(
+        &self,
+        op: usize,
+        headers: Vec<String>,
+        request: &T,
+    ) -> Result<(), Error> {
+        let operation = Operation {
+            action: &self.model.operations[op].action,
+            request: &self.requests[op],
+            options: &self.options,
+            response_style: self.options.style,
+        };
+        let all: Vec<&str> = self
+            .headers
+            .iter()
+            .chain(&headers)
+            .map(String::as_str)
+            .collect();
+        self.client.call_one_way(&operation, &all, request).await
+    }
 }
 
 /// Whether the markup `xml` is an element named `name` (as `header_xml` writes it: the

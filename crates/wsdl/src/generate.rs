@@ -177,7 +177,7 @@ impl Writer<'_> {
                     .map(|p| Field::new(p.name.clone(), p.ty.clone()))
                     .collect();
                 self.wrapper_element(&op.request, &fields);
-                if op.response != op.request {
+                if op.response != op.request && !op.one_way {
                     let fields: Vec<Field> = op
                         .output
                         .iter()
@@ -330,7 +330,8 @@ impl Writer<'_> {
 
     fn messages(&mut self, m: &ServiceModel) {
         for op in &m.operations {
-            for input in [true, false] {
+            let directions: &[bool] = if op.one_way { &[true] } else { &[true, false] };
+            for &input in directions {
                 let name = message_name(op, input);
                 self.line(1, &format!("<wsdl:message name=\"{}\">", esc(&name)));
                 match m.style {
@@ -418,13 +419,15 @@ impl Writer<'_> {
                     esc(&message_name(op, true))
                 ),
             );
-            self.line(
-                3,
-                &format!(
-                    "<wsdl:output message=\"tns:{}\"/>",
-                    esc(&message_name(op, false))
-                ),
-            );
+            if !op.one_way {
+                self.line(
+                    3,
+                    &format!(
+                        "<wsdl:output message=\"tns:{}\"/>",
+                        esc(&message_name(op, false))
+                    ),
+                );
+            }
             for f in &op.faults {
                 self.line(
                     3,
@@ -482,7 +485,12 @@ impl Writer<'_> {
                     esc(&op.action)
                 ),
             );
-            for (dir, input) in [("input", true), ("output", false)] {
+            let directions: &[(&str, bool)] = if op.one_way {
+                &[("input", true)]
+            } else {
+                &[("input", true), ("output", false)]
+            };
+            for &(dir, input) in directions {
                 self.line(3, &format!("<wsdl:{dir}>"));
                 self.line(4, &body);
                 let headers = if input {

@@ -134,6 +134,11 @@ pub struct OperationModel {
     pub faults: Vec<FaultPart>,
     /// Human documentation (`wsdl:documentation`).
     pub documentation: Option<String>,
+    /// A one-way operation (WSDL 1.1 section 2.4.1: an input and no output): the server
+    /// answers HTTP 202 Accepted with no body once the handler succeeds, and `output`,
+    /// `output_headers` and `faults` are empty (a processing error is still a Fault).
+    /// Default: `false`.
+    pub one_way: bool,
 }
 
 impl OperationModel {
@@ -152,6 +157,15 @@ impl OperationModel {
             output_headers: Vec::new(),
             faults: Vec::new(),
             documentation: None,
+            one_way: false,
+        }
+    }
+
+    /// A one-way operation (see [`OperationModel::one_way`]) with the conventional names.
+    pub fn one_way(name: impl Into<String>, action: impl Into<String>) -> Self {
+        OperationModel {
+            one_way: true,
+            ..OperationModel::new(name, action)
         }
     }
 }
@@ -279,7 +293,7 @@ impl ServiceModel {
                     op.request
                 ));
             }
-            if op.response != op.request && !elements.insert(op.response.as_str()) {
+            if op.response != op.request && !op.one_way && !elements.insert(op.response.as_str()) {
                 problems.push(format!(
                     "element `{}` is used by two operations",
                     op.response
@@ -287,7 +301,11 @@ impl ServiceModel {
             }
             // Two operations may share an action (SOAPBuilders' WSDLs give every operation
             // `http://soapinterop.org/`): the dispatcher then routes by the body element.
-            for message in [message_name(op, true), message_name(op, false)] {
+            let outputs = if op.one_way { 1 } else { 2 };
+            for message in [message_name(op, true), message_name(op, false)]
+                .into_iter()
+                .take(outputs)
+            {
                 if !messages.insert(message.clone()) {
                     problems.push(format!("message name `{message}` is used twice"));
                 }
@@ -311,6 +329,14 @@ impl ServiceModel {
                         element.local, op.name
                     ));
                 }
+            }
+            if op.one_way
+                && !(op.output.is_empty() && op.output_headers.is_empty() && op.faults.is_empty())
+            {
+                problems.push(format!(
+                    "one-way operation `{}` declares an output, response headers or faults",
+                    op.name
+                ));
             }
             let mut fault_names = HashSet::new();
             for f in &op.faults {

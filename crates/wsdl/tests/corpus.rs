@@ -74,4 +74,69 @@ fn every_testdata_wsdl_is_read_or_refused_with_a_location() {
         read(&p, &ReadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     }
     assert!(read_ok >= 137, "read {read_ok} of {}", files.len());
+    // Refusals that are right: the WSDL is broken, or breaks a rule WSDL 1.1 and WS-I Basic
+    // Profile agree on. Each stays refused with the rule it breaks.
+    for (file, why) in BROKEN {
+        assert!(
+            not_lowered
+                .iter()
+                .any(|n| n.contains(file) && n.contains(why)),
+            "`{file}` is not refused with `{why}`"
+        );
+    }
+    // One-way operations lower (WSDL 1.1 section 2.4.1).
+    for file in [
+        "node-soap/wsdl/strict/one-way.wsdl",
+        "OneWay__should_handle_one_way_operation/soap.wsdl",
+    ] {
+        let p = files
+            .iter()
+            .find(|f| f.display().to_string().contains(file))
+            .unwrap();
+        let defs = read(&p.display().to_string(), &ReadOptions::default()).unwrap();
+        let s = &defs.services[0];
+        let model = defs.service_model(&s.name.local, &s.ports[0].name).unwrap();
+        assert!(model.operations.iter().any(|o| o.one_way), "{file}");
+    }
 }
+
+/// WSDLs of the corpus that are refused because they are wrong, and why.
+const BROKEN: &[(&str, &str)] = &[
+    // The element the response message names is in no schema (EventService.xsd has none).
+    (
+        "GetSubscription__should_handle_ref_minOccurs_and_maxOccurs/soap.wsdl",
+        "`{http://ws.gematik.de/conn/EventService/v7.2}SubscribeResponse`, which is not defined",
+    ),
+    // Name.xsd declares no `SetResourceResponse` element.
+    (
+        "SetResource__should_correctly_set_element_if_complex-type_has_same_name/soap.wsdl",
+        "`{http://www.bigdatacollect.or/Name/Types}SetResourceResponse`, which is not defined",
+    ),
+    // A document/literal part with `type=` (WS-I BP R2204).
+    ("wsdl_with_restriction_attributes.wsdl", "(WS-I BP R2204)"),
+    // An rpc part with `element=` (WS-I BP R2203).
+    (
+        "createData__should_generate_complex_type_request/soap.wsdl",
+        "(WS-I BP R2203",
+    ),
+    // A soap:header naming a message the WSDL does not define.
+    (
+        "recursive2.wsdl",
+        "names the message `AddAttributeSecureHeader`, which is not defined",
+    ),
+    // `soap:input`/`soap:output` where `wsdl:input`/`wsdl:output` belong: nothing is bound.
+    (
+        "addPrefix__should_add_namespace_on_output_message/soap.wsdl",
+        "binds no input or output body",
+    ),
+    // The operation's message is not defined (what the file is named after).
+    (
+        "missing_message_definition.wsdl",
+        "an operation without an input or output message",
+    ),
+    // Document/literal with 44 element parts in one message (WS-I BP R2210 allows one).
+    ("builtin_types.wsdl", "R2201/R2210"),
+    // Notification operations: no SOAP binding (WSDL 1.1 section 2.4), WS-I BP R2303.
+    ("cross_schema.wsdl", "is a notification"),
+    ("nsTypeConflict/main.wsdl", "is a notification"),
+];

@@ -73,6 +73,7 @@ struct SoapAttr {
     result: Option<LitStr>,
     cache: bool,
     header: bool,
+    one_way: Option<proc_macro2::Span>,
 }
 
 fn soap_attr(cx: &mut Ctxt, attrs: &[syn::Attribute], for_param: bool) -> SoapAttr {
@@ -96,9 +97,11 @@ fn soap_attr(cx: &mut Ctxt, attrs: &[syn::Attribute], for_param: bool) -> SoapAt
                 out.result = Some(meta.value()?.parse()?);
             } else if p.is_ident("cache") {
                 out.cache = true;
+            } else if p.is_ident("one_way") {
+                out.one_way = Some(p.get_ident().map(|i| i.span()).unwrap_or_else(proc_macro2::Span::call_site));
             } else {
                 return Err(meta.error(
-                    "unknown `soap` option: expected `name`, `action`, `response`, `result` or `cache`",
+                    "unknown `soap` option: expected `name`, `action`, `response`, `result`, `cache` or `one_way`",
                 ));
             }
             Ok(())
@@ -411,7 +414,24 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
             None
         }
     };
-    let results = result_parts(cx, &attr, ok_ty.as_ref(), &sig.ident);
+    // `#[soap(one_way)]`: an input and no output (WSDL 1.1 section 2.4.1); the server answers
+    // HTTP 202 with no body once the method returned `Ok(())`.
+    let one_way = attr.one_way.is_some();
+    if let Some(span) = attr.one_way {
+        if ok_ty.is_some() {
+            cx.error_at(span, "a `#[soap(one_way)]` method returns `Result<(), E>`: a one-way operation has no response");
+            ok = false;
+        }
+        if attr.result.is_some() || attr.response.is_some() || attr.cache {
+            cx.error_at(span, "a `#[soap(one_way)]` method takes no `result`, `response` or `cache`: it has no response");
+            ok = false;
+        }
+    }
+    let results = if one_way {
+        Vec::new()
+    } else {
+        result_parts(cx, &attr, ok_ty.as_ref(), &sig.ident)
+    };
     let response = attr
         .response
         .as_ref()
@@ -446,6 +466,7 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
         response_headers: Vec::new(),
         faults: None,
         docs: docs(&f.attrs),
+        one_way,
     })
 }
 

@@ -11,4 +11,12 @@ pub trait BadOptions {
     async fn a(&self) -> Result<(), Fault>;
 }
 
+#[service(namespace = "urn:y")]
+pub trait BadOneWay {
+    #[soap(one_way)]
+    async fn answers(&self) -> Result<i32, Fault>;
+    #[soap(one_way, cache)]
+    async fn caches(&self) -> Result<(), Fault>;
+}
+
 fn main() {}

@@ -292,6 +292,9 @@ pub struct AbstractOperation {
     pub input: Option<QName>,
     /// The output message (`None`: one-way).
     pub output: Option<QName>,
+    /// The output comes before the input: a notification (no input) or a solicit-response
+    /// operation (WSDL 1.1 sections 2.4.3 and 2.4.4), which no SOAP binding defines.
+    pub output_first: bool,
     /// Faults: name and message.
     pub faults: Vec<(String, QName)>,
     /// `wsdl:documentation`.
@@ -347,6 +350,9 @@ pub struct HeaderBinding {
     pub part: String,
     /// `use`.
     pub use_: Use,
+    /// `namespace`: an encoded header part typed with `type=` is an element of this name in
+    /// this namespace (WSDL 1.1 section 3.5 and 3.7).
+    pub namespace: Option<String>,
     /// Where.
     pub loc: Loc,
 }

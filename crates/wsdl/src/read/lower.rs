@@ -126,11 +126,31 @@ impl Definitions {
                     ),
                 ));
             }
-            if op.output.is_none() || op.input.is_none() {
+            if op.output_first && op.input.is_some() {
                 return Err(LowerError::new(
                     &op.loc,
                     format!(
-                        "operation `{}` is one-way or notification: the service model has request-response operations",
+                        "operation `{}` is a solicit-response (its output comes first): WSDL 1.1's SOAP binding has none and WS-I BP R2303 forbids it",
+                        op.name
+                    ),
+                ));
+            }
+            if op.input.is_none() {
+                // WSDL 1.1 section 2.4 defines no binding for it, and WS-I Basic Profile
+                // R2303 forbids it: a server over HTTP cannot send what nobody asked for.
+                return Err(LowerError::new(
+                    &op.loc,
+                    format!(
+                        "operation `{}` is a notification (an output and no input): WSDL 1.1's SOAP binding has none and WS-I BP R2303 forbids it",
+                        op.name
+                    ),
+                ));
+            }
+            if op.output.is_none() && !op.faults.is_empty() {
+                return Err(LowerError::new(
+                    &op.loc,
+                    format!(
+                        "one-way operation `{}` declares faults: WSDL 1.1 section 2.4.1 gives a one-way operation an input only",
                         op.name
                     ),
                 ));
@@ -174,6 +194,7 @@ impl Definitions {
         for (op, bop) in ops {
             let mut m =
                 OperationModel::new(op.name.clone(), bop.action.clone().unwrap_or_default());
+            m.one_way = op.output.is_none();
             m.documentation = op.documentation.clone();
             let schema = &mut model.schema;
             match style {
@@ -187,31 +208,35 @@ impl Definitions {
                     m.request = request.name.local.clone();
                     let fields = lower.content_of(request.ty.as_ref(), request)?;
                     m.input = lower.fields(schema, fields)?;
-                    let response = self.body_element(
-                        op.output.as_ref(),
-                        bop.output.as_ref(),
-                        &op.loc,
-                        &op.name,
-                    )?;
-                    if response.name.namespace != model.namespace {
-                        return Err(LowerError::new(
-                            &response.loc,
-                            format!(
-                                "response element `{}` is not in the service namespace `{}`",
-                                response.name.local, model.namespace
-                            ),
-                        ));
+                    if !m.one_way {
+                        let response = self.body_element(
+                            op.output.as_ref(),
+                            bop.output.as_ref(),
+                            &op.loc,
+                            &op.name,
+                        )?;
+                        if response.name.namespace != model.namespace {
+                            return Err(LowerError::new(
+                                &response.loc,
+                                format!(
+                                    "response element `{}` is not in the service namespace `{}`",
+                                    response.name.local, model.namespace
+                                ),
+                            ));
+                        }
+                        m.response = response.name.local.clone();
+                        let fields = lower.content_of(response.ty.as_ref(), response)?;
+                        m.output = lower.fields(schema, fields)?;
                     }
-                    m.response = response.name.local.clone();
-                    let fields = lower.content_of(response.ty.as_ref(), response)?;
-                    m.output = lower.fields(schema, fields)?;
                 }
                 _ => {
                     let parts = self.body_parts(op.input.as_ref(), bop.input.as_ref(), &op.loc)?;
                     m.input = lower.rpc_parts(schema, &parts)?;
-                    let parts =
-                        self.body_parts(op.output.as_ref(), bop.output.as_ref(), &op.loc)?;
-                    m.output = lower.rpc_parts(schema, &parts)?;
+                    if !m.one_way {
+                        let parts =
+                            self.body_parts(op.output.as_ref(), bop.output.as_ref(), &op.loc)?;
+                        m.output = lower.rpc_parts(schema, &parts)?;
+                    }
                 }
             }
             for (body, out) in [
@@ -312,20 +337,29 @@ impl Definitions {
             return Err(LowerError::new(
                 at,
                 format!(
-                    "a message of `{op}` has {} body parts: the service model has one body element per message",
+                    "a message of `{op}` has {} body parts: the service model has one body element per message, as WS-I BP R2201/R2210 ask of document/literal",
                     parts.len()
                 ),
             ));
         };
-        part.element
-            .as_ref()
-            .and_then(|e| self.schema.elements.get(e))
-            .ok_or_else(|| {
+        match &part.element {
+            Some(e) => self.schema.elements.get(e).ok_or_else(|| {
                 LowerError::new(
                     &part.loc,
-                    format!("part `{}` names no defined element", part.name),
+                    format!(
+                        "part `{}` names the element `{{{}}}{}`, which is not defined",
+                        part.name, e.namespace, e.local
+                    ),
                 )
-            })
+            }),
+            None => Err(LowerError::new(
+                &part.loc,
+                format!(
+                    "part `{}` of a document/literal message has `type=`: its parts name elements (WS-I BP R2204)",
+                    part.name
+                ),
+            )),
+        }
     }
 
     /// The element of a `soap:header` (a part of a message, by `element=`).
@@ -339,15 +373,24 @@ impl Definitions {
                 ),
             ));
         }
-        let part = self
-            .messages
-            .get(&h.message)
-            .and_then(|m| m.parts.iter().find(|p| p.name == h.part))
+        let Some(message) = self.messages.get(&h.message) else {
+            return Err(LowerError::new(
+                &h.loc,
+                format!(
+                    "header part `{}` names the message `{}`, which is not defined (WSDL 1.1 section 3.7)",
+                    h.part, h.message.local
+                ),
+            ));
+        };
+        let part = message
+            .parts
+            .iter()
+            .find(|p| p.name == h.part)
             .ok_or_else(|| {
                 LowerError::new(
                     &h.loc,
                     format!(
-                        "header part `{}` of message `{}` is not defined",
+                        "header part `{}` is not a part of message `{}`",
                         h.part, h.message.local
                     ),
                 )

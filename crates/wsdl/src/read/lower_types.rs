@@ -334,7 +334,10 @@ impl<'d> Lower<'d> {
                 (Some(t), _) => Ok(Part::new(p.name.clone(), self.type_ref(schema, t, &p.loc)?)),
                 (None, _) => Err(LowerError::new(
                     &p.loc,
-                    format!("rpc part `{}` names an element, not a type", p.name),
+                    format!(
+                        "rpc part `{}` names an element, not a type: an rpc message's parts have `type=` (WS-I BP R2203; WSDL 1.1 leaves the accessor of an element part undefined)",
+                        p.name
+                    ),
                 )),
             })
             .collect()
@@ -442,6 +445,12 @@ impl<'d> Lower<'d> {
                 ));
             }
             return Ok(TypeRef::xsd(&name.local));
+        }
+        if let Some(local) = soapenc_simple(name) {
+            // `soapenc:string` is `xsd:string` plus the `id`/`href` attributes multi-refs
+            // use (SOAP 1.1 section 5.2.1), which the codec's encoded reader follows itself:
+            // Axis 1.4 types every string part so.
+            return Ok(TypeRef::xsd(local));
         }
         let decl =
             self.defs.schema.types.get(name).ok_or_else(|| {
@@ -592,4 +601,58 @@ fn soap_array(c: &ComplexType, name: &QName, at: &Loc) -> Result<TypeDef, LowerE
     }
     let dims = brackets.matches(',').count() + 1;
     Ok(TypeDef::Array { item, dims })
+}
+
+/// The XSD type a SOAP 1.1 encoding simple type (`soapenc:string`, `soapenc:int`, ...) stands
+/// for: the SOAP-ENC schema derives one per built-in simple type, adding only `id` and `href`.
+fn soapenc_simple(name: &QName) -> Option<&str> {
+    const SIMPLE: &[&str] = &[
+        "string",
+        "boolean",
+        "float",
+        "double",
+        "decimal",
+        "duration",
+        "dateTime",
+        "time",
+        "date",
+        "gYearMonth",
+        "gYear",
+        "gMonthDay",
+        "gDay",
+        "gMonth",
+        "hexBinary",
+        "base64Binary",
+        "anyURI",
+        "QName",
+        "normalizedString",
+        "token",
+        "language",
+        "Name",
+        "NMTOKEN",
+        "NCName",
+        "ID",
+        "IDREF",
+        "ENTITY",
+        "integer",
+        "nonPositiveInteger",
+        "negativeInteger",
+        "long",
+        "int",
+        "short",
+        "byte",
+        "nonNegativeInteger",
+        "unsignedLong",
+        "unsignedInt",
+        "unsignedShort",
+        "unsignedByte",
+        "positiveInteger",
+    ];
+    if name.namespace != SOAP_ENC_NS {
+        return None;
+    }
+    match name.local.as_str() {
+        "base64" => Some("base64Binary"),
+        local => SIMPLE.iter().copied().find(|s| *s == local),
+    }
 }

@@ -38,6 +38,74 @@ fn a_written_wsdl_reads_back_to_the_same_model() {
     }
 }
 
+#[test]
+fn a_one_way_operation_is_written_input_only_and_reads_back() {
+    for style in [BindingStyle::DocumentLiteral, BindingStyle::RpcEncoded] {
+        let mut original = model(style);
+        let mut log = crate::OperationModel::one_way("log", "urn:book#log");
+        log.input.push(crate::Part::new(
+            "line",
+            <String as crate::XsdType>::describe(&mut original.schema),
+        ));
+        original.operations.push(log);
+        original.validate().unwrap();
+        let text = wsdl(&original, "http://127.0.0.1:9/book");
+        // No output message, no output in the portType or the bindings (WSDL 1.1 2.4.1).
+        assert!(!text.contains("logResponse"), "{text}");
+        let defs = read_str(&text, "book.wsdl", &ReadOptions::default()).unwrap();
+        let pt = defs.port_types.values().next().unwrap();
+        let op = pt.operations.iter().find(|o| o.name == "log").unwrap();
+        assert!(op.input.is_some() && op.output.is_none());
+        for port in ["BookSoap11Port", "BookSoap12Port"] {
+            let lowered = defs.service_model("Book", port).unwrap();
+            let log = lowered.operations.iter().find(|o| o.name == "log").unwrap();
+            assert!(log.one_way, "{style:?} {port}");
+            assert_eq!(wsdl(&lowered, "http://127.0.0.1:9/book"), text);
+        }
+    }
+}
+
+#[test]
+fn notification_solicit_response_and_one_way_with_faults_are_refused_with_the_rule() {
+    let doc = |op: &str| {
+        format!(
+            r#"<definitions xmlns="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:tns="urn:t" targetNamespace="urn:t">
+<message name="m"><part name="a" type="xsd:string"/></message>
+<portType name="P">
+{op}
+</portType>
+<binding name="B" type="tns:P"><soap:binding style="rpc" transport="http://schemas.xmlsoap.org/soap/http"/>
+<operation name="o"><soap:operation soapAction=""/>
+<input><soap:body use="literal" namespace="urn:t"/></input><output><soap:body use="literal" namespace="urn:t"/></output>
+<fault name="f"><soap:fault name="f" use="literal"/></fault></operation></binding>
+<service name="S"><port name="Q" binding="tns:B"><soap:address location="http://127.0.0.1:9/"/></port></service>
+</definitions>"#
+        )
+    };
+    let notification = doc(r#"<operation name="o"><output message="tns:m"/></operation>"#);
+    let defs = read_str(&notification, "n.wsdl", &ReadOptions::default()).unwrap();
+    let e = defs.service_model("S", "Q").unwrap_err();
+    assert_eq!(e.loc.to_string(), "n.wsdl:4");
+    assert!(
+        e.message.contains("`o` is a notification") && e.message.contains("R2303"),
+        "{e}"
+    );
+    let solicit =
+        doc(r#"<operation name="o"><output message="tns:m"/><input message="tns:m"/></operation>"#);
+    let defs = read_str(&solicit, "s.wsdl", &ReadOptions::default()).unwrap();
+    let e = defs.service_model("S", "Q").unwrap_err();
+    assert!(e.message.contains("`o` is a solicit-response"), "{e}");
+    let faulty = doc(
+        r#"<operation name="o"><input message="tns:m"/><fault name="f" message="tns:m"/></operation>"#,
+    );
+    let defs = read_str(&faulty, "f.wsdl", &ReadOptions::default()).unwrap();
+    let e = defs.service_model("S", "Q").unwrap_err();
+    assert!(
+        e.message.contains("one-way operation `o` declares faults"),
+        "{e}"
+    );
+}
+
 const HEAD: &str =
     r#"<definitions xmlns="http://schemas.xmlsoap.org/wsdl/" targetNamespace="urn:t">"#;
 

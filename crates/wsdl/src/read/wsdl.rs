@@ -101,10 +101,17 @@ pub(super) fn read_definitions(
                     for f in children(o, WSDL_NS, "fault") {
                         faults.push((required(f, "name")?, qref(f, "message")?));
                     }
+                    // A solicit-response operation writes its output first (WSDL 1.1 2.4.4).
+                    let first = o.children().find(|n| {
+                        n.is_element()
+                            && n.tag_name().namespace() == Some(WSDL_NS)
+                            && matches!(n.tag_name().name(), "input" | "output")
+                    });
                     operations.push(AbstractOperation {
                         name: required(o, "name")?,
                         input: msg("input")?,
                         output: msg("output")?,
+                        output_first: first.is_some_and(|n| n.tag_name().name() == "output"),
                         faults,
                         documentation: documentation(o, WSDL_NS),
                         loc: loc(file, o),
@@ -222,6 +229,7 @@ fn binding(
                     message,
                     part: attr(h, "part").unwrap_or("").to_string(),
                     use_: use_of(h),
+                    namespace: attr(h, "namespace").map(str::to_string),
                     loc: loc(file, h),
                 });
             }

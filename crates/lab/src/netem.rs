@@ -311,8 +311,9 @@ impl Lan {
             ),
             Shaping::RateOnly(why) => format!(
                 "{base}; each end limited to {} Mbit/s by a token bucket (tbf, one packet of \
-                 burst) and NO added delay: this kernel has no netem ({why}); an idle link sends \
-                 a packet at once, so a wire's serialization time is not emulated either",
+                 burst) and NO added delay: this kernel has no netem ({why}); a token bucket \
+                 holds a packet only while it is short of tokens, so neither a wire's \
+                 propagation delay nor its full serialization time is emulated",
                 self.spec.rate_mbit
             ),
         }

@@ -491,6 +491,31 @@ fn op_findings(results: &Results, op: &str, net: Network, out: &mut Vec<String>)
     }
 }
 
+/// The cured call against the normal path: the same-CPU cured trace of echoFloat beside the
+/// same envelope through `soapstone bench` on the same CPU (the fixed-overhead sweep's smallest
+/// point), both from this run.
+fn cured_vs_normal(results: &Results) -> Option<String> {
+    let traced = run_on(results, "echoFloat", "cured", Network::SameCpu)?;
+    let (bytes, bench) = *overhead_points(results, false).first()?;
+    let ratio = traced.p50_us / bench;
+    Some(format!(
+        "Cured against the normal path, echoFloat on one CPU: {} per captured call (`soapstone \
+         trace`, {} calls, tcpdump running) against {} per call through `soapstone bench` ({} \
+         request bytes, no capture), {}{}",
+        rt(traced.p50_us),
+        traced.ok,
+        rt(bench),
+        bytes as u64,
+        fmt::ratio(ratio),
+        if ratio > 1.2 {
+            ": the capture and the trace's client cost the difference, so each × cured above \
+             compares captured calls with captured calls."
+        } else {
+            ": the same within noise."
+        }
+    ))
+}
+
 fn findings(results: &Results) -> Vec<String> {
     let mut out = Vec::new();
     for (op, ..) in KINDS {
@@ -522,6 +547,9 @@ fn findings(results: &Results) -> Vec<String> {
                 format!(", {}", ratios.join(", "))
             }
         ));
+    }
+    if let Some(f) = cured_vs_normal(results) {
+        out.push(f);
     }
     if let Some(t) = results.trace(EXP, "echoFloat", "thesis") {
         if t.capture_error.is_none() && !t.stalls.iter().any(|(s, _)| s == DELAYED_ACK) {
@@ -846,6 +874,31 @@ mod tests {
             "{}",
             s.intro
         );
+    }
+
+    #[test]
+    fn the_cured_call_is_set_beside_the_normal_path() {
+        let mut r = sample();
+        with(&mut r, "cured", 38.0, Vec::new());
+        assert_eq!(cured_vs_normal(&r), None, "no same-CPU trace, no sweep");
+        r.runs.last_mut().unwrap().operation = Network::SameCpu.operation("echoFloat", "cured");
+        let mut bench = r.runs[0].clone();
+        bench.experiment = EXP.into();
+        bench.operation = overhead_op(false, 389);
+        bench.settings.request_bytes = Some(389);
+        bench.p50_us = 20.0;
+        r.runs.push(bench);
+        let f = cured_vs_normal(&r).unwrap();
+        assert!(f.contains("38.0 µs per captured call"), "{f}");
+        assert!(
+            f.contains("against 20.0 µs per call through `soapstone bench` (389 request bytes"),
+            "{f}"
+        );
+        assert!(f.contains("×1.90: the capture"), "{f}");
+        r.runs.last_mut().unwrap().p50_us = 36.0;
+        assert!(cured_vs_normal(&r)
+            .unwrap()
+            .ends_with("the same within noise."));
     }
 
     #[test]

@@ -409,12 +409,12 @@ fn trace_pin(lab: &Lab, net: &Net) -> (PlacementKind, String) {
     }
 }
 
-/// Calls captured under `mode`: in `--quick` a third (at least 10) with every cause on, each
+/// Calls captured under `mode`: in `--quick` a quarter (at least 8) with every cause on, each
 /// of which costs the 350 ms `100 Continue` wait, so that four networks fit the section's
 /// minute (the report marks those points as resting on few calls).
 fn calls_of(mode: &Mode, calls: usize, quick: bool) -> usize {
     if quick && mode.id == "all" {
-        (calls / 3).max(10).min(calls)
+        (calls / 4).max(8).min(calls)
     } else {
         calls
     }
@@ -931,12 +931,12 @@ mod tests {
     }
 
     #[test]
-    fn every_cause_on_captures_a_third_of_the_calls() {
+    fn every_cause_on_captures_a_quarter_of_the_calls_in_quick() {
         let all = MODES.iter().find(|m| m.id == "all").unwrap();
         assert_eq!(
             [30, 60, 5].map(|n| calls_of(all, n, true)),
-            [10, 20, 5],
-            "at least 10, never more than asked"
+            [8, 15, 5],
+            "at least 8, never more than asked"
         );
         assert_eq!(calls_of(&MODES[0], 30, true), 30);
         assert_eq!(calls_of(all, 60, false), 60, "all of them in a full run");

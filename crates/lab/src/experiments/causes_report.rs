@@ -243,8 +243,8 @@ fn table(results: &Results, op: &str) -> Table {
                `logs/causes-lanRATE-OPERATION-MODE.pcap`, taken on the client's veth end inside \
                its namespace, and each command starts with the `ip netns exec` that runs it \
                there. ÷ loopback is a mode's median over its median on loopback (the first \
-               block) in the same run. With every cause on a third of the calls are captured \
-               (each waits 350 ms)."
+               block) in the same run. With every cause on, `--quick` captures a quarter of the \
+               calls (each waits 350 ms)."
             .into(),
         header: [
             "mode",

@@ -121,7 +121,7 @@ fn on_the_emulated_lan_the_server_causes_still_stall_and_cured_does_not() {
         eprintln!("SKIPPED on_the_emulated_lan...: no `tcpdump` on this machine");
         return;
     }
-    let lan = match Lan::create(&LanSpec::default()) {
+    let mut lan = match Lan::create(&LanSpec::default()) {
         Ok(lan) => lan,
         Err(e) => {
             eprintln!("SKIPPED on_the_emulated_lan...: {e}");
@@ -156,6 +156,25 @@ fn on_the_emulated_lan_the_server_causes_still_stall_and_cured_does_not() {
         assert_eq!(answer_segments(c).len(), 1, "{c}");
         assert!(stalls(c).is_empty(), "{c}");
     }
+
+    // The seeds' 10 Mbit/s point, the link reshaped in place: the same two segments and stall.
+    lan.set_rate(10).unwrap();
+    let (naive, base) = serve(&lan, &["--naive", "nagle,split-writes"]);
+    let calls = traced(&lan, &format!("{base}/echo"), &dir, "server-10mbit");
+    drop(naive);
+    for c in &calls {
+        assert_eq!(c["status"], 200, "{c}");
+        assert_eq!(
+            answer_segments(c).len(),
+            2,
+            "head then body at 10 Mbit/s: {c}"
+        );
+    }
+    let stalled = calls
+        .iter()
+        .filter(|c| stalls(c) == ["delayed ACK", "Nagle: held until that ACK"])
+        .count();
+    assert!(stalled >= 2, "at 10 Mbit/s: {calls:?}");
     let _ = std::fs::remove_dir_all(&dir);
     drop(lan);
 }

@@ -17,7 +17,7 @@ use clap::ValueEnum;
 use crate::baseline::{start_baseline, Baseline};
 use crate::engine::{run, BenchConfig, Progress};
 use crate::schedule::{parse_duration, Arrivals, Load, Schedule};
-use crate::target::{host_port, GrpcCall, SoapVersion, Target};
+use crate::target::{host_port, GrpcCall, NaiveCauses, SoapVersion, Target};
 use crate::ECHO_FLOAT;
 
 /// A load shape of Elfwing & Paulsson's thesis.
@@ -123,6 +123,11 @@ pub struct BenchArgs {
     /// Charge the generator's own timer lateness to the corrected latency (as wrk2 does)
     #[arg(long)]
     pub charge_generator_lateness: bool,
+    /// The seeds' client-side causes, for the lab: `read-to-eof`, `connection-per-call`,
+    /// `expect-continue`, `all` (comma-separated; http:// only). Hidden: never for a real
+    /// measurement of a server
+    #[arg(long, hide = true, value_name = "CAUSES")]
+    pub naive: Option<String>,
 }
 
 impl BenchArgs {
@@ -271,7 +276,14 @@ impl BenchArgs {
                 "unknown target `{url}` (expected http://, tcp://, tcp-connect:// or grpc://)"
             ),
         };
-        Ok(target)
+        match &self.naive {
+            None => Ok(target),
+            Some(list) => {
+                let causes = NaiveCauses::parse(list)
+                    .map_err(|e| anyhow::anyhow!("invalid `--naive`: {e}"))?;
+                Ok(target.with_naive(causes)?)
+            }
+        }
     }
 
     fn schedule(&self) -> anyhow::Result<Schedule> {
@@ -325,6 +337,12 @@ impl BenchArgs {
 pub async fn run_cli(args: BenchArgs) -> anyhow::Result<()> {
     let progress = Arc::new(Progress::default());
     let config = args.to_config()?.progress(progress.clone());
+    if let Some(causes) = &args.naive {
+        eprintln!(
+            "bench: WARNING: calling with the seeds' client causes on (`--naive {causes}`): \
+             slow on purpose, for the lab; never a measure of the server"
+        );
+    }
     let total = config.warmup + config.schedule.duration();
     let bar = std::io::stderr().is_terminal().then(|| progress_bar(total));
     let ticker = bar.clone().map(|bar| {

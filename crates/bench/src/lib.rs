@@ -55,7 +55,7 @@ pub use report::{
     BenchReport, ErrorCounts, LatencyReport, Percentiles, PhaseReport, RequestCounts, SecondReport,
 };
 pub use schedule::{Arrivals, Load, Phase, Schedule, ScheduleError};
-pub use target::{GrpcCall, SoapTarget, SoapVersion, Target, TargetError};
+pub use target::{GrpcCall, NaiveCauses, SoapTarget, SoapVersion, Target, TargetError};
 
 /// The float `echoFloat` sends by default (SOAPBuilders' test value).
 pub const ECHO_FLOAT: f32 = 654.321;

@@ -10,6 +10,8 @@ use std::fmt;
 use bytes::Bytes;
 use http::Uri;
 
+pub use crate::conn::NaiveCauses;
+
 /// SOAP version of the posted envelope: decides the content type and where the action goes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SoapVersion {
@@ -38,6 +40,9 @@ pub struct SoapTarget {
     /// `webpki-roots`, or the CAs given to [`Target::with_tls_ca_pem`]. The URL's host is
     /// sent as SNI and verified. Default: `None`.
     pub tls: Option<std::sync::Arc<tokio_rustls::rustls::ClientConfig>>,
+    /// The seeds' client-side causes, for the lab (`soapstone bench --naive`): when any is on,
+    /// the calls take a raw HTTP/1.x path of their own (see [`NaiveCauses`]). Default: all off.
+    pub naive: NaiveCauses,
 }
 
 /// The gRPC echo call a `grpc://` target makes (see `proto/echo.proto`).
@@ -125,6 +130,7 @@ impl Target {
             action: None,
             version: SoapVersion::Soap11,
             tls,
+            naive: NaiveCauses::default(),
         }))
     }
 
@@ -148,6 +154,20 @@ impl Target {
             t.action = Some(action.into());
         }
         self
+    }
+
+    /// Calls with the client-side `causes` on (SOAP over `http://` only: an error for other
+    /// targets, and over TLS, where the causes are not implemented).
+    pub fn with_naive(mut self, causes: NaiveCauses) -> Result<Self, TargetError> {
+        match &mut self {
+            Target::Soap(t) if t.tls.is_none() => {
+                t.naive = causes;
+                Ok(self)
+            }
+            _ => Err(TargetError(
+                "the client causes (`--naive`) apply to an `http://` soap target only".to_owned(),
+            )),
+        }
     }
 
     /// Sets the SOAP version (SOAP targets only; others ignore it).

@@ -87,8 +87,9 @@ impl Capture {
     /// Waits until the capture holds the last call's packets, stops tcpdump cleanly and reads
     /// the capture back. `last_start` (seconds since the epoch) is when the last call began:
     /// tcpdump may not have read the kernel's ring yet on a loaded machine (a capture stopped
-    /// right after the calls once came back empty), so the file is polled until it holds a
-    /// packet from then on and stops growing, [`CATCH_UP`] at most.
+    /// right after the calls once came back empty, and once held the last call's request but
+    /// not its answer), so the file is polled until it holds an answer segment from then on
+    /// and stops growing, [`CATCH_UP`] at most (a last call that got no answer waits it out).
     pub(crate) async fn stop(mut self, last_start: Option<f64>) -> anyhow::Result<Vec<Packet>> {
         tokio::time::sleep(GRACE).await;
         let deadline = tokio::time::Instant::now() + CATCH_UP;
@@ -98,11 +99,7 @@ impl Capture {
                 .ok()
                 .and_then(|b| pcap::read(&b, self.port).ok());
             let count = now.as_ref().map(Vec::len);
-            let caught_up = match (&now, last_start) {
-                (Some(p), Some(t)) => p.iter().any(|p| p.time >= t),
-                (Some(_), None) => true,
-                (None, _) => false,
-            };
+            let caught_up = now.as_deref().is_some_and(|p| caught_up(p, last_start));
             if (caught_up && count == before) || tokio::time::Instant::now() >= deadline {
                 break;
             }
@@ -120,5 +117,44 @@ impl Capture {
             .with_context(|| format!("cannot read the capture `{}`", self.pcap.display()))?;
         pcap::read(&bytes, self.port)
             .with_context(|| format!("cannot read the capture `{}`", self.pcap.display()))
+    }
+}
+
+/// Whether `packets` reach the last call: a data segment from the server sent after
+/// `last_start` (its answer; tcpdump interrupted before reading it would lose it), or any
+/// packet when there is no call to wait for.
+fn caught_up(packets: &[Packet], last_start: Option<f64>) -> bool {
+    match last_start {
+        Some(t) => packets
+            .iter()
+            .any(|p| p.time >= t && !p.to_server && p.len > 0),
+        None => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_capture_has_caught_up_only_once_the_last_answer_is_in() {
+        let packet = |time, to_server, len| Packet {
+            time,
+            to_server,
+            flags: if len > 0 { "P." } else { "S" }.into(),
+            len,
+            client_port: 40000,
+        };
+        // The last call (from t = 10) has its handshake and request, not yet its answer.
+        let mut p = vec![
+            packet(9.0, false, 300),
+            packet(10.0, true, 0),
+            packet(10.1, false, 0),
+            packet(10.2, true, 361),
+        ];
+        assert!(!caught_up(&p, Some(10.0)));
+        p.push(packet(10.3, false, 116));
+        assert!(caught_up(&p, Some(10.0)));
+        assert!(caught_up(&[], None));
     }
 }

@@ -10,6 +10,16 @@
 //! kernel has no `sch_netem`, [`Lan::create`] says exactly why or what it could emulate instead
 //! (a `tbf` rate limit without the delay), so the report never claims more than was emulated.
 //!
+//! What this kernel offers instead of netem was checked (Linux 6.18 without modules: no
+//! `/lib/modules`, no `modprobe`; `/proc/config.gz` has `NET_SCH_TBF`, `HTB` and `FIFO` but no
+//! `NETEM`, `FQ`, `ETF`, `CAKE` or `NET_ACT_BPF`): `tbf`'s `latency` bounds how long a packet may
+//! queue behind the rate, it adds nothing to an idle link; `txqueuelen` is a queue length, not
+//! a delay; delaying by timestamps (a BPF program setting `skb->tstamp` for `fq` to honour) needs
+//! `fq`; and a userspace proxy between the namespaces would end one TCP connection and start
+//! another, so the trace would no longer show one client's stack against one server's (the very
+//! thing the causes section traces). A TUN forwarder that holds each IP packet would be honest
+//! but is not built. So on such a kernel the link has its rate and no delay, and says so.
+//!
 //! This module must never leave a namespace behind (a dropped [`Lan`] removes both, which also
 //! removes the veth pair), never touch an interface outside the namespaces it created, and never
 //! shape a link without saying how ([`Lan::describe`]).
@@ -25,6 +35,14 @@ pub struct LanSpec {
     /// Delay added on each side's egress, in µs. Default: `50` (0.1 ms added to a round trip,
     /// a small switched LAN).
     pub delay_us: u32,
+}
+
+impl LanSpec {
+    /// The same LAN at `mbit` Mbit/s (the seeds ran at 10 and 100).
+    pub fn with_rate(mut self, mbit: u32) -> Self {
+        self.rate_mbit = mbit;
+        self
+    }
 }
 
 impl Default for LanSpec {
@@ -149,6 +167,15 @@ pub(crate) fn shape_commands(n: &Names, spec: &LanSpec, netem: bool) -> Vec<Vec<
         .collect()
 }
 
+/// The `tc` commands changing both ends' shaping in place to `spec` (same qdisc kind).
+pub(crate) fn reshape_commands(n: &Names, spec: &LanSpec, netem: bool) -> Vec<Vec<String>> {
+    let mut cmds = shape_commands(n, spec, netem);
+    for c in &mut cmds {
+        c[4] = "change".to_owned(); // tc -n NS qdisc add ...
+    }
+    cmds
+}
+
 /// The commands that remove the LAN (deleting a namespace deletes its end of the veth pair, and
 /// with it the other end).
 pub(crate) fn teardown_commands(n: &Names) -> Vec<Vec<String>> {
@@ -213,6 +240,23 @@ impl Lan {
         Ok(lan)
     }
 
+    /// Changes the link's rate in place (both ends), keeping its namespaces, addresses and
+    /// whatever runs in them; [`Lan::describe`] then tells the new rate.
+    pub fn set_rate(&mut self, mbit: u32) -> Result<(), String> {
+        let spec = self.spec.clone().with_rate(mbit);
+        let netem = self.shaping == Shaping::Netem;
+        for c in reshape_commands(&self.names, &spec, netem) {
+            run(&c)?;
+        }
+        self.spec = spec;
+        Ok(())
+    }
+
+    /// The link's rate in Mbit/s.
+    pub fn rate_mbit(&self) -> u32 {
+        self.spec.rate_mbit
+    }
+
     /// The namespace of `side`.
     pub fn namespace(&self, side: Side) -> &str {
         match side {
@@ -267,8 +311,9 @@ impl Lan {
             ),
             Shaping::RateOnly(why) => format!(
                 "{base}; each end limited to {} Mbit/s by a token bucket (tbf, one packet of \
-                 burst) and NO added delay: this kernel has no netem ({why}); an idle link sends \
-                 a packet at once, so a wire's serialization time is not emulated either",
+                 burst) and NO added delay: this kernel has no netem ({why}); a token bucket \
+                 holds a packet only while it is short of tokens, so neither a wire's \
+                 propagation delay nor its full serialization time is emulated",
                 self.spec.rate_mbit
             ),
         }
@@ -339,6 +384,10 @@ mod tests {
             "tc -n soapstone-lan-7-client qdisc add dev ssv7c root tbf rate 100mbit burst 1600 latency 20ms"
         );
         assert_eq!(
+            joined(&reshape_commands(&n, &spec.clone().with_rate(10), false))[0],
+            "tc -n soapstone-lan-7-server qdisc change dev ssv7s root tbf rate 10mbit burst 1600 latency 20ms"
+        );
+        assert_eq!(
             joined(&teardown_commands(&n)),
             [
                 "ip netns del soapstone-lan-7-server",
@@ -360,6 +409,23 @@ mod tests {
         let ns = lan.namespace(Side::Server).to_owned();
         let d = lan.describe();
         assert!(d.contains("100 Mbit/s"), "{d}");
+        // The seeds' other rate, in place: the qdisc says so.
+        let mut lan = lan;
+        lan.set_rate(10).unwrap();
+        assert!(lan.describe().contains("10 Mbit/s"));
+        let out = Command::new("tc")
+            .args([
+                "-n",
+                &ns,
+                "qdisc",
+                "show",
+                "dev",
+                lan.interface(Side::Server),
+            ])
+            .output()
+            .unwrap();
+        let qdisc = String::from_utf8_lossy(&out.stdout);
+        assert!(qdisc.contains("rate 10Mbit"), "{qdisc}");
         // A real listener in the server namespace is seen; a closed port is not.
         let mut cmd = lan.exec_prefix(Side::Server);
         cmd.extend(argv(&["python3", "-c", "import socket,time\ns=socket.socket();s.bind(('10.77.0.1',40411));s.listen();time.sleep(30)"]));

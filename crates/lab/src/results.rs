@@ -275,6 +275,14 @@ pub struct TraceRecord {
     /// the client's veth end) rather than on loopback. Default: `false` (older results).
     #[serde(default)]
     pub lan: bool,
+    /// On the emulated LAN, its rate in Mbit/s. Default: `None` (loopback; older results'
+    /// LAN traces were at 100).
+    #[serde(default)]
+    pub rate_mbit: Option<u32>,
+    /// On loopback with client and server on one CPU (the other loopback traces are
+    /// cross-CPU where the machine has two). Default: `false`.
+    #[serde(default)]
+    pub same_cpu: bool,
 }
 
 /// The machine the lab ran on.

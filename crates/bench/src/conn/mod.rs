@@ -12,7 +12,10 @@
 
 mod grpc;
 mod http;
+mod naive;
 mod tcp;
+
+pub use naive::NaiveCauses;
 
 use std::io;
 use std::net::SocketAddr;
@@ -194,6 +197,8 @@ async fn connect_tcp(addr: SocketAddr, deadline: Instant) -> Result<TcpStream, E
 /// A task's connection to the target.
 pub(crate) enum Conn {
     Http(http::HttpConn),
+    /// SOAP with the seeds' client causes on (`--naive`).
+    Naive(naive::NaiveConn),
     PingPong(tcp::PingPong),
     ConnectOnly(tcp::ConnectOnly),
     Grpc(grpc::GrpcConn),
@@ -208,6 +213,9 @@ impl Conn {
         idx: usize,
     ) -> Self {
         match target {
+            Target::Soap(t) if t.naive.any() => {
+                Conn::Naive(naive::NaiveConn::new(t, addr, counters, idx))
+            }
             Target::Soap(t) => Conn::Http(http::HttpConn::new(t, addr, counters, idx)),
             Target::TcpPingPong {
                 request,
@@ -228,6 +236,7 @@ impl Conn {
     pub(crate) async fn connect(&mut self, deadline: Instant) -> Outcome {
         match self {
             Conn::Http(c) => c.connect(deadline).await,
+            Conn::Naive(c) => c.connect(deadline).await,
             Conn::PingPong(c) => c.connect(deadline).await,
             Conn::ConnectOnly(_) => Ok(()),
             Conn::Grpc(c) => c.connect(deadline).await,
@@ -239,6 +248,7 @@ impl Conn {
     pub(crate) async fn call(&mut self, deadline: Instant) -> Outcome {
         match self {
             Conn::Http(c) => c.call(deadline).await,
+            Conn::Naive(c) => c.call(deadline).await,
             Conn::PingPong(c) => c.call(deadline).await,
             Conn::ConnectOnly(c) => c.call(deadline).await,
             Conn::Grpc(c) => c.call(deadline).await,

@@ -1,8 +1,10 @@
 //! The seeds' causes on purpose (issue 13): one call of each kind (Ruby's echoFloat, the
 //! thesis's creditControl) cured, with each cause alone, with the thesis's own setup and with
-//! every cause on, its packets captured on loopback and again on the emulated LAN
-//! ([`crate::netem`]: the server in one network namespace, the traced client and its tcpdump
-//! on the client's veth end in the other); the omniORB CORBA call beside them when
+//! every cause on, its packets captured on loopback (client and server on two CPUs, then on
+//! one) and again on the emulated LAN at the seeds' 100 and 10 Mbit/s ([`crate::netem`]: the
+//! server in one network namespace, the traced client and its tcpdump on the client's veth end
+//! in the other); throughput under each client cause (`soapstone bench --naive`,
+//! [`super::causes_bench`]); the omniORB CORBA call beside them when
 //! the peer manifest has it; and Ruby's fixed overhead per message redrawn (echoFloat round
 //! trip against request size, streaming and with the DOM cause).
 //!
@@ -27,6 +29,7 @@ use crate::netem::{Lan, Side, SERVER_IP};
 use crate::peers::client::{self, ClientPoint};
 use crate::peers::server::PeerServer;
 use crate::procs::{Launcher, Server};
+use crate::results::TraceRecord as Record;
 use crate::results::{Placement, PlacementKind, Run, Settings, TraceRecord};
 use crate::timeline::{self, CallTimeline};
 use crate::trace::TraceFile;
@@ -117,9 +120,74 @@ pub(crate) const KINDS: &[(&str, &str, &str, &str)] = &[
 /// Request sizes of the fixed-overhead sweep: padding bytes added to Ruby's envelope.
 const PADS: &[usize] = &[0, 2048, 8192, 32768, 131072];
 
+/// The seeds' link rates in Mbit/s: switched Fast Ethernet (Davis & Parashar) and the 10 Mbit/s
+/// point beside it. The LAN runs at the configured rate first, then at the others.
+pub(crate) const SEED_RATES_MBIT: [u32; 2] = [100, 10];
+
+/// Where one pass of the modes runs: the key of its runs, traces and files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Network {
+    /// Loopback, the client on the other CPU where there are two (a cross-CPU wake-up each
+    /// way, as between two machines).
+    Loopback,
+    /// Loopback, client and server on one CPU.
+    SameCpu,
+    /// The emulated LAN at this many Mbit/s.
+    Lan(u32),
+}
+
+impl Network {
+    /// Every network a results file can hold, in report order.
+    pub(crate) fn all() -> Vec<Network> {
+        let mut v = vec![Network::Loopback, Network::SameCpu];
+        v.extend(SEED_RATES_MBIT.map(Network::Lan));
+        v
+    }
+
+    /// The operation id of a mode's run: `echoFloat/server`, `echoFloat/server@same-cpu`,
+    /// `echoFloat/server@lan-10mbit`.
+    pub(crate) fn operation(self, op: &str, mode: &str) -> String {
+        match self {
+            Network::Loopback => format!("{op}/{mode}"),
+            Network::SameCpu => format!("{op}/{mode}@same-cpu"),
+            Network::Lan(r) => format!("{op}/{mode}@lan-{r}mbit"),
+        }
+    }
+
+    /// The file name of a capture, server database or log: `causes[-same-cpu|-lanR]-NAME`.
+    pub(crate) fn file(self, name: &str) -> String {
+        match self {
+            Network::Loopback => format!("causes-{name}"),
+            Network::SameCpu => format!("causes-same-cpu-{name}"),
+            Network::Lan(r) => format!("causes-lan{r}-{name}"),
+        }
+    }
+
+    /// The network a trace was captured on.
+    pub(crate) fn of(t: &Record) -> Network {
+        match (t.lan, t.rate_mbit, t.same_cpu) {
+            (true, r, _) => Network::Lan(r.unwrap_or(100)),
+            (false, _, true) => Network::SameCpu,
+            (false, _, false) => Network::Loopback,
+        }
+    }
+
+    /// How the report names it after a figure: `on loopback, one CPU`.
+    pub(crate) fn label(self) -> String {
+        match self {
+            Network::Loopback => "on loopback".to_owned(),
+            Network::SameCpu => "on loopback, one CPU".to_owned(),
+            Network::Lan(r) => format!("on the emulated LAN at {r} Mbit/s"),
+        }
+    }
+}
+
 pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
-    let loopback = Net::loopback(lab);
-    modes_on(lab, &loopback).await?;
+    modes_on(lab, &Net::loopback(lab, Network::Loopback)).await?;
+    if lab.pins().len() > 1 {
+        // The first pass was cross-CPU; on one CPU it was this one already.
+        modes_on(lab, &Net::loopback(lab, Network::SameCpu)).await?;
+    }
     corba(lab).await;
     on_lan(lab).await;
     Ok(())
@@ -133,18 +201,22 @@ async fn modes_on(lab: &mut Lab, net: &Net) -> anyhow::Result<()> {
             servers.push(m.server);
         }
     }
+    let kinds: Vec<_> = KINDS
+        .iter()
+        .filter(|(op, ..)| net.every_kind || *op == "echoFloat")
+        .collect();
     for naive in servers {
         let (server, serve_cmd) = match serve(lab, net, naive).await {
             Ok(s) => s,
             // On the LAN a server that does not start is a problem of that part only.
-            Err(e) if net.lan => {
+            Err(e) if net.lan() => {
                 lab.problem(format!("{EXP}: on the emulated LAN: {e:#}"));
                 continue;
             }
             Err(e) => return Err(e),
         };
         for mode in MODES.iter().filter(|m| m.server == naive) {
-            for (op, path, body, action) in KINDS {
+            for (op, path, body, action) in &kinds {
                 let url = format!("{}{path}", server.base_url());
                 let target = Target {
                     url: &url,
@@ -154,15 +226,18 @@ async fn modes_on(lab: &mut Lab, net: &Net) -> anyhow::Result<()> {
                 };
                 if let Err(e) = trace(lab, net, mode, op, &target).await {
                     lab.problem(format!(
-                        "{EXP}: {op} ({}{}) was not traced: {e:#}",
+                        "{EXP}: {op} ({} {}) was not traced: {e:#}",
                         mode.id,
-                        if net.lan { ", emulated LAN" } else { "" }
+                        net.network.label()
                     ));
                 }
             }
         }
-        if !net.lan && matches!(naive, None | Some("dom")) {
+        if net.network == Network::Loopback && matches!(naive, None | Some("dom")) {
             overhead(lab, &server, naive.is_some()).await;
+        }
+        if net.network == Network::Loopback && naive.is_none() {
+            super::causes_bench::run(lab, &server).await;
         }
         server.stop().await?;
     }
@@ -170,14 +245,15 @@ async fn modes_on(lab: &mut Lab, net: &Net) -> anyhow::Result<()> {
 }
 
 /// The same modes again with the server in one network namespace and `soapstone trace` (and
-/// its tcpdump, on the client's veth end) in the other, where the LAN can be made.
+/// its tcpdump, on the client's veth end) in the other, where the LAN can be made: at the
+/// configured rate, then at the seeds' other rate (the link reshaped in place).
 async fn on_lan(lab: &mut Lab) {
     let Some(spec) = lab.cfg.lan.clone() else {
         lab.lan
             .get_or_insert_with(|| "not run (`--lan off`)".to_owned());
         return;
     };
-    let lan = match Lan::create(&spec) {
+    let mut lan = match Lan::create(&spec) {
         Ok(lan) => lan,
         Err(e) => {
             lab.lan.get_or_insert_with(|| format!("not emulated: {e}"));
@@ -191,10 +267,25 @@ async fn on_lan(lab: &mut Lab) {
     if lab.lan.as_deref().is_none_or(|l| l.starts_with("not ")) {
         lab.lan = Some(lan.describe());
     }
-    eprintln!("lab: causes on the emulated LAN: {}", lan.describe());
-    let net = Net::on(lab, &lan);
-    if let Err(e) = modes_on(lab, &net).await {
-        lab.problem(format!("{EXP}: on the emulated LAN: {e:#}"));
+    let mut rates = vec![spec.rate_mbit];
+    rates.extend(SEED_RATES_MBIT.iter().filter(|r| **r != spec.rate_mbit));
+    for (i, rate) in rates.into_iter().enumerate() {
+        if i > 0 {
+            if let Err(e) = lan.set_rate(rate) {
+                lab.problem(format!(
+                    "{EXP}: the emulated LAN could not be reshaped to {rate} Mbit/s: {e}"
+                ));
+                break;
+            }
+        }
+        eprintln!("lab: causes on the emulated LAN: {}", lan.describe());
+        // Both ops at the configured rate; in `--quick` echoFloat alone at the other.
+        let net = Net::on(lab, &lan, i == 0 || !lab.cfg.quick);
+        if let Err(e) = modes_on(lab, &net).await {
+            lab.problem(format!(
+                "{EXP}: on the emulated LAN at {rate} Mbit/s: {e:#}"
+            ));
+        }
     }
     drop(lan);
 }
@@ -209,38 +300,44 @@ pub(crate) struct Net {
     host: &'static str,
     /// The interface tcpdump listens on, on the client's side.
     interface: String,
-    /// On the emulated LAN.
-    pub(crate) lan: bool,
+    /// Which network this is.
+    pub(crate) network: Network,
+    /// Both operations, or echoFloat alone (the extra passes of `--quick`, to keep the
+    /// section under a minute).
+    every_kind: bool,
 }
 
 impl Net {
-    fn loopback(lab: &Lab) -> Net {
+    fn loopback(lab: &Lab, network: Network) -> Net {
         Net {
             server: lab.launcher.clone(),
             client: lab.launcher.clone(),
             host: "127.0.0.1",
             interface: "lo".to_owned(),
-            lan: false,
+            network,
+            every_kind: network == Network::Loopback || !lab.cfg.quick,
         }
     }
 
-    fn on(lab: &Lab, lan: &Lan) -> Net {
+    fn on(lab: &Lab, lan: &Lan, every_kind: bool) -> Net {
         Net {
             server: lab.launcher.wrapped(lan.exec_prefix(Side::Server)),
             client: lab.launcher.wrapped(lan.exec_prefix(Side::Client)),
             host: SERVER_IP,
             interface: lan.interface(Side::Client).to_owned(),
-            lan: true,
+            network: Network::Lan(lan.rate_mbit()),
+            every_kind,
         }
     }
 
-    /// The file name of a mode's capture, server database and log: `causes[-lan]-NAME`.
+    /// On the emulated LAN.
+    pub(crate) fn lan(&self) -> bool {
+        matches!(self.network, Network::Lan(_))
+    }
+
+    /// The file name of a mode's capture, server database and log.
     pub(crate) fn file(&self, name: &str) -> String {
-        if self.lan {
-            format!("causes-lan-{name}")
-        } else {
-            format!("causes-{name}")
-        }
+        self.network.file(name)
     }
 }
 
@@ -300,6 +397,26 @@ fn client_pin(lab: &Lab) -> (PlacementKind, String) {
     match lab.pins().pop() {
         Some(p) => (p.kind, p.client),
         None => (PlacementKind::SameCpu, lab.cfg.server_cpu.clone()),
+    }
+}
+
+/// Where the traced client of `net` runs: the server's CPU on [`Network::SameCpu`].
+fn trace_pin(lab: &Lab, net: &Net) -> (PlacementKind, String) {
+    match net.network {
+        Network::SameCpu => (PlacementKind::SameCpu, lab.cfg.server_cpu.clone()),
+        Network::Lan(_) => (PlacementKind::Lan, client_pin(lab).1),
+        Network::Loopback => client_pin(lab),
+    }
+}
+
+/// Calls captured under `mode`: in `--quick` a quarter (at least 8) with every cause on, each
+/// of which costs the 350 ms `100 Continue` wait, so that four networks fit the section's
+/// minute (the report marks those points as resting on few calls).
+fn calls_of(mode: &Mode, calls: usize, quick: bool) -> usize {
+    if quick && mode.id == "all" {
+        (calls / 4).max(8).min(calls)
+    } else {
+        calls
     }
 }
 
@@ -366,9 +483,10 @@ async fn trace(
     // Warm-up matters only on a kept connection (it leaves Linux's quick-ACK mode).
     let keeps_connection = mode.client.is_none() || mode.client == Some("expect-continue");
     let warmup = if keeps_connection { t.causes_warmup } else { 0 };
+    let calls = calls_of(mode, t.causes_calls, lab.cfg.quick);
     let args = trace_args(&TraceCall {
         url,
-        calls: t.causes_calls,
+        calls,
         warmup,
         body: &body_path,
         action,
@@ -377,8 +495,7 @@ async fn trace(
         json: &json,
         naive: mode.client,
     });
-    let (kind, cpu) = client_pin(lab);
-    let kind = if net.lan { PlacementKind::Lan } else { kind };
+    let (kind, cpu) = trace_pin(lab, net);
     let command = net.client.display(Some(&cpu), &args);
     let log = net.client.log_path(&name);
     let stdout = std::fs::File::create(&log)
@@ -392,7 +509,7 @@ async fn trace(
         .spawn()
         .with_context(|| format!("cannot start `{command}`"))?;
     // Every call may take its request timeout; tcpdump's start and stop on top.
-    let deadline = Duration::from_secs(30 + 2 * (t.causes_calls + warmup) as u64);
+    let deadline = Duration::from_secs(30 + 2 * (calls + warmup) as u64);
     let status = match tokio::time::timeout(deadline, child.wait()).await {
         Ok(s) => s?,
         Err(_) => {
@@ -419,8 +536,8 @@ async fn trace(
         load_cpu: None,
     };
     let pcap = file.pcap.as_ref().map(|_| format!("logs/{name}.pcap"));
-    let operation = format!("{op}/{}", mode.id);
-    let on = if net.lan { " on the emulated LAN" } else { "" };
+    let operation = net.network.operation(op, mode.id);
+    let on = format!(" {}", net.network.label());
     let failed = file.calls.iter().filter(|c| !c.answered()).count();
     if failed > 0 {
         let first = file.calls.iter().find(|c| !c.answered());
@@ -439,7 +556,12 @@ async fn trace(
     // The record's command reproduces the capture: the server, then the traced calls.
     let both = format!("{} & {command}", target.serve);
     let mut record = record(op, mode.id, both, pcap, file.capture_error, &file.calls);
-    record.lan = net.lan;
+    record.lan = net.lan();
+    record.same_cpu = net.network == Network::SameCpu;
+    record.rate_mbit = match net.network {
+        Network::Lan(r) => Some(r),
+        _ => None,
+    };
     if let Some(e) = &record.capture_error {
         let said = format!("{EXP}: no packets{on}, timings only: ");
         if !lab.problems.iter().any(|p| p.starts_with(&said)) {
@@ -494,6 +616,8 @@ fn record(
         stalls,
         median_call: timeline::median_call(calls).cloned(),
         lan: false,
+        rate_mbit: None,
+        same_cpu: false,
     }
 }
 
@@ -761,18 +885,61 @@ mod tests {
             log_dir: "logs".into(),
             wrap: Vec::new(),
         };
-        let net = |lan| Net {
+        let net = |network| Net {
             server: launcher.clone(),
             client: launcher.clone(),
             host: "127.0.0.1",
             interface: "lo".into(),
-            lan,
+            network,
+            every_kind: true,
         };
-        assert_eq!(net(false).file("echoFloat-cured"), "causes-echoFloat-cured");
+        let files: Vec<String> = Network::all()
+            .into_iter()
+            .map(|n| net(n).file("echoFloat-cured"))
+            .collect();
         assert_eq!(
-            net(true).file("echoFloat-cured"),
-            "causes-lan-echoFloat-cured"
+            files,
+            [
+                "causes-echoFloat-cured",
+                "causes-same-cpu-echoFloat-cured",
+                "causes-lan100-echoFloat-cured",
+                "causes-lan10-echoFloat-cured"
+            ]
         );
+        // Each network's runs have their own operation id, and a trace says where it was.
+        let ops: Vec<String> = Network::all()
+            .into_iter()
+            .map(|n| n.operation("echoFloat", "all"))
+            .collect();
+        assert_eq!(
+            ops,
+            [
+                "echoFloat/all",
+                "echoFloat/all@same-cpu",
+                "echoFloat/all@lan-100mbit",
+                "echoFloat/all@lan-10mbit"
+            ]
+        );
+        let mut t = record("echoFloat", "all", "cmd".into(), None, None, &[]);
+        assert_eq!(Network::of(&t), Network::Loopback);
+        t.same_cpu = true;
+        assert_eq!(Network::of(&t), Network::SameCpu);
+        (t.lan, t.rate_mbit) = (true, Some(10));
+        assert_eq!(Network::of(&t), Network::Lan(10));
+        t.rate_mbit = None; // older results: the LAN was 100 Mbit/s
+        assert_eq!(Network::of(&t), Network::Lan(100));
+    }
+
+    #[test]
+    fn every_cause_on_captures_a_quarter_of_the_calls_in_quick() {
+        let all = MODES.iter().find(|m| m.id == "all").unwrap();
+        assert_eq!(
+            [30, 60, 5].map(|n| calls_of(all, n, true)),
+            [8, 15, 5],
+            "at least 8, never more than asked"
+        );
+        assert_eq!(calls_of(&MODES[0], 30, true), 30);
+        assert_eq!(calls_of(all, 60, false), 60, "all of them in a full run");
     }
 
     #[test]

@@ -1,23 +1,24 @@
 //! The causes section of the report, drawn from the runs and traces of
 //! [`super::causes`]: per operation a table (round trip, ratio to cured, packets, the stalls
-//! the capture shows, the pcap), loopback's rows and then the emulated LAN's with their ratio to
-//! loopback, and a packet figure per network; the thesis's Tables 4 and 5
+//! the capture shows, the pcap), loopback's rows (cross-CPU, then one CPU) and then the emulated
+//! LAN's at each rate with their ratio to loopback, and a packet figure per network; the
+//! throughput under each client cause ([`super::causes_bench`]); the thesis's Tables 4 and 5
 //! packet by packet beside today's; Ruby's fixed overhead per message, fitted.
 //!
 //! Every "today" figure comes from a run or trace of this results file; every stall named here
 //! was named by the timeline classification of a capture. This module must never describe a
 //! stall the data does not show: the findings test for it before saying it.
 
-use super::causes::{overhead_op, EXP, KINDS, MODES};
+use super::causes::{overhead_op, Network, EXP, KINDS, MODES};
 use crate::report::ladder::{Ladder, Lane};
 use crate::report::svg::{LineChart, LineSeries};
 use crate::report::{fmt, Row, Section, Table};
-use crate::results::{PlacementKind, Results, Run, TraceRecord};
+use crate::results::{Results, Run, TraceRecord};
 use crate::seeds;
 use crate::timeline::{CallTimeline, DELAYED_ACK, FIN_WAIT};
 
 /// A round trip in µs as `85.2 µs` or `44.1 ms`.
-fn rt(us: f64) -> String {
+pub(crate) fn rt(us: f64) -> String {
     if us < 1000.0 {
         format!("{} µs", fmt::us(us))
     } else {
@@ -25,36 +26,48 @@ fn rt(us: f64) -> String {
     }
 }
 
-/// The median call of a capture that ran (never the timings-only calls of one that did not).
-fn captured<'a>(results: &'a Results, op: &str, mode: &str) -> Option<&'a CallTimeline> {
-    captured_on(results, op, mode, false)
+/// The trace of `op` under `mode` on `net`.
+fn trace_at<'a>(
+    results: &'a Results,
+    op: &str,
+    mode: &str,
+    net: Network,
+) -> Option<&'a TraceRecord> {
+    results.traces.iter().find(|t| {
+        t.experiment == EXP && t.operation == op && t.mode == mode && Network::of(t) == net
+    })
 }
 
-/// [`captured`] on the emulated LAN (`lan`) or on loopback.
+/// The median call of a loopback capture that ran (never the timings-only calls of one that
+/// did not).
+fn captured<'a>(results: &'a Results, op: &str, mode: &str) -> Option<&'a CallTimeline> {
+    captured_on(results, op, mode, Network::Loopback)
+}
+
+/// [`captured`] on `net`.
 fn captured_on<'a>(
     results: &'a Results,
     op: &str,
     mode: &str,
-    lan: bool,
+    net: Network,
 ) -> Option<&'a CallTimeline> {
-    results
-        .trace_on(EXP, op, mode, lan)
+    trace_at(results, op, mode, net)
         .filter(|t| t.capture_error.is_none())
         .and_then(|t| t.median_call.as_ref())
 }
 
-/// The loopback run of `op` under `mode`.
+/// The loopback (cross-CPU) run of `op` under `mode`.
 fn run<'a>(results: &'a Results, op: &str, mode: &str) -> Option<&'a Run> {
-    run_on(results, op, mode, false)
+    run_on(results, op, mode, Network::Loopback)
 }
 
-/// The run of `op` under `mode` on the emulated LAN (`lan`) or on loopback.
-fn run_on<'a>(results: &'a Results, op: &str, mode: &str, lan: bool) -> Option<&'a Run> {
-    results.runs.iter().find(|r| {
-        r.experiment == EXP
-            && r.operation == format!("{op}/{mode}")
-            && (r.settings.placement.kind == PlacementKind::Lan) == lan
-    })
+/// The run of `op` under `mode` on `net`.
+fn run_on<'a>(results: &'a Results, op: &str, mode: &str, net: Network) -> Option<&'a Run> {
+    let id = net.operation(op, mode);
+    results
+        .runs
+        .iter()
+        .find(|r| r.experiment == EXP && r.operation == id)
 }
 
 /// The stalls of a call: `delayed ACK +41.2 ms`, each with the gap before it.
@@ -96,16 +109,16 @@ fn stall_cell(t: &TraceRecord) -> String {
     format!("{} ({seen} of {} calls)", named.join(", "), t.calls)
 }
 
-/// One row per mode that ran on the emulated LAN (`lan`) or on loopback; on the LAN the last
-/// cell is the ratio of its median to the same mode's loopback median.
-fn mode_rows(results: &Results, op: &str, lan: bool) -> Vec<Row> {
-    let cured = run_on(results, op, "cured", lan).map(|r| r.p50_us);
+/// One row per mode that ran on `net`; off cross-CPU loopback the fourth cell is the ratio
+/// of its median to the same mode's loopback median.
+fn mode_rows(results: &Results, op: &str, net: Network) -> Vec<Row> {
+    let cured = run_on(results, op, "cured", net).map(|r| r.p50_us);
     MODES
         .iter()
         .filter_map(|m| {
-            let r = run_on(results, op, m.id, lan)?;
-            let t = results.trace_on(EXP, op, m.id, lan);
-            let vs_loopback = if lan {
+            let r = run_on(results, op, m.id, net)?;
+            let t = trace_at(results, op, m.id, net);
+            let vs_loopback = if net != Network::Loopback {
                 run(results, op, m.id).map_or("–".to_owned(), |l| fmt::ratio(r.p50_us / l.p50_us))
             } else {
                 String::new()
@@ -127,17 +140,26 @@ fn mode_rows(results: &Results, op: &str, lan: bool) -> Vec<Row> {
 /// The table of one operation: every mode today, CORBA, the thesis as published.
 fn table(results: &Results, op: &str) -> Table {
     let cured = run(results, op, "cured").map(|r| r.p50_us);
-    let mut rows = vec![Row::group(
-        "today: soapstone on loopback (median of the captured calls)",
-    )];
-    rows.extend(mode_rows(results, op, false));
-    let lan = mode_rows(results, op, true);
-    if !lan.is_empty() {
-        rows.push(Row::group(
-            "today: soapstone on the emulated LAN (server and client in two network \
-             namespaces; × cured against the LAN's cured call)",
-        ));
-        rows.extend(lan);
+    let placement = run(results, op, "cured").map_or("", |r| r.settings.placement.kind.label());
+    let mut rows = vec![Row::group(format!(
+        "today: soapstone on loopback, {placement} (median of the captured calls)"
+    ))];
+    rows.extend(mode_rows(results, op, Network::Loopback));
+    for net in Network::all().into_iter().skip(1) {
+        let block = mode_rows(results, op, net);
+        if block.is_empty() {
+            continue;
+        }
+        rows.push(Row::group(match net {
+            Network::Lan(r) => format!(
+                "today: on the emulated LAN at {r} Mbit/s (server and client in two network \
+                 namespaces; × cured against this block's cured call)"
+            ),
+            _ => "today: on loopback, client and server on one CPU (× cured against this \
+                  block's cured call)"
+                .to_owned(),
+        }));
+        rows.extend(block);
     }
     if let Some(t) = results.traces.iter().find(|t| t.mode == "corba") {
         if let Some(r) = results
@@ -216,19 +238,22 @@ fn table(results: &Results, op: &str) -> Table {
                stalls are read from the capture (a gap of 20 ms or more before a packet, named \
                by what the packet is). The captures are `logs/causes-OPERATION-MODE.pcap` \
                (CORBA: `logs/causes-doNothing-omniorb.pcap`), the command that reproduces each \
-               is in `results.json` (`traces[].command`). On the emulated LAN the captures are \
-               `logs/causes-lan-OPERATION-MODE.pcap`, taken on the client's veth end inside its \
-               namespace, and each command starts with the `ip netns exec` that runs it there; \
-               LAN ÷ loopback is a mode's LAN median over its loopback median in the same run."
+               is in `results.json` (`traces[].command`). On one CPU they are \
+               `logs/causes-same-cpu-OPERATION-MODE.pcap`; on the emulated LAN \
+               `logs/causes-lanRATE-OPERATION-MODE.pcap`, taken on the client's veth end inside \
+               its namespace, and each command starts with the `ip netns exec` that runs it \
+               there. ÷ loopback is a mode's median over its median on loopback (the first \
+               block) in the same run. With every cause on, `--quick` captures a quarter of the \
+               calls (each waits 350 ms)."
             .into(),
         header: [
             "mode",
-            "round trip (median)",
+            "median",
             "× cured",
-            "LAN ÷ loopback",
+            "÷ loopback",
             "p99",
             "packets per call",
-            "stalls the capture shows (median call)",
+            "stalls in the capture (median call)",
         ]
         .map(str::to_owned)
         .to_vec(),
@@ -414,11 +439,15 @@ fn overhead(results: &Results, findings: &mut Vec<String>) -> (Option<Table>, Op
     (Some(table), Some(chart))
 }
 
-/// The findings of one operation on the emulated LAN (`lan`) or on loopback.
-fn op_findings(results: &Results, op: &str, lan: bool, out: &mut Vec<String>) {
-    let run = |op: &str, mode: &str| run_on(results, op, mode, lan);
-    let captured = |op: &str, mode: &str| captured_on(results, op, mode, lan);
-    let on = if lan { " on the emulated LAN" } else { "" };
+/// The findings of one operation on `net`.
+fn op_findings(results: &Results, op: &str, net: Network, out: &mut Vec<String>) {
+    let run = |op: &str, mode: &str| run_on(results, op, mode, net);
+    let captured = |op: &str, mode: &str| captured_on(results, op, mode, net);
+    let on = if net == Network::Loopback {
+        String::new()
+    } else {
+        format!(" {}", net.label())
+    };
     let (Some(cured), Some(server)) = (run(op, "cured"), run(op, "server")) else {
         return;
     };
@@ -462,27 +491,55 @@ fn op_findings(results: &Results, op: &str, lan: bool, out: &mut Vec<String>) {
     }
 }
 
+/// The cured call against the normal path: the same-CPU cured trace of echoFloat beside the
+/// same envelope through `soapstone bench` on the same CPU (the fixed-overhead sweep's smallest
+/// point), both from this run.
+fn cured_vs_normal(results: &Results) -> Option<String> {
+    let traced = run_on(results, "echoFloat", "cured", Network::SameCpu)?;
+    let (bytes, bench) = *overhead_points(results, false).first()?;
+    let ratio = traced.p50_us / bench;
+    Some(format!(
+        "Cured against the normal path, echoFloat on one CPU: {} per captured call (`soapstone \
+         trace`, {} calls, tcpdump running) against {} per call through `soapstone bench` ({} \
+         request bytes, no capture), {}{}",
+        rt(traced.p50_us),
+        traced.ok,
+        rt(bench),
+        bytes as u64,
+        fmt::ratio(ratio),
+        if ratio > 1.2 {
+            ": the capture and the trace's client cost the difference, so each × cured above \
+             compares captured calls with captured calls."
+        } else {
+            ": the same within noise."
+        }
+    ))
+}
+
 fn findings(results: &Results) -> Vec<String> {
     let mut out = Vec::new();
     for (op, ..) in KINDS {
-        op_findings(results, op, false, &mut out);
+        op_findings(results, op, Network::Loopback, &mut out);
     }
-    for (op, ..) in KINDS {
-        op_findings(results, op, true, &mut out);
-        let (Some(l), Some(c)) = (
-            run_on(results, op, "cured", true),
-            run(results, op, "cured"),
-        ) else {
+    for (op, net) in Network::all()
+        .into_iter()
+        .skip(1)
+        .flat_map(|n| KINDS.iter().map(move |(op, ..)| (*op, n)))
+    {
+        op_findings(results, op, net, &mut out);
+        let (Some(l), Some(c)) = (run_on(results, op, "cured", net), run(results, op, "cured"))
+        else {
             continue;
         };
         let mut ratios = Vec::new();
         for m in MODES.iter().skip(1) {
-            if let (Some(a), Some(b)) = (run_on(results, op, m.id, true), run(results, op, m.id)) {
+            if let (Some(a), Some(b)) = (run_on(results, op, m.id, net), run(results, op, m.id)) {
                 ratios.push(format!("{} {}", m.id, fmt::ratio(a.p50_us / b.p50_us)));
             }
         }
         out.push(format!(
-            "{op}, the emulated LAN against loopback (median over median): cured {}{}.",
+            "{op} {} against loopback (median over median): cured {}{}.",
+            net.label(),
             fmt::ratio(l.p50_us / c.p50_us),
             if ratios.is_empty() {
                 String::new()
@@ -490,6 +547,9 @@ fn findings(results: &Results) -> Vec<String> {
                 format!(", {}", ratios.join(", "))
             }
         ));
+    }
+    if let Some(f) = cured_vs_normal(results) {
+        out.push(f);
     }
     if let Some(t) = results.trace(EXP, "echoFloat", "thesis") {
         if t.capture_error.is_none() && !t.stalls.iter().any(|(s, _)| s == DELAYED_ACK) {
@@ -518,40 +578,32 @@ pub(crate) fn section(results: &Results) -> Section {
             continue;
         }
         tables.push(table(results, op));
-        let mut lanes: Vec<Lane> = MODES
-            .iter()
-            .filter_map(|m| {
-                let t = results.trace(EXP, op, m.id)?;
-                Some(lane(m.short, t))
-            })
-            .collect();
-        if let Some(t) = results.traces.iter().find(|t| t.mode == "corba") {
-            lanes.push(lane("CORBA doNothing", t));
-        }
-        charts.push(
-            Ladder {
-                title: format!("The packets of one {op} call per mode (the median call)"),
-                lanes,
+        for net in Network::all() {
+            let mut lanes: Vec<Lane> = MODES
+                .iter()
+                .filter_map(|m| Some(lane(m.short, trace_at(results, op, m.id, net)?)))
+                .collect();
+            if lanes.is_empty() {
+                continue;
             }
-            .render(),
-        );
-        let lanes: Vec<Lane> = MODES
-            .iter()
-            .filter_map(|m| Some(lane(m.short, results.trace_on(EXP, op, m.id, true)?)))
-            .collect();
-        if !lanes.is_empty() {
-            charts.push(
-                Ladder {
-                    title: format!(
-                        "The packets of one {op} call per mode on the emulated LAN (the median \
-                         call)"
-                    ),
-                    lanes,
+            if net == Network::Loopback {
+                if let Some(t) = results.traces.iter().find(|t| t.mode == "corba") {
+                    lanes.push(lane("CORBA doNothing", t));
                 }
-                .render(),
-            );
+            }
+            let title = match net {
+                Network::Loopback => {
+                    format!("The packets of one {op} call per mode (the median call)")
+                }
+                _ => format!(
+                    "The packets of one {op} call per mode {} (the median call)",
+                    net.label()
+                ),
+            };
+            charts.push(Ladder { title, lanes }.render());
         }
     }
+    tables.extend(super::causes_bench::table(results, &mut findings));
     tables.extend(packets_table(results));
     let (t, c) = overhead(results, &mut findings);
     tables.extend(t);
@@ -565,10 +617,12 @@ pub(crate) fn section(results: &Results) -> Section {
                 a connection per call, `Expect: 100-continue` (Davis and Parashar), a DOM parse \
                 before decoding (thesis Table 3, Ruby); then the thesis's own setup and all of \
                 them together. Each mode's calls are captured with tcpdump on loopback and cut \
-                into per-call timelines. On Linux the delayed ACK waits 40 ms at least; the \
-                thesis's Windows 2000 and Solaris stacks waited up to 200 ms. Then the same \
-                modes on the emulated LAN: the server in one network namespace, the traced \
-                client and its tcpdump in the other. "
+                into per-call timelines, with client and server on two CPUs and again on one. \
+                On Linux the delayed ACK waits 40 ms at least; the thesis's Windows 2000 and \
+                Solaris stacks waited up to 200 ms. Then the same modes on the emulated LAN at \
+                the seeds' 100 and 10 Mbit/s: the server in one network namespace, the traced \
+                client and its tcpdump in the other. The client's causes are also run under \
+                load (`soapstone bench --naive`). "
             .to_owned()
             + &lan_intro(results),
         findings,
@@ -651,6 +705,8 @@ mod tests {
             stalls: call.stalls().iter().map(|s| (s.to_string(), 9)).collect(),
             median_call: Some(call),
             lan: false,
+            rate_mbit: None,
+            same_cpu: false,
         });
     }
 
@@ -745,21 +801,46 @@ mod tests {
         with(&mut r, "server", 42_000.0, answer());
         for run in &mut r.runs[n..] {
             run.settings.placement.kind = PlacementKind::Lan;
+            run.operation = format!("{}@lan-100mbit", run.operation);
         }
         for trace in &mut r.traces[t..] {
-            trace.lan = true;
+            (trace.lan, trace.rate_mbit) = (true, Some(100));
             trace.pcap = trace
                 .pcap
                 .as_ref()
-                .map(|p| p.replace("causes-", "causes-lan-"));
+                .map(|p| p.replace("causes-", "causes-lan100-"));
+        }
+        // The 10 Mbit/s point and the same-CPU captures, each a block of its own.
+        for (net, cured_us) in [(Network::Lan(10), 300.0), (Network::SameCpu, 40.0)] {
+            let (n, t) = (r.runs.len(), r.traces.len());
+            with(&mut r, "cured", cured_us, answer());
+            for run in &mut r.runs[n..] {
+                run.operation = net.operation("echoFloat", "cured");
+            }
+            for trace in &mut r.traces[t..] {
+                trace.lan = net != Network::SameCpu;
+                trace.rate_mbit = trace.lan.then_some(10);
+                trace.same_cpu = net == Network::SameCpu;
+            }
         }
         r.lan = Some("two network namespaces joined by a veth pair".into());
         let s = section(&r);
         let rows = &s.tables[0].rows;
         let at = rows
             .iter()
-            .position(|r| r.cells[0].contains("emulated LAN"))
+            .position(|r| r.cells[0].contains("emulated LAN at 100 Mbit/s"))
             .expect("a LAN block");
+        let same = rows
+            .iter()
+            .position(|r| r.cells[0].contains("one CPU"))
+            .expect("a same-CPU block");
+        assert!(same < at, "loopback's blocks come first");
+        assert_eq!(rows[same + 1].cells[1..4], ["40.0 µs", "×1.00", "×0.80"]);
+        let ten = rows
+            .iter()
+            .position(|r| r.cells[0].contains("emulated LAN at 10 Mbit/s"))
+            .expect("a 10 Mbit/s block");
+        assert_eq!(rows[ten + 1].cells[1..4], ["300 µs", "×1.00", "×6.00"]);
         let lan_cured = &rows[at + 1].cells;
         assert!(lan_cured[0].starts_with("cured"), "{lan_cured:?}");
         assert_eq!(lan_cured[1], "200 µs");
@@ -778,18 +859,46 @@ mod tests {
         assert!(rows
             .iter()
             .all(|r| r.cells.len() == 7 || r.cells.len() == 1));
-        assert_eq!(s.charts.len(), 2);
-        assert!(s.charts[1].contains("emulated LAN"));
+        assert_eq!(s.charts.len(), 4);
+        assert!(s.charts[1].contains("one CPU"), "{}", s.charts[1]);
+        assert!(s.charts[2].contains("emulated LAN at 100 Mbit/s"));
+        assert!(s.charts[3].contains("emulated LAN at 10 Mbit/s"));
         let f = s.findings.join("\n");
         assert!(
-            f.contains("echoFloat, the emulated LAN against loopback (median over median): cured ×4.00, server ×1.02"),
+            f.contains("echoFloat on the emulated LAN at 100 Mbit/s against loopback (median over median): cured ×4.00, server ×1.02"),
             "{f}"
         );
+        assert!(f.contains("echoFloat on the emulated LAN at 10 Mbit/s against loopback (median over median): cured ×6.00."), "{f}");
         assert!(
             s.intro.contains("The emulated LAN: two network namespaces"),
             "{}",
             s.intro
         );
+    }
+
+    #[test]
+    fn the_cured_call_is_set_beside_the_normal_path() {
+        let mut r = sample();
+        with(&mut r, "cured", 38.0, Vec::new());
+        assert_eq!(cured_vs_normal(&r), None, "no same-CPU trace, no sweep");
+        r.runs.last_mut().unwrap().operation = Network::SameCpu.operation("echoFloat", "cured");
+        let mut bench = r.runs[0].clone();
+        bench.experiment = EXP.into();
+        bench.operation = overhead_op(false, 389);
+        bench.settings.request_bytes = Some(389);
+        bench.p50_us = 20.0;
+        r.runs.push(bench);
+        let f = cured_vs_normal(&r).unwrap();
+        assert!(f.contains("38.0 µs per captured call"), "{f}");
+        assert!(
+            f.contains("against 20.0 µs per call through `soapstone bench` (389 request bytes"),
+            "{f}"
+        );
+        assert!(f.contains("×1.90: the capture"), "{f}");
+        r.runs.last_mut().unwrap().p50_us = 36.0;
+        assert!(cured_vs_normal(&r)
+            .unwrap()
+            .ends_with("the same within noise."));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! "today" value that no run measured.
 
 pub(crate) mod causes;
+mod causes_bench;
 mod causes_report;
 pub(crate) mod charging_calls;
 pub(crate) mod clients;

@@ -21,7 +21,8 @@ svg{max-width:100%;height:auto;border:1px solid #e4e4e4;border-radius:3px;backgr
 table{border-collapse:collapse;margin:6px 0 4px;font-size:13.5px;background:#fff}
 th,td{border:1px solid #d0d0d0;padding:4px 8px;text-align:right;white-space:nowrap}
 th{background:#eef3f8;font-weight:600}
-td:first-child,th:first-child{text-align:left;white-space:normal;max-width:360px}
+td:first-child,th:first-child{text-align:left;white-space:normal;min-width:9em;max-width:360px}
+td.prose{white-space:normal;text-align:left;min-width:14em;max-width:26em}
 tr.group td{background:#f2f2f2;font-weight:600;text-align:left;font-size:12.5px;color:#333}
 tr.published td{color:#555;font-style:italic}
 tr.today td{font-weight:500}
@@ -42,6 +43,11 @@ nav a{margin-right:12px}
 dl.facts{display:grid;grid-template-columns:max-content auto;gap:2px 14px;font-size:13px}
 dl.facts dt{color:#555}
 ";
+
+/// A cell of words rather than a figure: long, with spaces.
+fn is_prose(cell: &str) -> bool {
+    cell.chars().count() > 32 && cell.contains(' ')
+}
 
 fn table(out: &mut String, t: &Table) {
     out.push_str("<div class=\"tablewrap\">");
@@ -76,11 +82,16 @@ fn table(out: &mut String, t: &Table) {
                 };
                 let _ = write!(out, "<tr class=\"{class}\">");
                 for i in 0..cols {
-                    let _ = write!(
-                        out,
-                        "<td>{}</td>",
-                        esc(row.cells.get(i).map(String::as_str).unwrap_or(""))
-                    );
+                    let cell = row.cells.get(i).map(String::as_str).unwrap_or("");
+                    // A sentence in a cell wraps in a column of its own width, so that a
+                    // table of figures and words fits the page instead of scrolling.
+                    let prose = i > 0 && is_prose(cell);
+                    let open = if prose {
+                        "<td class=\"prose\">"
+                    } else {
+                        "<td>"
+                    };
+                    let _ = write!(out, "{open}{}</td>", esc(cell));
                 }
                 out.push_str("</tr>");
             }
@@ -184,4 +195,34 @@ pub(crate) fn render(report: &Report) -> String {
          </main></body></html>\n",
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Row;
+
+    #[test]
+    fn sentences_in_cells_wrap_and_figures_do_not() {
+        let t = Table {
+            title: "t".into(),
+            source: String::new(),
+            note: String::new(),
+            header: vec!["mode".into(), "median".into(), "stalls".into()],
+            rows: vec![Row::today(vec![
+                "server: Nagle on, head and body in two writes".into(),
+                "44.0 ms".into(),
+                "delayed ACK +43.6 ms, Nagle (29 of 30 calls)".into(),
+            ])],
+        };
+        let mut out = String::new();
+        table(&mut out, &t);
+        assert!(
+            out.contains("<td>44.0 ms</td><td class=\"prose\">delayed ACK +43.6 ms"),
+            "{out}"
+        );
+        // The first column wraps by the stylesheet already.
+        assert!(out.contains("<td>server: Nagle on"), "{out}");
+        assert!(CSS.contains("td.prose{white-space:normal"));
+    }
 }

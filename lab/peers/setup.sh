@@ -377,9 +377,9 @@ setup_erlang() {
   why=$(apt_install erlang-base erlang-inets erlang-xmerl 2>&1) || { missing erlang server soap-http "$name" "$stands" "$why"; return; }
   local out="$BUILD/erlang"
   mkdir -p "$out"
-  if ! newer "$out/dp_server.beam" "$HERE/erlang/dp_server.erl"; then
+  if ! newer "$out/dp_server.beam" "$HERE/erlang/dp_server.erl" || ! newer "$out/wsb.beam" "$HERE/erlang/wsb.erl"; then
     say "erlang: erlc"
-    erlc -o "$out" "$HERE/erlang/dp_server.erl" >>"$LOG" 2>&1 \
+    erlc -o "$out" "$HERE/erlang/dp_server.erl" "$HERE/erlang/wsb.erl" >>"$LOG" 2>&1 \
       || { missing erlang server soap-http "$name" "$stands" "erlc failed (see $LOG)"; return; }
   fi
   local otp erts
@@ -387,8 +387,8 @@ setup_erlang() {
   erts=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(version)]), halt().' 2>/dev/null)
   entry erlang server soap-http "Erlang/OTP $otp inets httpd + xmerl (stand-in)" "$stands" ready "" "OTP $otp (erts $erts)" \
     "Debian packages erlang-base, erlang-inets, erlang-xmerl $(deb_version erlang-base)" "erlc (default flags)" \
-    "inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused" \
-    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "dp (rpc/encoded), card/news/shop and echoFloat (document/literal, wsb.erl); inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused" \
+    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"wsb\":\"/wsb/{service}\",\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -454,8 +454,8 @@ setup_axis2() {
   local out="$BUILD/axis2" v; v=$(basename "$out"/lib/axis2-kernel-*.jar .jar); v=${v#axis2-kernel-}
   entry axis2 server soap-http "Apache Axis2 $v (SimpleHTTPServer, JDK $(java_version))" "$stands" ready "" "$v" \
     "Maven Central org.apache.axis2:axis2-kernel, axis2-adb, axis2-transport-http (lab/peers/axis2/pom.xml)" "javac -g -parameters" \
-    "POJO service with RPCMessageReceiver, document/literal wrapped (Axis2 has no rpc/encoded; integers as repeated <return>); Axis2's own SimpleHTTPServer from the default axis2.xml (its worker pool, keep-alive; it binds every interface); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpAxis2Server "{port}"),\"path\":\"/axis2/services/dp\",\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+    "dp: POJO service with RPCMessageReceiver, document/literal wrapped (Axis2 has no rpc/encoded; integers as repeated <return>); card/news/shop/echo: AXIOM services (RawXMLINOutMessageReceiver); Axis2's own SimpleHTTPServer from the default axis2.xml (its worker pool, keep-alive; it binds every interface); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpAxis2Server "{port}"),\"path\":\"/axis2/services/dp\",\"services\":{\"wsb\":\"/axis2/services/{service}\",\"echo\":\"/axis2/services/echo\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 setup_apachesoap() {

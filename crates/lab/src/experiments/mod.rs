@@ -24,6 +24,7 @@ pub(crate) mod parse;
 pub(crate) mod peers_table;
 pub(crate) mod thesis;
 pub(crate) mod wsb;
+mod wsb_peers;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

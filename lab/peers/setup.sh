@@ -340,12 +340,12 @@ setup_mono() {
   }
   local out="$BUILD/mono" flags="-optimize+"
   mkdir -p "$out/app/bin" "$out/client"
-  if ! newer "$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" \
+  if ! newer "$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" "$HERE/mono/ContactsService.cs" "$HERE/mono/EchoService.cs" \
       || ! newer "$out/client/dp-client.exe" "$HERE/mono/Client.cs" "$HERE/contract/dp.wsdl"; then
     say "mono: mcs (service), wsdl + mcs (client)"
-    ( cp "$HERE/mono/dp.asmx" "$HERE/mono/web.config" "$out/app/" \
+    ( cp "$HERE/mono/dp.asmx" "$HERE/mono/contacts.asmx" "$HERE/mono/echo.asmx" "$HERE/mono/web.config" "$out/app/" \
       && mcs -nologo $flags -target:library -r:System.Web.Services -r:System.Xml \
-           -out:"$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" \
+           -out:"$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" "$HERE/mono/ContactsService.cs" "$HERE/mono/EchoService.cs" \
       && cd "$out/client" && cp "$HERE/contract/dp.wsdl" "$HERE/contract/soapenc.xsd" . \
       && wsdl -nologo -protocol:SOAP -out:TestService.cs dp.wsdl \
       && mcs -nologo $flags -r:System.Web.Services -r:System.Xml -out:dp-client.exe \
@@ -359,8 +359,8 @@ setup_mono() {
   entry mono-asmx server soap-http "Mono $v ASP.NET web service (ASMX)" "$stands" ready "" "$v" \
     "Debian packages mono-complete, mono-fastcgi-server4 $(deb_version mono-fastcgi-server4), nginx $(deb_version nginx)" \
     "mcs $flags (service class precompiled into bin/)" \
-    "System.Web's ASMX handler, [SoapRpcService] rpc/encoded (multi-ref arrays, the .NET default); fastcgi-mono-server4 (one process, its thread pool) behind one nginx process (keep-alive to the client, a FastCGI connection per request over a unix socket); not xsp4, which does not start on Debian 12's Mono 6.8; JIT warm-up: 3 s of untimed calls before the first point" \
-    "\"command\":$(jarr "$HERE/mono/serve.sh" "{port}" "$out/app" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\",\"warmup_s\":3"
+    "System.Web's ASMX handler; dp: [SoapRpcService] rpc/encoded (multi-ref arrays); contacts and echoFloat: document/literal (the .NET default), routed on the body element; fastcgi-mono-server4 (one process, its thread pool) behind one nginx process (keep-alive to the client, a FastCGI connection per request over a unix socket); not xsp4, which does not start on Debian 12's Mono 6.8; JIT warm-up: 3 s of untimed calls before the first point" \
+    "\"command\":$(jarr "$HERE/mono/serve.sh" "{port}" "$out/app" "{host}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\"},\"request\":\"rpc-encoded\",\"warmup_s\":3"
   entry mono-client client soap-http "C# client (Mono $v, wsdl proxy)" "$cstands" ready "" "$v" \
     "Debian package mono-complete" "wsdl -protocol:SOAP from contract/dp.wsdl; mcs $flags" \
     "SoapHttpClientProtocol proxy, HTTP keep-alive; Expect: 100-continue and Nagle off (ServicePointManager); one untimed call before the warm-up (Mono builds the proxy's XML serializers on first use, about a second); JIT warmed by each point's warm-up" \
@@ -444,8 +444,8 @@ setup_cxf() {
   local out="$BUILD/cxf" v; v=$(basename "$out"/lib/cxf-core-*.jar .jar); v=${v#cxf-core-}
   entry cxf server soap-http "Apache CXF $v (JAX-WS on Jetty, JDK $(java_version))" "$stands" ready "" "$v" \
     "Maven Central org.apache.cxf:cxf-rt-frontend-jaxws + cxf-rt-transports-http-jetty (lab/peers/cxf/pom.xml)" "javac (default flags)" \
-    "rpc/literal (CXF refuses rpc/encoded: the contract's operations without xsi:type); Endpoint.publish on CXF's Jetty 12 transport, Jetty's default thread pool, keep-alive; JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpCxfServer "{port}"),\"path\":\"/dp\",\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+    "dp: rpc/literal (CXF refuses rpc/encoded: the contract's operations without xsi:type); contacts and echoFloat: document/literal wrapped, JAXB; Endpoint.publish on CXF's Jetty 12 transport, Jetty's default thread pool, keep-alive; JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpCxfServer "{port}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 setup_axis2() {

@@ -146,7 +146,7 @@ setup_php() {
   entry php-soapserver server soap-http "$name SoapServer" "a PHP SOAP server (WSDL mode, contract/dp.wsdl)" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted; WSDL cached on disk)" \
     "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer" \
-    "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
   entry php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive" \
     "\"command\":$(jarr php "$HERE/php/client.php")"
@@ -164,7 +164,7 @@ setup_perl() {
   entry soaplite-server server soap-http "SOAP::Lite $v server (Perl)" "Davis & Parashar's SOAP::Lite row" ready "" "$v" \
     "Debian package libsoap-lite-perl" "none (interpreted)" \
     "SOAP::Transport::HTTP::Daemon: one process, one connection at a time, keep-alive" \
-    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
   entry soaplite-client client soap-http "SOAP::Lite $v client (Perl)" "a Perl SOAP client (Davis & Parashar's SOAP::Lite)" ready "" "$v" \
     "Debian package libsoap-lite-perl" "none (interpreted)" "LWP keep-alive; calls built by name (no WSDL)" \
     "\"command\":$(jarr perl "$HERE/perl/client.pl")"
@@ -195,7 +195,7 @@ setup_python() {
     local v; v=$("$venv/bin/python" -c "import spyne; print(spyne.__version__)")
     entry spyne server soap-http "spyne $v (Python $py)" "a Python SOAP server" ready "" "$v" "PyPI spyne==$SPYNE_VERSION (venv in the build directory)" \
       "none (interpreted)" "wsgiref's single-threaded server (HTTP/1.0: a connection per call); document/literal only, so it gets the request without xsi:type" \
-      "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"literal\""
+      "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"literal\""
   else
     missing spyne server soap-http "spyne (Python)" "a Python SOAP server" "${why:-spyne does not import}"
   fi
@@ -234,7 +234,7 @@ setup_node() {
   local v nv; v=$(cd "$HERE/node" && node -p 'require("soap/package.json").version'); nv=$(node --version)
   entry node-soap-server server soap-http "node-soap $v (Node $nv)" "a JavaScript SOAP server" ready "" "$v" "npm soap@$v (package-lock.json)" \
     "none (JIT)" "Node http server, one event loop, keep-alive; WSDL mode (contract/dp.wsdl)" \
-    "\"command\":$(jarr node "$HERE/node/server.js" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr node "$HERE/node/server.js" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
   entry node-soap-client client soap-http "node-soap $v (Node $nv)" "Zilora & Ketha's client-language table: JavaScript" ready "" "$v" "npm soap@$v (package-lock.json)" \
     "none (JIT)" "WSDL mode, keep-alive agent with one socket" \
     "\"command\":$(jarr node "$HERE/node/client.js")"

@@ -1,7 +1,8 @@
 //! Sam Ruby's echoFloat test (seed 002, 2001): messages per second with one client, each request
 //! fully processed before the next, on soapstone and on three baselines carrying the same call:
 //! raw TCP ping-pong with the same byte counts (the floor), gRPC `EchoFloat`, and an HTTP server
-//! that answers the same POST with an empty 200. These runs feed the report's headline.
+//! that answers the same POST with an empty 200; then on the peer servers that carry echoFloat
+//! ([`super::echo_peers`]). These runs feed the report's headline.
 //!
 //! The soapstone point runs first; the ping-pong baseline then sends and receives exactly as many
 //! bytes per call as soapstone did on the wire (HTTP headers included), as the bench measured.
@@ -64,7 +65,9 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
         }
     }
     server.stop().await?;
-    baselines(lab, &pins, &body, wire, t.echo_window, t.warmup).await
+    baselines(lab, &pins, &body, wire, t.echo_window, t.warmup).await?;
+    super::echo_peers::run(lab).await;
+    Ok(())
 }
 
 async fn baselines(
@@ -138,12 +141,34 @@ pub(crate) fn section(results: &Results) -> Section {
         "today: messages per second (same CPU / cross-CPU)",
     ));
     let mut lines = Vec::new();
-    for (sys, label) in SYSTEMS {
+    // The peer servers that carried echoFloat in this run, after soapstone and the baselines.
+    let mut peers: Vec<(String, String)> = results
+        .runs
+        .iter()
+        .filter(|r| r.experiment == EXP && !SYSTEMS.iter().any(|(s, _)| *s == r.system))
+        .map(|r| {
+            let name = results
+                .systems
+                .iter()
+                .find(|s| s.id == r.system)
+                .map(|s| s.name.clone())
+                .unwrap_or_else(|| r.system.clone());
+            (r.system.clone(), format!("{} ({name})", r.system))
+        })
+        .collect();
+    peers.sort();
+    peers.dedup();
+    let all: Vec<(&str, &str)> = SYSTEMS
+        .iter()
+        .copied()
+        .chain(peers.iter().map(|(a, b)| (a.as_str(), b.as_str())))
+        .collect();
+    for (sys, label) in all {
         let get = |p| results.get(EXP, sys, OP, p);
         let same = get(PlacementKind::SameCpu);
         let cross = get(PlacementKind::CrossCpu);
         rows.push(Row::today(vec![
-            (*label).to_owned(),
+            label.to_owned(),
             pair(
                 same.map(|r| r.throughput_rps),
                 cross.map(|r| r.throughput_rps),
@@ -159,7 +184,7 @@ pub(crate) fn section(results: &Results) -> Section {
         if let Some(r) = same {
             if !r.percentiles.is_empty() {
                 lines.push(LineSeries {
-                    name: (*sys).to_owned(),
+                    name: sys.to_owned(),
                     points: r.percentiles.clone(),
                     ..Default::default()
                 });
@@ -200,7 +225,8 @@ pub(crate) fn section(results: &Results) -> Section {
                 window gives messages per second (Ruby counted 10 s after a 1 s warm-up). The \
                 same calls go to three baselines: raw TCP ping-pong with soapstone's exact byte \
                 counts per call, gRPC EchoFloat, and an HTTP server that answers the same POST \
-                with an empty 200."
+                with an empty 200; and to every peer SOAP server that carries echoFloat (Axis2, \
+                CXF, Mono ASMX, the Erlang stand-in, ...), its answer checked before timing."
             .to_owned(),
         findings,
         tables: vec![Table {

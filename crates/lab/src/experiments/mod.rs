@@ -22,6 +22,7 @@ pub(crate) mod dp;
 mod dp_lan;
 pub(crate) mod dp_peers;
 pub(crate) mod echo;
+mod echo_peers;
 pub(crate) mod parse;
 pub(crate) mod peers_table;
 pub(crate) mod thesis;

@@ -48,10 +48,10 @@ pub(super) fn table4(results: &Results) -> (Table, String) {
     let servers = servers(results);
     let mut header = vec![
         "contacts n".to_owned(),
-        "2007 Sun, Java / C# / PHP client (ms)".to_owned(),
-        "2007 IIS, Java / C# / PHP client (ms)".to_owned(),
+        "Sun 2007 (ms)".to_owned(),
+        "IIS 2007 (ms)".to_owned(),
     ];
-    header.extend(servers.iter().map(|s| format!("{} today (µs)", label(s))));
+    header.extend(servers.iter().map(|s| format!("{} (µs)", label(s))));
     let mut rows = Vec::new();
     let mut chart = BarChart {
         title: "Service 1 (names of n contacts) by server, cross-CPU median".to_owned(),
@@ -81,8 +81,8 @@ pub(super) fn table4(results: &Results) -> (Table, String) {
     let table = Table {
         title: "Tables 4a/4b: Service 1 (a 1-d array of n names) by server".to_owned(),
         source: seed.source.to_owned(),
-        note: "2007: ms, Sun Application Server (a Java service) and IIS (a C# service), three \
-               client languages. Today: µs, median round trip of getContactNames(n) from one \
+        note: "2007: ms, Sun Application Server (a Java service) and IIS (a C# service), \
+               `Java / C# / PHP` client. Today: µs, median round trip of getContactNames(n) from one \
                sequential soapstone bench client, `same CPU / cross-CPU`, on soapstone, Apache \
                CXF standing for the Java server and Mono's ASP.NET web services (ASMX) standing \
                for IIS; each peer's answers were checked before timing and a JVM or Mono peer \
@@ -101,13 +101,10 @@ pub(super) fn table5(results: &Results) -> Table {
     let servers = servers(results);
     let mut header = vec![
         "data type".to_owned(),
-        "2007 Sun high / low (ms)".to_owned(),
-        "2007 IIS high / low (ms)".to_owned(),
+        "Sun 2007 (ms)".to_owned(),
+        "IIS 2007 (ms)".to_owned(),
     ];
-    for s in &servers {
-        header.push(format!("{} 1 CPU / 2 CPUs (µs)", label(s)));
-        header.push(format!("{} 1 CPU ÷ 2 CPUs", label(s)));
-    }
+    header.extend(servers.iter().map(|s| format!("{} (µs)", label(s))));
     let ops = [
         "getContactCount".to_owned(),
         format!("getContactNames/{T5_N}"),
@@ -129,11 +126,11 @@ pub(super) fn table5(results: &Results) -> Table {
                 &format!("{TWO_CPUS}{op}"),
                 PlacementKind::CrossCpu,
             );
-            cells.push(pair(one, two, fmt::us));
-            cells.push(match (one, two) {
-                (Some(a), Some(b)) if b > 0.0 => fmt::ratio(a / b),
-                _ => "–".to_owned(),
-            });
+            let ratio = match (one, two) {
+                (Some(a), Some(b)) if b > 0.0 => format!(" ({})", fmt::ratio(a / b)),
+                _ => String::new(),
+            };
+            cells.push(format!("{}{ratio}", pair(one, two, fmt::us)));
         }
         rows.push(Row::today(cells));
     }
@@ -142,8 +139,8 @@ pub(super) fn table5(results: &Results) -> Table {
             .to_owned(),
         source: seed.source.to_owned(),
         note: format!(
-            "2007: ms, the Java client against each server on a high-end and a low-end machine. \
-             Today: µs, median round trip, the client pinned to the second CPU in both columns \
+            "2007: ms, `high-end / low-end machine`, the Java client against each server. \
+             Today: µs, `1 CPU / 2 CPUs (1 CPU ÷ 2 CPUs)`, median round trip, the client pinned to the second CPU in both columns \
              and the server pinned to the first CPU (1 CPU) or allowed both (2 CPUs, so it \
              shares one with its client); 1-d and 2-d are {T5_N} names and {T5_N} contacts. A \
              ratio above ×1 means the second CPU helped."

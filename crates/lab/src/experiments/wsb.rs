@@ -193,7 +193,8 @@ fn table(results: &Results, test: &str, seed: &SeedTable) -> Table {
                     .map(|d| fmt::count(r.ok as f64 * 300.0 / d))
                     .unwrap_or_else(dash),
                 if r.ok > 0 {
-                    fmt::ms(r.p99_us / 1000.0)
+                    // Milliseconds, formatted like every other magnitude of the report.
+                    fmt::us(r.p99_us / 1000.0)
                 } else {
                     dash()
                 },
@@ -383,7 +384,7 @@ pub(crate) fn section(results: &Results) -> Section {
                 system_label(&system),
                 fmt::count(ok as f64),
                 fmt::count(failed as f64),
-                fmt::ms(worst / 1000.0)
+                fmt::us(worst / 1000.0)
             ));
         }
         if !parts.is_empty() {

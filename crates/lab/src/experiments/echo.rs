@@ -117,6 +117,34 @@ async fn baselines(
     Ok(())
 }
 
+/// Where soapstone's same-CPU rate stands among the peer SOAP servers of this run.
+fn peers_finding(results: &Results, peers: &[(String, String)]) -> Option<String> {
+    let rate = |sys: &str| {
+        results
+            .get(EXP, sys, OP, PlacementKind::SameCpu)
+            .map(|r| r.throughput_rps)
+    };
+    let own = rate("soapstone")?;
+    let mut measured: Vec<(&str, f64)> = peers
+        .iter()
+        .filter_map(|(id, _)| rate(id).map(|r| (id.as_str(), r)))
+        .collect();
+    measured.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let (fastest, slowest) = (measured.first()?, measured.last()?);
+    Some(format!(
+        "Among {} peer SOAP servers carrying the same call on one CPU, the fastest ({}) answers {} \
+         per second and the slowest ({}) {}: soapstone's rate is {} the fastest peer's and {} \
+         the slowest's.",
+        measured.len(),
+        fastest.0,
+        fmt::count(fastest.1),
+        slowest.0,
+        fmt::count(slowest.1),
+        fmt::ratio(own / fastest.1),
+        fmt::ratio(own / slowest.1)
+    ))
+}
+
 const SYSTEMS: &[(&str, &str)] = &[
     ("soapstone", "soapstone (SOAP 1.1, HTTP/1.1)"),
     ("tcp-pingpong", "tcp-pingpong (same bytes, raw TCP)"),
@@ -203,6 +231,9 @@ pub(crate) fn section(results: &Results) -> Section {
             fmt::ratio(s.throughput_rps / axis)
         ));
     }
+    if let Some(f) = peers_finding(results, &peers) {
+        findings.push(f);
+    }
     let mut charts = Vec::new();
     if !lines.is_empty() {
         charts.push(
@@ -245,5 +276,33 @@ pub(crate) fn section(results: &Results) -> Section {
             rows,
         }],
         charts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tests::{run, sample};
+
+    #[test]
+    fn peers_are_rows_and_a_finding() {
+        let mut r = sample();
+        for (sys, p50) in [("axis2", 100.0), ("soaplite-server", 45_000.0)] {
+            r.runs.push(run(sys, EXP, OP, PlacementKind::SameCpu, p50));
+        }
+        let s = section(&r);
+        let cells: Vec<&String> = s.tables[0].rows.iter().flat_map(|r| &r.cells).collect();
+        assert!(cells.iter().any(|c| c.starts_with("axis2 (")), "{cells:?}");
+        let f = s
+            .findings
+            .iter()
+            .find(|f| f.starts_with("Among 2 peer SOAP servers"))
+            .unwrap_or_else(|| panic!("{:?}", s.findings));
+        // soapstone's p50 is 41 µs against axis2's 100 and SOAP::Lite's 45,000.
+        assert!(
+            f.contains("fastest (axis2)") && f.contains("slowest (soaplite-server)"),
+            "{f}"
+        );
+        assert!(f.contains("×2.44 the fastest peer's"), "{f}");
     }
 }

@@ -146,7 +146,7 @@ setup_php() {
   entry php-soapserver server soap-http "$name SoapServer" "a PHP SOAP server (WSDL mode, contract/dp.wsdl)" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted; WSDL cached on disk)" \
     "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer" \
-    "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
   entry php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive" \
     "\"command\":$(jarr php "$HERE/php/client.php")"
@@ -164,7 +164,7 @@ setup_perl() {
   entry soaplite-server server soap-http "SOAP::Lite $v server (Perl)" "Davis & Parashar's SOAP::Lite row" ready "" "$v" \
     "Debian package libsoap-lite-perl" "none (interpreted)" \
     "SOAP::Transport::HTTP::Daemon: one process, one connection at a time, keep-alive" \
-    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
   entry soaplite-client client soap-http "SOAP::Lite $v client (Perl)" "a Perl SOAP client (Davis & Parashar's SOAP::Lite)" ready "" "$v" \
     "Debian package libsoap-lite-perl" "none (interpreted)" "LWP keep-alive; calls built by name (no WSDL)" \
     "\"command\":$(jarr perl "$HERE/perl/client.pl")"
@@ -195,7 +195,7 @@ setup_python() {
     local v; v=$("$venv/bin/python" -c "import spyne; print(spyne.__version__)")
     entry spyne server soap-http "spyne $v (Python $py)" "a Python SOAP server" ready "" "$v" "PyPI spyne==$SPYNE_VERSION (venv in the build directory)" \
       "none (interpreted)" "wsgiref's single-threaded server (HTTP/1.0: a connection per call); document/literal only, so it gets the request without xsi:type" \
-      "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"literal\""
+      "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"literal\""
   else
     missing spyne server soap-http "spyne (Python)" "a Python SOAP server" "${why:-spyne does not import}"
   fi
@@ -234,7 +234,7 @@ setup_node() {
   local v nv; v=$(cd "$HERE/node" && node -p 'require("soap/package.json").version'); nv=$(node --version)
   entry node-soap-server server soap-http "node-soap $v (Node $nv)" "a JavaScript SOAP server" ready "" "$v" "npm soap@$v (package-lock.json)" \
     "none (JIT)" "Node http server, one event loop, keep-alive; WSDL mode (contract/dp.wsdl)" \
-    "\"command\":$(jarr node "$HERE/node/server.js" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr node "$HERE/node/server.js" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
   entry node-soap-client client soap-http "node-soap $v (Node $nv)" "Zilora & Ketha's client-language table: JavaScript" ready "" "$v" "npm soap@$v (package-lock.json)" \
     "none (JIT)" "WSDL mode, keep-alive agent with one socket" \
     "\"command\":$(jarr node "$HERE/node/client.js")"
@@ -340,12 +340,12 @@ setup_mono() {
   }
   local out="$BUILD/mono" flags="-optimize+"
   mkdir -p "$out/app/bin" "$out/client"
-  if ! newer "$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" \
+  if ! newer "$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" "$HERE/mono/ContactsService.cs" "$HERE/mono/EchoService.cs" \
       || ! newer "$out/client/dp-client.exe" "$HERE/mono/Client.cs" "$HERE/contract/dp.wsdl"; then
     say "mono: mcs (service), wsdl + mcs (client)"
-    ( cp "$HERE/mono/dp.asmx" "$HERE/mono/web.config" "$out/app/" \
+    ( cp "$HERE/mono/dp.asmx" "$HERE/mono/contacts.asmx" "$HERE/mono/echo.asmx" "$HERE/mono/web.config" "$out/app/" \
       && mcs -nologo $flags -target:library -r:System.Web.Services -r:System.Xml \
-           -out:"$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" \
+           -out:"$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" "$HERE/mono/ContactsService.cs" "$HERE/mono/EchoService.cs" \
       && cd "$out/client" && cp "$HERE/contract/dp.wsdl" "$HERE/contract/soapenc.xsd" . \
       && wsdl -nologo -protocol:SOAP -out:TestService.cs dp.wsdl \
       && mcs -nologo $flags -r:System.Web.Services -r:System.Xml -out:dp-client.exe \
@@ -359,8 +359,8 @@ setup_mono() {
   entry mono-asmx server soap-http "Mono $v ASP.NET web service (ASMX)" "$stands" ready "" "$v" \
     "Debian packages mono-complete, mono-fastcgi-server4 $(deb_version mono-fastcgi-server4), nginx $(deb_version nginx)" \
     "mcs $flags (service class precompiled into bin/)" \
-    "System.Web's ASMX handler, [SoapRpcService] rpc/encoded (multi-ref arrays, the .NET default); fastcgi-mono-server4 (one process, its thread pool) behind one nginx process (keep-alive to the client, a FastCGI connection per request over a unix socket); not xsp4, which does not start on Debian 12's Mono 6.8; JIT warm-up: 3 s of untimed calls before the first point" \
-    "\"command\":$(jarr "$HERE/mono/serve.sh" "{port}" "$out/app" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\",\"warmup_s\":3"
+    "System.Web's ASMX handler; dp: [SoapRpcService] rpc/encoded (multi-ref arrays); contacts and echoFloat: document/literal (the .NET default), routed on the body element; fastcgi-mono-server4 (one process, its thread pool) behind one nginx process (keep-alive to the client, a FastCGI connection per request over a unix socket); not xsp4, which does not start on Debian 12's Mono 6.8; JIT warm-up: 3 s of untimed calls before the first point" \
+    "\"command\":$(jarr "$HERE/mono/serve.sh" "{port}" "$out/app" "{host}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\"},\"request\":\"rpc-encoded\",\"warmup_s\":3"
   entry mono-client client soap-http "C# client (Mono $v, wsdl proxy)" "$cstands" ready "" "$v" \
     "Debian package mono-complete" "wsdl -protocol:SOAP from contract/dp.wsdl; mcs $flags" \
     "SoapHttpClientProtocol proxy, HTTP keep-alive; Expect: 100-continue and Nagle off (ServicePointManager); one untimed call before the warm-up (Mono builds the proxy's XML serializers on first use, about a second); JIT warmed by each point's warm-up" \
@@ -377,9 +377,9 @@ setup_erlang() {
   why=$(apt_install erlang-base erlang-inets erlang-xmerl 2>&1) || { missing erlang server soap-http "$name" "$stands" "$why"; return; }
   local out="$BUILD/erlang"
   mkdir -p "$out"
-  if ! newer "$out/dp_server.beam" "$HERE/erlang/dp_server.erl"; then
+  if ! newer "$out/dp_server.beam" "$HERE/erlang/dp_server.erl" || ! newer "$out/wsb.beam" "$HERE/erlang/wsb.erl"; then
     say "erlang: erlc"
-    erlc -o "$out" "$HERE/erlang/dp_server.erl" >>"$LOG" 2>&1 \
+    erlc -o "$out" "$HERE/erlang/dp_server.erl" "$HERE/erlang/wsb.erl" >>"$LOG" 2>&1 \
       || { missing erlang server soap-http "$name" "$stands" "erlc failed (see $LOG)"; return; }
   fi
   local otp erts
@@ -387,8 +387,8 @@ setup_erlang() {
   erts=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(version)]), halt().' 2>/dev/null)
   entry erlang server soap-http "Erlang/OTP $otp inets httpd + xmerl (stand-in)" "$stands" ready "" "OTP $otp (erts $erts)" \
     "Debian packages erlang-base, erlang-inets, erlang-xmerl $(deb_version erlang-base)" "erlc (default flags)" \
-    "inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused" \
-    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "dp (rpc/encoded), card/news/shop and echoFloat (document/literal, wsb.erl); inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused" \
+    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"wsb\":\"/wsb/{service}\",\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -444,8 +444,8 @@ setup_cxf() {
   local out="$BUILD/cxf" v; v=$(basename "$out"/lib/cxf-core-*.jar .jar); v=${v#cxf-core-}
   entry cxf server soap-http "Apache CXF $v (JAX-WS on Jetty, JDK $(java_version))" "$stands" ready "" "$v" \
     "Maven Central org.apache.cxf:cxf-rt-frontend-jaxws + cxf-rt-transports-http-jetty (lab/peers/cxf/pom.xml)" "javac (default flags)" \
-    "rpc/literal (CXF refuses rpc/encoded: the contract's operations without xsi:type); Endpoint.publish on CXF's Jetty 12 transport, Jetty's default thread pool, keep-alive; JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpCxfServer "{port}"),\"path\":\"/dp\",\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+    "dp: rpc/literal (CXF refuses rpc/encoded: the contract's operations without xsi:type); contacts and echoFloat: document/literal wrapped, JAXB; Endpoint.publish on CXF's Jetty 12 transport, Jetty's default thread pool, keep-alive; JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpCxfServer "{port}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 setup_axis2() {
@@ -454,8 +454,8 @@ setup_axis2() {
   local out="$BUILD/axis2" v; v=$(basename "$out"/lib/axis2-kernel-*.jar .jar); v=${v#axis2-kernel-}
   entry axis2 server soap-http "Apache Axis2 $v (SimpleHTTPServer, JDK $(java_version))" "$stands" ready "" "$v" \
     "Maven Central org.apache.axis2:axis2-kernel, axis2-adb, axis2-transport-http (lab/peers/axis2/pom.xml)" "javac -g -parameters" \
-    "POJO service with RPCMessageReceiver, document/literal wrapped (Axis2 has no rpc/encoded; integers as repeated <return>); Axis2's own SimpleHTTPServer from the default axis2.xml (its worker pool, keep-alive; it binds every interface); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpAxis2Server "{port}"),\"path\":\"/axis2/services/dp\",\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+    "dp: POJO service with RPCMessageReceiver, document/literal wrapped (Axis2 has no rpc/encoded; integers as repeated <return>); card/news/shop/echo: AXIOM services (RawXMLINOutMessageReceiver); Axis2's own SimpleHTTPServer from the default axis2.xml (its worker pool, keep-alive; it binds every interface); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpAxis2Server "{port}"),\"path\":\"/axis2/services/dp\",\"services\":{\"wsb\":\"/axis2/services/{service}\",\"echo\":\"/axis2/services/echo\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 setup_apachesoap() {

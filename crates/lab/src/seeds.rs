@@ -343,6 +343,41 @@ pub const ZK_TABLE_3: SeedTable = SeedTable {
     ],
 };
 
+/// Zilora and Ketha 2007 (seed 003), Tables 4a and 4b (the second printed as "4a" too): Service 1
+/// against the Sun Application Server (Java service) and IIS (C# service), by client language.
+/// Columns: Sun Java, Sun C#, Sun PHP, IIS Java, IIS C#, IIS PHP; rows: number of contacts.
+pub const ZK_TABLE_4: SeedTable = SeedTable {
+    id: "zk-4",
+    source: "Zilora & Ketha 2007, Tables 4a/4b",
+    title: "Response time for client language and message size, Sun server and IIS server",
+    unit: "ms",
+    columns: &[
+        "Sun Java", "Sun C#", "Sun PHP", "IIS Java", "IIS C#", "IIS PHP",
+    ],
+    rows: &[
+        row("1", &[15.0, 16.0, 15.0, 94.0, 94.0, 96.0]),
+        row("10", &[16.0, 16.0, 16.0, 94.0, 94.0, 96.0]),
+        row("100", &[16.0, 16.0, 16.0, 94.0, 109.0, 96.0]),
+        row("1000", &[16.0, 16.0, 24.0, 109.0, 141.0, 104.0]),
+    ],
+};
+
+/// Zilora and Ketha 2007 (seed 003), Table 5: the Java client against each application server on
+/// a high-end and a low-end machine. Columns: Sun High, Sun Low, IIS High, IIS Low; rows: the
+/// returned data type.
+pub const ZK_TABLE_5: SeedTable = SeedTable {
+    id: "zk-5",
+    source: "Zilora & Ketha 2007, Table 5",
+    title: "Response time by application server, physical server and data type",
+    unit: "ms",
+    columns: &["Sun High", "Sun Low", "IIS High", "IIS Low"],
+    rows: &[
+        row("Scalar", &[7.0, 9.0, 98.0, 292.0]),
+        row("1-d array", &[186.0, 190.0, 265.0, 468.0]),
+        row("2-d array", &[466.0, 516.0, 565.0, 751.0]),
+    ],
+};
+
 /// Column order of the García et al. tables: (service, server) pairs.
 pub const GARCIA_COLUMNS: &[&str] = &[
     "shop Erlang",
@@ -426,6 +461,8 @@ pub const ALL: &[&SeedTable] = &[
     &THESIS_TABLE_2,
     &RUBY_ECHO,
     &ZK_TABLE_3,
+    &ZK_TABLE_4,
+    &ZK_TABLE_5,
     &GARCIA_FIG_6,
     &GARCIA_FIG_11,
     &THESIS_TABLE_3,

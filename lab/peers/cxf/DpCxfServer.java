@@ -1,5 +1,5 @@
 // Apache CXF 4's JAX-WS frontend on its embedded Jetty 12 transport, serving DpCxfService at
-// http://127.0.0.1:PORT/dp:
+// http://127.0.0.1:PORT/dp, ContactsCxfService at /contacts and EchoCxfService at /echo:
 //   java -cp CLASSES:CXF_JARS DpCxfServer PORT
 // CXF's defaults are kept (Jetty's thread pool, HTTP keep-alive, no schema validation); the lab's
 // warm-up before the first point warms the JIT.
@@ -14,6 +14,9 @@ public final class DpCxfServer {
         int port = Integer.parseInt(args[0]);
         String url = "http://127.0.0.1:" + port + "/dp";
         Endpoint.publish(url, new DpCxfService());
+        // Zilora & Ketha's contacts and Ruby's echoFloat on the same Jetty port.
+        Endpoint.publish("http://127.0.0.1:" + port + "/contacts", new ContactsCxfService());
+        Endpoint.publish("http://127.0.0.1:" + port + "/echo", new EchoCxfService());
         System.out.println("listening on " + url);
         System.out.flush();
         Thread.currentThread().join();

@@ -7,8 +7,9 @@
 %%
 %% Listens on HOST:PORT (HOST an IPv4 address, default 127.0.0.1) (inets httpd: a process per connection, HTTP keep-alive), answers
 %% POST /dp with doNothing, getStringOfSize(n), getIntegersOfSize(n) as the contract
-%% (contract/dp.wsdl) says, n in 0..=100000, and a SOAP Client fault (HTTP 500) for anything
-%% else. Request bodies above 1 MiB are refused by httpd (max_body_size) before parsing; the
+%% (contract/dp.wsdl) says, n in 0..=100000, POST /wsb/card, /wsb/news, /wsb/shop (García's
+%% services) and /echo (Ruby's echoFloat) as soapstone's services do (wsb.erl), and a SOAP Client
+%% fault (HTTP 500) for anything else. Request bodies above 1 MiB are refused by httpd (max_body_size) before parsing; the
 %% parser refuses DTDs and entities, so an answer is never more than the request asks for.
 -module(dp_server).
 -export([main/1, do/1]).
@@ -60,6 +61,24 @@ do(#mod{method = "POST", request_uri = "/dp", entity_body = Body, socket = Socke
          {content_type, "text/xml; charset=utf-8"},
          {content_length, integer_to_list(byte_size(Bin))}],
         [Bin]}}]};
+do(#mod{method = "POST", request_uri = Uri, entity_body = Body, socket = Socket})
+  when Uri =:= "/wsb/card"; Uri =:= "/wsb/news"; Uri =:= "/wsb/shop"; Uri =:= "/echo" ->
+    %% García's card/news/shop and Ruby's echoFloat (wsb.erl), document/literal.
+    _ = inet:setopts(Socket, [{nodelay, true}]),
+    Service = lists:last(string:split(Uri, "/", all)),
+    {Status, Xml} =
+        try wsb:answer(Service, parse(Body)) of
+            Ok -> {200, literal(Ok)}
+        catch
+            throw:{client, Reason} -> {500, fault("SOAP-ENV:Client", Reason)};
+            Class:Error -> {500, fault("SOAP-ENV:Server", io_lib:format("~p:~p", [Class, Error]))}
+        end,
+    Bin = unicode:characters_to_binary(Xml),
+    {proceed, [{response, {response,
+        [{code, Status},
+         {content_type, "text/xml; charset=utf-8"},
+         {content_length, integer_to_list(byte_size(Bin))}],
+        [Bin]}}]};
 do(#mod{request_uri = Uri}) ->
     Msg = unicode:characters_to_binary(["no service at `", Uri, "`: POST /dp\n"]),
     {proceed, [{response, {response,
@@ -88,8 +107,16 @@ parse(Body) ->
                  [] -> throw({client, "the envelope has no `Body`"})
              end,
     case elements(BodyEl) of
-        [Op | _] -> {local(Op), [{local(P), text(P)} || P <- elements(Op)]};
+        [Op | _] -> {local(Op), [param(P) || P <- elements(Op)]};
         [] -> throw({client, "the `Body` is empty"})
+    end.
+
+%% A parameter: {Name, Text}, or {Name, Text, [{Name, Text}]} when it has child elements (shop's
+%% properties).
+param(P) ->
+    case elements(P) of
+        [] -> {local(P), text(P)};
+        Kids -> {local(P), text(P), [{local(K), text(K)} || K <- Kids]}
     end.
 
 %% xmerl's records, read by position (their header ships only in Debian's erlang-dev):
@@ -137,6 +164,12 @@ envelope(Op, Inner) ->
      "SOAP-ENV:encodingStyle=\"http://schemas.xmlsoap.org/soap/encoding/\"><SOAP-ENV:Body>"
      "<ns1:", Op, "Response xmlns:ns1=\"", ?NS, "\">", Inner, "</ns1:", Op, "Response>"
      "</SOAP-ENV:Body></SOAP-ENV:Envelope>"].
+
+%% A document/literal answer: the body element as wsb.erl built it.
+literal(Inner) ->
+    ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+     "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"><soap:Body>",
+     Inner, "</soap:Body></soap:Envelope>"].
 
 fault(Code, Reason) ->
     ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>"

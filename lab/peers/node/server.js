@@ -1,6 +1,7 @@
 // node-soap server for Davis & Parashar's TestService from the same WSDL soapstone serves
 // (contract/dp.wsdl, rpc/encoded): the peer standing for a JavaScript SOAP server.
-// `node server.js PORT [HOST]` listens on HOST:PORT/dp (default 127.0.0.1); Node's http server (one event loop,
+// `node server.js PORT [HOST]` listens on HOST:PORT/dp (default 127.0.0.1), and serves Ruby's
+// echoFloat at /echo; Node's http server (one event loop,
 // keep-alive on).
 'use strict';
 const fs = require('fs');
@@ -39,6 +40,21 @@ const service = {
   },
 };
 
+// Sam Ruby's echoFloat (seed 002) at /echo, from contract/ruby-echo.wsdl (document/literal).
+const echoService = {
+  Echo: {
+    EchoPort: {
+      echoFloat(args) {
+        const v = Number(args.input && typeof args.input === 'object' ? args.input.$value : args.input);
+        if (!Number.isFinite(v)) {
+          throw { Fault: { faultcode: 'soap:Client', faultstring: '`input` is not a float' } };
+        }
+        return { result: v };
+      },
+    },
+  },
+};
+
 const port = Number(process.argv[2]);
 const host = process.argv[3] || '127.0.0.1'; // the lab's emulated LAN passes its own
 if (!port) {
@@ -62,6 +78,19 @@ soap.listen(server, {
       console.error(`the WSDL does not load: ${err}`);
       process.exit(1);
     }
-    server.listen(port, host, () => console.log(`listening on http://${host}:${port}/dp`));
+    const echoWsdl = path.join(__dirname, '..', 'contract', 'ruby-echo.wsdl');
+    soap.listen(server, {
+      path: '/echo',
+      services: echoService,
+      xml: fs.readFileSync(echoWsdl, 'utf8'),
+      uri: echoWsdl,
+      callback: (err2) => {
+        if (err2) {
+          console.error(`the echo WSDL does not load: ${err2}`);
+          process.exit(1);
+        }
+        server.listen(port, host, () => console.log(`listening on http://${host}:${port}/dp`));
+      },
+    });
   },
 });

@@ -1,6 +1,7 @@
 <?php
 // PHP ext/soap SoapServer for Davis & Parashar's TestService, from the same WSDL soapstone
-// serves (contract/dp.wsdl): the peer standing for a PHP SOAP server. Run as a router script of
+// serves (contract/dp.wsdl): the peer standing for a PHP SOAP server; and Ruby's echoFloat at
+// /echo. Run as a router script of
 // PHP's built-in server: `php -S 127.0.0.1:PORT server.php` (one process, one request at a
 // time, Connection: close after every answer). The WSDL is parsed once and cached on disk.
 ini_set('soap.wsdl_cache_enabled', '1');
@@ -14,6 +15,13 @@ function check_size($n) {
         throw new SoapFault('Client', "size `$n` is out of range `0..=" . MAX_SIZE . '`');
     }
     return $n;
+}
+
+function echoFloat($input) {
+    if (!is_numeric($input)) {
+        throw new SoapFault('Client', "`input` is not a float");
+    }
+    return new SoapParam(new SoapVar((float) $input, XSD_FLOAT), 'result');
 }
 
 final class TestService {
@@ -35,6 +43,14 @@ if ($_SERVER['REQUEST_METHOD'] !== 'POST') {
     http_response_code(405);
     header('Allow: POST');
     echo "POST a SOAP envelope\n";
+    return true;
+}
+if (parse_url($_SERVER['REQUEST_URI'], PHP_URL_PATH) === '/echo') {
+    // Sam Ruby's echoFloat (seed 002) at /echo: non-WSDL mode in http://tempuri.org/ (his
+    // request names no WSDL), answered rpc-style as `echoFloatResponse/result`.
+    $echo = new SoapServer(null, ['uri' => 'http://tempuri.org/', 'soap_version' => SOAP_1_1]);
+    $echo->addFunction('echoFloat');
+    $echo->handle();
     return true;
 }
 $server = new SoapServer(__DIR__ . '/../contract/dp.wsdl', ['soap_version' => SOAP_1_1]);

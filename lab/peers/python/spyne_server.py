@@ -1,5 +1,6 @@
 """spyne server for Davis & Parashar's TestService (urn:test:soap), the peer standing for a
-Python SOAP server. `python spyne_server.py PORT [HOST]` serves it on HOST:PORT/dp (default 127.0.0.1) with the
+Python SOAP server, and Ruby's echoFloat at /echo. `python spyne_server.py PORT [HOST]` serves it
+on HOST:PORT/dp (default 127.0.0.1) with the
 standard library's single-threaded WSGI server (wsgiref; HTTP/1.0 semantics, a connection per
 call).
 
@@ -11,7 +12,7 @@ namespace. Its own WSDL is document/literal, not the rpc/encoded contract/dp.wsd
 import sys
 from wsgiref.simple_server import WSGIRequestHandler, make_server
 
-from spyne import Application, Integer, Iterable, ServiceBase, String, rpc
+from spyne import Application, Float, Integer, Iterable, ServiceBase, String, rpc
 from spyne.error import ArgumentError
 from spyne.protocol.soap import Soap11
 from spyne.server.wsgi import WsgiApplication
@@ -41,6 +42,16 @@ class TestService(ServiceBase):
         return range(check_size(n))
 
 
+class EchoService(ServiceBase):
+    """Sam Ruby's echoFloat (seed 002) in http://tempuri.org/, at /echo."""
+
+    @rpc(Float, _returns=Float)
+    def echoFloat(ctx, input):
+        if input is None:
+            raise ArgumentError("`input` is not a float")
+        return input
+
+
 class QuietHandler(WSGIRequestHandler):
     def log_message(self, *args):
         pass
@@ -58,12 +69,23 @@ def main():
         out_protocol=Soap11(),
     )
     wsgi = WsgiApplication(app)
+    echo = WsgiApplication(
+        Application(
+            [EchoService],
+            tns="http://tempuri.org/",
+            in_protocol=Soap11(validator=None),
+            out_protocol=Soap11(),
+        )
+    )
 
     def route(environ, start_response):
-        if environ.get("PATH_INFO") != "/dp":
-            start_response("404 Not Found", [("Content-Type", "text/plain")])
-            return [b"not found\n"]
-        return wsgi(environ, start_response)
+        path = environ.get("PATH_INFO")
+        if path == "/dp":
+            return wsgi(environ, start_response)
+        if path == "/echo":
+            return echo(environ, start_response)
+        start_response("404 Not Found", [("Content-Type", "text/plain")])
+        return [b"not found\n"]
 
     server = make_server(host, port, route, handler_class=QuietHandler)
     print(f"listening on http://{host}:{port}/dp", flush=True)

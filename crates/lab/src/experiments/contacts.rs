@@ -62,7 +62,11 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
         lab.measure(("soapstone", EXP, "getContact"), pin.placement(None), &spec)
             .await;
     }
+    // Tables 4 and 5: the same server, then the server on both CPUs, then the peers.
+    super::contacts_servers::one_cpu_points(lab, "soapstone", &url).await?;
     server.stop().await?;
+    super::contacts_servers::soapstone_two_cpus(lab).await?;
+    super::contacts_servers::peers(lab).await;
     Ok(())
 }
 
@@ -137,6 +141,8 @@ pub(crate) fn section(results: &Results) -> Section {
             fmt::ratio(m * 1000.0 / a)
         ));
     }
+    findings.extend(super::contacts_tables::findings(results));
+    let (table4, chart4) = super::contacts_tables::table4(results);
     Section {
         id: EXP.to_owned(),
         title: "One large call vs many small ones (Zilora & Ketha 2007)".to_owned(),
@@ -144,20 +150,27 @@ pub(crate) fn section(results: &Results) -> Section {
                 for n contacts (name and phone) as one 2-d array in a single call, and \
                 separately calls getContact (one contact) in a loop. The n-call time is n × the \
                 mean getContact latency: for one sequential client that is the expected time of \
-                n calls in a row."
+                n calls in a row. Tables 4 and 5 put the same calls to other servers: Apache CXF \
+                (JAX-WS) for the seed's Sun Application Server, Mono's ASMX for its IIS, and \
+                soapstone, each on one CPU and then on two."
             .to_owned(),
         findings,
-        tables: vec![Table {
-            title: "Table 3: one 2-d array call vs n one-contact calls".to_owned(),
-            source: seed.source.to_owned(),
-            note: "2007 cells: `one 2-d array call / n one-contact calls`, ms, Tables 3a (Java), \
+        tables: vec![
+            Table {
+                title: "Table 3: one 2-d array call vs n one-contact calls".to_owned(),
+                source: seed.source.to_owned(),
+                note:
+                    "2007 cells: `one 2-d array call / n one-contact calls`, ms, Tables 3a (Java), \
                    3b (C#) and 3c (PHP) clients against Sun Application Server. Today: µs, \
                    `same CPU / cross-CPU`; one call = median of getContacts(n), n calls = n × \
                    mean of getContact; the ratio is for the same CPU."
-                .to_owned(),
-            header,
-            rows,
-        }],
-        charts: vec![chart.render()],
+                        .to_owned(),
+                header,
+                rows,
+            },
+            table4,
+            super::contacts_tables::table5(results),
+        ],
+        charts: vec![chart.render(), chart4],
     }
 }

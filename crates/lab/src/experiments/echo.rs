@@ -1,7 +1,8 @@
 //! Sam Ruby's echoFloat test (seed 002, 2001): messages per second with one client, each request
 //! fully processed before the next, on soapstone and on three baselines carrying the same call:
 //! raw TCP ping-pong with the same byte counts (the floor), gRPC `EchoFloat`, and an HTTP server
-//! that answers the same POST with an empty 200. These runs feed the report's headline.
+//! that answers the same POST with an empty 200; then on the peer servers that carry echoFloat
+//! ([`super::echo_peers`]). These runs feed the report's headline.
 //!
 //! The soapstone point runs first; the ping-pong baseline then sends and receives exactly as many
 //! bytes per call as soapstone did on the wire (HTTP headers included), as the bench measured.
@@ -64,7 +65,9 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
         }
     }
     server.stop().await?;
-    baselines(lab, &pins, &body, wire, t.echo_window, t.warmup).await
+    baselines(lab, &pins, &body, wire, t.echo_window, t.warmup).await?;
+    super::echo_peers::run(lab).await;
+    Ok(())
 }
 
 async fn baselines(
@@ -114,6 +117,34 @@ async fn baselines(
     Ok(())
 }
 
+/// Where soapstone's same-CPU rate stands among the peer SOAP servers of this run.
+fn peers_finding(results: &Results, peers: &[(String, String)]) -> Option<String> {
+    let rate = |sys: &str| {
+        results
+            .get(EXP, sys, OP, PlacementKind::SameCpu)
+            .map(|r| r.throughput_rps)
+    };
+    let own = rate("soapstone")?;
+    let mut measured: Vec<(&str, f64)> = peers
+        .iter()
+        .filter_map(|(id, _)| rate(id).map(|r| (id.as_str(), r)))
+        .collect();
+    measured.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let (fastest, slowest) = (measured.first()?, measured.last()?);
+    Some(format!(
+        "Among {} peer SOAP servers carrying the same call on one CPU, the fastest ({}) answers {} \
+         per second and the slowest ({}) {}: soapstone's rate is {} the fastest peer's and {} \
+         the slowest's.",
+        measured.len(),
+        fastest.0,
+        fmt::count(fastest.1),
+        slowest.0,
+        fmt::count(slowest.1),
+        fmt::ratio(own / fastest.1),
+        fmt::ratio(own / slowest.1)
+    ))
+}
+
 const SYSTEMS: &[(&str, &str)] = &[
     ("soapstone", "soapstone (SOAP 1.1, HTTP/1.1)"),
     ("tcp-pingpong", "tcp-pingpong (same bytes, raw TCP)"),
@@ -138,12 +169,34 @@ pub(crate) fn section(results: &Results) -> Section {
         "today: messages per second (same CPU / cross-CPU)",
     ));
     let mut lines = Vec::new();
-    for (sys, label) in SYSTEMS {
+    // The peer servers that carried echoFloat in this run, after soapstone and the baselines.
+    let mut peers: Vec<(String, String)> = results
+        .runs
+        .iter()
+        .filter(|r| r.experiment == EXP && !SYSTEMS.iter().any(|(s, _)| *s == r.system))
+        .map(|r| {
+            let name = results
+                .systems
+                .iter()
+                .find(|s| s.id == r.system)
+                .map(|s| s.name.clone())
+                .unwrap_or_else(|| r.system.clone());
+            (r.system.clone(), format!("{} ({name})", r.system))
+        })
+        .collect();
+    peers.sort();
+    peers.dedup();
+    let all: Vec<(&str, &str)> = SYSTEMS
+        .iter()
+        .copied()
+        .chain(peers.iter().map(|(a, b)| (a.as_str(), b.as_str())))
+        .collect();
+    for (sys, label) in all {
         let get = |p| results.get(EXP, sys, OP, p);
         let same = get(PlacementKind::SameCpu);
         let cross = get(PlacementKind::CrossCpu);
         rows.push(Row::today(vec![
-            (*label).to_owned(),
+            label.to_owned(),
             pair(
                 same.map(|r| r.throughput_rps),
                 cross.map(|r| r.throughput_rps),
@@ -159,7 +212,7 @@ pub(crate) fn section(results: &Results) -> Section {
         if let Some(r) = same {
             if !r.percentiles.is_empty() {
                 lines.push(LineSeries {
-                    name: (*sys).to_owned(),
+                    name: sys.to_owned(),
                     points: r.percentiles.clone(),
                     ..Default::default()
                 });
@@ -177,6 +230,9 @@ pub(crate) fn section(results: &Results) -> Section {
             fmt::count(s.throughput_rps),
             fmt::ratio(s.throughput_rps / axis)
         ));
+    }
+    if let Some(f) = peers_finding(results, &peers) {
+        findings.push(f);
     }
     let mut charts = Vec::new();
     if !lines.is_empty() {
@@ -200,7 +256,8 @@ pub(crate) fn section(results: &Results) -> Section {
                 window gives messages per second (Ruby counted 10 s after a 1 s warm-up). The \
                 same calls go to three baselines: raw TCP ping-pong with soapstone's exact byte \
                 counts per call, gRPC EchoFloat, and an HTTP server that answers the same POST \
-                with an empty 200."
+                with an empty 200; and to every peer SOAP server that carries echoFloat (Axis2, \
+                CXF, Mono ASMX, the Erlang stand-in, ...), its answer checked before timing."
             .to_owned(),
         findings,
         tables: vec![Table {
@@ -219,5 +276,33 @@ pub(crate) fn section(results: &Results) -> Section {
             rows,
         }],
         charts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tests::{run, sample};
+
+    #[test]
+    fn peers_are_rows_and_a_finding() {
+        let mut r = sample();
+        for (sys, p50) in [("axis2", 100.0), ("soaplite-server", 45_000.0)] {
+            r.runs.push(run(sys, EXP, OP, PlacementKind::SameCpu, p50));
+        }
+        let s = section(&r);
+        let cells: Vec<&String> = s.tables[0].rows.iter().flat_map(|r| &r.cells).collect();
+        assert!(cells.iter().any(|c| c.starts_with("axis2 (")), "{cells:?}");
+        let f = s
+            .findings
+            .iter()
+            .find(|f| f.starts_with("Among 2 peer SOAP servers"))
+            .unwrap_or_else(|| panic!("{:?}", s.findings));
+        // soapstone's p50 is 41 µs against axis2's 100 and SOAP::Lite's 45,000.
+        assert!(
+            f.contains("fastest (axis2)") && f.contains("slowest (soaplite-server)"),
+            "{f}"
+        );
+        assert!(f.contains("×2.44 the fastest peer's"), "{f}");
     }
 }

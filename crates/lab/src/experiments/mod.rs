@@ -17,14 +17,18 @@ mod cluster_load;
 mod cluster_pg;
 mod cluster_report;
 pub(crate) mod contacts;
+mod contacts_servers;
+mod contacts_tables;
 pub(crate) mod dp;
 mod dp_lan;
 pub(crate) mod dp_peers;
 pub(crate) mod echo;
+mod echo_peers;
 pub(crate) mod parse;
 pub(crate) mod peers_table;
 pub(crate) mod thesis;
 pub(crate) mod wsb;
+mod wsb_peers;
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -115,6 +119,17 @@ impl Lab {
 
     /// Starts `soapstone serve` with `services`, pinned to the server CPU.
     pub(crate) async fn serve(&self, services: &[&str]) -> anyhow::Result<Server> {
+        let cpus = self.cfg.server_cpu.clone();
+        self.serve_on(services, &cpus).await
+    }
+
+    /// Both CPUs (`0,1`) when the machine has two, for a server given the whole machine.
+    pub(crate) fn both_cpus(&self) -> Option<String> {
+        (self.cpus > 1).then(|| format!("{},{}", self.cfg.server_cpu, self.cfg.other_cpu))
+    }
+
+    /// Starts `soapstone serve` with `services`, pinned to `cpus` (`0`, or `0,1`).
+    pub(crate) async fn serve_on(&self, services: &[&str], cpus: &str) -> anyhow::Result<Server> {
         let mut args: Vec<String> = vec![
             "serve".into(),
             "--addr".into(),
@@ -133,7 +148,7 @@ impl Lab {
         Server::start(
             &self.launcher,
             &format!("serve-{}", services.join("-")),
-            Some(&self.cfg.server_cpu),
+            Some(cpus),
             &args,
             READY,
         )

@@ -20,7 +20,7 @@ use crate::seeds::{self, SeedTable};
 
 const EXP: &str = "wsb";
 pub(crate) const SERVICES: [&str; 3] = ["shop", "card", "news"];
-const TESTS: [(&str, &SeedTable); 2] = [
+pub(crate) const TESTS: [(&str, &SeedTable); 2] = [
     ("test1", &seeds::GARCIA_FIG_6),
     ("test2", &seeds::GARCIA_FIG_11),
 ];
@@ -77,6 +77,20 @@ pub(crate) fn request(service: &str) -> String {
     )
 }
 
+/// The open-loop point of `test` against `url`: the schedule scaled by `scale`, [`CONNECTIONS`]
+/// connections, the seed's 20 s timeout. soapstone and every peer get exactly this.
+pub(crate) fn schedule_spec(url: String, test: &str, scale: f64) -> BenchSpec {
+    BenchSpec {
+        load: Load::Schedule {
+            name: test.to_owned(),
+            scale,
+            connections: Some(CONNECTIONS),
+        },
+        timeout: Some(Duration::from_secs(20)),
+        ..BenchSpec::sequential(url, Duration::ZERO, Duration::ZERO)
+    }
+}
+
 pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
     let scale = lab.cfg.timing.wsb_scale;
     let server = lab.serve(&["wsb"]).await?;
@@ -84,20 +98,8 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
     for (test, _) in TESTS {
         for service in SERVICES {
             let body = lab.body(&format!("wsb-{service}.xml"), &request(service))?;
-            let spec = BenchSpec {
-                load: Load::Schedule {
-                    name: test.to_owned(),
-                    scale,
-                    connections: Some(CONNECTIONS),
-                },
-                timeout: Some(Duration::from_secs(20)),
-                ..BenchSpec::sequential(
-                    format!("{}/wsb/{service}", server.base_url()),
-                    Duration::ZERO,
-                    Duration::ZERO,
-                )
-            }
-            .with_body(body);
+            let spec = schedule_spec(format!("{}/wsb/{service}", server.base_url()), test, scale)
+                .with_body(body);
             let placement = Placement {
                 kind: PlacementKind::CrossCpu,
                 server_cpu: Some(lab.cfg.server_cpu.clone()),
@@ -113,6 +115,7 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
         }
     }
     server.stop().await?;
+    super::wsb_peers::run(lab).await;
     Ok(())
 }
 
@@ -133,6 +136,7 @@ fn table(results: &Results, test: &str, seed: &SeedTable) -> Table {
         "MB sent",
         "MB received",
         "http-200 total scaled to 300 s",
+        "p99 latency (ms)",
     ]
     .map(str::to_owned)
     .to_vec();
@@ -150,53 +154,65 @@ fn table(results: &Results, test: &str, seed: &SeedTable) -> Table {
                 format!("{:.2}", v(3)),
                 format!("{:.2}", v(4)),
                 String::new(),
+                String::new(),
             ]));
         }
-        let run = results
-            .find(EXP, "soapstone", &format!("{test}/{service}"))
-            .first()
-            .copied();
-        let dash = || "–".to_owned();
-        let Some(r) = run else {
-            let mut cells = vec![format!("{service}, soapstone (today)")];
-            cells.resize(header.len(), dash());
-            rows.push(Row::today(cells));
-            continue;
-        };
-        length = Some(r.settings.duration_s).filter(|d| *d > 0.0);
-        let mut other = fmt::count(r.errors as f64);
-        if r.unsent > 0 {
-            other = format!("{other} (+{} due, unsent)", fmt::count(r.unsent as f64));
+        for system in systems(results) {
+            let label = format!("{service}, {} (today)", system_label(&system));
+            let run = results
+                .find(EXP, &system, &format!("{test}/{service}"))
+                .first()
+                .copied();
+            let dash = || "–".to_owned();
+            let Some(r) = run else {
+                let mut cells = vec![format!("{label}: not measured (see the problems)")];
+                cells.resize(header.len(), dash());
+                rows.push(Row::today(cells));
+                continue;
+            };
+            length = Some(r.settings.duration_s).filter(|d| *d > 0.0);
+            let mut other = fmt::count(r.errors as f64);
+            if r.unsent > 0 {
+                other = format!("{other} (+{} due, unsent)", fmt::count(r.unsent as f64));
+            }
+            // A suspect run (its p99 longer than the run with 0 errors: calls queued) is flagged
+            // in its row, not read as a result.
+            let label = match crate::report::suspect::flag(r) {
+                Some(why) => format!("{label} ⚠ {why}"),
+                None => label,
+            };
+            rows.push(Row::today(vec![
+                label,
+                peak(r).map(fmt::count).unwrap_or_else(dash),
+                fmt::count(r.ok as f64),
+                fmt::count(r.timeouts as f64),
+                other,
+                r.bytes_sent.map(fmt::mb).unwrap_or_else(dash),
+                r.bytes_received.map(fmt::mb).unwrap_or_else(dash),
+                length
+                    .map(|d| fmt::count(r.ok as f64 * 300.0 / d))
+                    .unwrap_or_else(dash),
+                if r.ok > 0 {
+                    // Milliseconds, formatted like every other magnitude of the report.
+                    fmt::us(r.p99_us / 1000.0)
+                } else {
+                    dash()
+                },
+            ]));
         }
-        // A suspect run (its p99 longer than the run with 0 errors: calls queued) is flagged in
-        // its row, not read as a result.
-        let label = match crate::report::suspect::flag(r) {
-            Some(why) => format!("{service}, soapstone (today) ⚠ {why}"),
-            None => format!("{service}, soapstone (today)"),
-        };
-        rows.push(Row::today(vec![
-            label,
-            peak(r).map(fmt::count).unwrap_or_else(dash),
-            fmt::count(r.ok as f64),
-            fmt::count(r.timeouts as f64),
-            other,
-            r.bytes_sent.map(fmt::mb).unwrap_or_else(dash),
-            r.bytes_received.map(fmt::mb).unwrap_or_else(dash),
-            length
-                .map(|d| fmt::count(r.ok as f64 * 300.0 / d))
-                .unwrap_or_else(dash),
-        ]));
     }
     Table {
         title: format!("{}: {test} on shop, card and news", seed.source),
         source: seed.source.to_owned(),
         note: format!(
             "2008: Erlang and Axis2 servers on a 100 Mbps LAN, two client machines, a 300 s test. \
-             Today: one soapstone server pinned to one CPU, the load generator on the other, the \
-             same request rates with the phases shortened to a {} s run, so totals are that \
-             fraction of a full-length run (the last column scales them back: derived, not \
-             measured). Highest rate = most HTTP 200s in one second; MB = 10^6 bytes counted by \
-             the client, HTTP headers included.",
+             Today: each server (soapstone, and the Axis2 and Erlang peers where built) pinned to \
+             one CPU in turn, the load generator on the other, the same request rates with the \
+             phases shortened to a {} s run, so totals are that fraction of a full-length run \
+             (the \"scaled to 300 s\" column scales them back: derived, not measured). Highest \
+             rate = most HTTP 200s in one second; MB = 10^6 bytes counted by the client, HTTP \
+             headers included; p99 from the scheduled send time (queueing included). The peers \
+             generate their own headlines and offers (same counts and sizes, other words).",
             length.map(fmt::count).unwrap_or_else(|| "–".into())
         ),
         header,
@@ -250,9 +266,36 @@ fn step_points(bins: &[(f64, f64, f64)]) -> Vec<(f64, f64)> {
         .collect()
 }
 
-fn chart(results: &Results, test: &str) -> Option<String> {
+/// The servers measured in this section: soapstone first, then the peers in id order.
+fn systems(results: &Results) -> Vec<String> {
+    let mut out = vec!["soapstone".to_owned()];
+    let mut peers: Vec<String> = results
+        .runs
+        .iter()
+        .filter(|r| r.experiment == EXP && r.system != "soapstone")
+        .map(|r| r.system.clone())
+        .collect();
+    peers.sort();
+    peers.dedup();
+    out.extend(peers);
+    out
+}
+
+/// A server's short name in the tables and charts.
+fn system_label(id: &str) -> &str {
+    match id {
+        "axis2" => "Axis2 2.0",
+        "erlang" => "Erlang (inets stand-in)",
+        other => other,
+    }
+}
+
+fn chart(results: &Results, test: &str, system: &str) -> Option<String> {
     let mut c = LineChart {
-        title: format!("{test}: HTTP 200s per second, and errors (mean of each phase)"),
+        title: format!(
+            "{test} on {}: HTTP 200s per second, and errors (mean of each phase)",
+            system_label(system)
+        ),
         x_label: "seconds from start".to_owned(),
         y_label: "per second".to_owned(),
         x_nines: false,
@@ -263,7 +306,7 @@ fn chart(results: &Results, test: &str) -> Option<String> {
     let mut errors: Vec<(f64, f64, f64)> = Vec::new();
     for s in SERVICES {
         let Some(r) = results
-            .find(EXP, "soapstone", &format!("{test}/{s}"))
+            .find(EXP, system, &format!("{test}/{s}"))
             .first()
             .copied()
         else {
@@ -319,25 +362,37 @@ fn chart(results: &Results, test: &str) -> Option<String> {
 pub(crate) fn section(results: &Results) -> Section {
     let mut findings = Vec::new();
     for (test, _) in TESTS {
-        let runs: Vec<&Run> = SERVICES
-            .iter()
-            .filter_map(|s| {
-                results
-                    .find(EXP, "soapstone", &format!("{test}/{s}"))
-                    .first()
-                    .copied()
-            })
-            .collect();
-        if runs.is_empty() {
-            continue;
+        let mut parts = Vec::new();
+        for system in systems(results) {
+            let runs: Vec<&Run> = SERVICES
+                .iter()
+                .filter_map(|s| {
+                    results
+                        .find(EXP, &system, &format!("{test}/{s}"))
+                        .first()
+                        .copied()
+                })
+                .collect();
+            if runs.is_empty() {
+                continue;
+            }
+            let failed: u64 = runs.iter().map(|r| r.errors + r.timeouts + r.unsent).sum();
+            let ok: u64 = runs.iter().map(|r| r.ok).sum();
+            let worst = runs.iter().map(|r| r.p99_us).fold(0.0, f64::max);
+            parts.push(format!(
+                "{} {} HTTP 200s, {} errors, timeouts or unsent, worst p99 {} ms",
+                system_label(&system),
+                fmt::count(ok as f64),
+                fmt::count(failed as f64),
+                fmt::us(worst / 1000.0)
+            ));
         }
-        let failed: u64 = runs.iter().map(|r| r.errors + r.timeouts).sum();
-        let ok: u64 = runs.iter().map(|r| r.ok).sum();
-        findings.push(format!(
-            "{test}: {} HTTP 200s and {} errors or timeouts over the three services.",
-            fmt::count(ok as f64),
-            fmt::count(failed as f64)
-        ));
+        if !parts.is_empty() {
+            findings.push(format!(
+                "{test}, over the three services: {}.",
+                parts.join("; ")
+            ));
+        }
     }
     Section {
         id: EXP.to_owned(),
@@ -345,13 +400,20 @@ pub(crate) fn section(results: &Results) -> Section {
         intro: "The card (small request, boolean answer), news (small query, large answer) and \
                 shop (medium both ways) services take García et al.'s open-loop load: requests \
                 leave on schedule whether or not earlier ones were answered. test1 alternates 100 \
-                and 240 requests/s; test2 climbs from 100 to 1000 requests/s in ten steps."
+                and 240 requests/s; test2 climbs from 100 to 1000 requests/s in ten steps. The \
+                same schedules run, one server at a time, against soapstone and against the \
+                peers standing for the seed's servers: Axis2 2.0 and an Erlang/OTP server (inets \
+                httpd + xmerl, a stand-in for yaws's SOAP), each answer checked before timing."
             .to_owned(),
         findings,
         tables: TESTS.iter().map(|(t, s)| table(results, t, s)).collect(),
         charts: TESTS
             .iter()
-            .filter_map(|(t, _)| chart(results, t))
+            .flat_map(|(t, _)| {
+                systems(results)
+                    .into_iter()
+                    .filter_map(move |sys| chart(results, t, &sys))
+            })
             .collect(),
     }
 }

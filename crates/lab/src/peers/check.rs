@@ -33,13 +33,25 @@ pub(crate) async fn check_http(
     op: &str,
     n: Option<u32>,
 ) -> Result<(), String> {
+    let raw = post(addr, path, body, &format!("urn:test:soap#{op}")).await?;
+    let body = http_body(&raw)?;
+    check_envelope(&body, op, n)
+}
+
+/// POSTs `body` with SOAPAction `action` over a fresh connection and returns the raw answer.
+pub(crate) async fn post(
+    addr: &str,
+    path: &str,
+    body: &str,
+    action: &str,
+) -> Result<Vec<u8>, String> {
     let exchange = async {
         let mut s = TcpStream::connect(addr)
             .await
             .map_err(|e| format!("cannot connect to `{addr}`: {e}"))?;
         let head = format!(
             "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: text/xml; charset=utf-8\r\n\
-             SOAPAction: \"urn:test:soap#{op}\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+             SOAPAction: \"{action}\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
             body.len()
         );
         s.write_all(format!("{head}{body}").as_bytes())
@@ -59,8 +71,7 @@ pub(crate) async fn check_http(
     if raw.len() > MAX_ANSWER {
         return Err(format!("the answer is larger than {MAX_ANSWER} bytes"));
     }
-    let body = http_body(&raw)?;
-    check_envelope(&body, op, n)
+    Ok(raw)
 }
 
 /// The body of a raw HTTP/1.x response with status 200 (Content-Length, chunked, or to EOF).

@@ -18,6 +18,7 @@
 //! This module must never mark a peer as measured that was not, nor time a server whose answers
 //! have not been checked first ([`check`]).
 
+pub(crate) mod answers;
 mod catalogue;
 pub(crate) mod check;
 pub(crate) mod client;
@@ -80,6 +81,11 @@ pub(crate) struct ManifestPeer {
     /// For a CORBA/RMI client: the server peer it calls.
     #[serde(default)]
     pub(crate) client_of: Option<String>,
+    /// The seeds' other services the server carries, each with its HTTP path (`"wsb":
+    /// "/axis2/services/{service}"`, `"echo": "/echo"`, `"contacts": "/contacts"`); `{service}`
+    /// is García's `card`, `news` or `shop`.
+    #[serde(default)]
+    pub(crate) services: std::collections::BTreeMap<String, String>,
     /// Seconds of untimed calls before a server's first point (a JVM's JIT warm-up).
     #[serde(default)]
     pub(crate) warmup_s: Option<f64>,
@@ -230,6 +236,15 @@ impl Discovery {
             .collect()
     }
 
+    /// The ready SOAP server peers that carry `service` (`wsb`, `contacts`, `echo`).
+    pub(crate) fn carrying(&self, service: &str) -> Vec<ManifestPeer> {
+        self.ready
+            .iter()
+            .filter(|p| p.role == "server" && p.services.contains_key(service))
+            .cloned()
+            .collect()
+    }
+
     /// The ready client peer that calls the server peer `server` (CORBA, RMI).
     pub(crate) fn client_of(&self, server: &str) -> Option<ManifestPeer> {
         self.ready
@@ -284,7 +299,8 @@ mod tests {
       "peers":[
         {"id":"gsoap","role":"server","transport":"soap-http","name":"gSOAP","stands_for":"x",
          "status":"ready","reason":"","version":"2.8.124","installed_via":"Debian","build":"-O2",
-         "config":"one thread","command":["/bin/gsoap","{port}"],"path":"/dp","request":"rpc-encoded"},
+         "config":"one thread","command":["/bin/gsoap","{port}"],"path":"/dp","request":"rpc-encoded",
+         "services":{"wsb":"/wsb/{service}","echo":"/echo"}},
         {"id":"php-soapserver","role":"server","transport":"soap-http","name":"PHP","stands_for":"y",
          "status":"missing","reason":"php-soap is not installed","version":"","installed_via":"",
          "build":"","config":""},
@@ -330,6 +346,11 @@ mod tests {
             );
         }
         assert_eq!(d.client_of("omniorb").unwrap().id, "omniorb-client");
+        // The seeds' other services: only the peers that list them.
+        let wsb: Vec<String> = d.carrying("wsb").into_iter().map(|p| p.id).collect();
+        assert_eq!(wsb, ["gsoap"]);
+        assert_eq!(d.ready[0].services["wsb"], "/wsb/{service}");
+        assert!(d.carrying("contacts").is_empty());
         assert_eq!(d.ready("server", "soap-http").len(), 1);
         // Every catalogue entry is listed exactly once.
         for (id, ..) in CATALOGUE {

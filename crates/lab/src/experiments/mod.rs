@@ -23,6 +23,8 @@ pub(crate) mod echo;
 pub(crate) mod parse;
 pub(crate) mod peers_table;
 pub(crate) mod thesis;
+pub(crate) mod thesis_peers;
+pub(crate) mod thesis_report;
 pub(crate) mod wsb;
 
 use std::path::PathBuf;

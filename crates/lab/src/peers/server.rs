@@ -3,7 +3,9 @@
 //!
 //! Peers cannot all announce an ephemeral port the way `soapstone serve` does (PHP's built-in
 //! server, for one, needs its port on the command line), so the lab picks a free port, puts it
-//! in place of `{port}`, and waits until the port accepts a connection; a CORBA or RMI server,
+//! in place of `{port}` (the address to bind in place of `{host}`, and a fresh SQLite file for a
+//! charging store in place of `{db}`), and waits until the port accepts a connection; a CORBA or
+//! RMI server,
 //! and a SOAP server whose manifest says `"banner": true`, must also have printed `listening on`
 //! (its object or endpoint is bound after the port opens). This module
 //! must never leave a peer running (the child is killed on drop) and never wait without a
@@ -32,6 +34,14 @@ pub(crate) struct PeerServer {
     pub(crate) log: PathBuf,
     /// The command line, as a person would type it.
     pub(crate) command: String,
+}
+
+/// `template` (a peer's `url` or `charging` from the manifest) with `{host}` and `{port}` of
+/// `server` filled in.
+pub(crate) fn fill(template: &str, server: &PeerServer) -> String {
+    template
+        .replace("{host}", &server.host)
+        .replace("{port}", &server.port.to_string())
 }
 
 /// A command running `argv`, pinned to `cpus` with taskset when both are available.
@@ -110,12 +120,22 @@ impl PeerServer {
         } else {
             "127.0.0.1"
         };
+        // A fresh store per start: the charging calls' answers must not depend on an earlier run.
+        let db = launcher
+            .log_path(&format!("peer-{}-charging", peer.id))
+            .with_extension("sqlite");
+        if peer.command.iter().any(|a| a.contains("{db}")) {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+            }
+        }
         let argv: Vec<String> = peer
             .command
             .iter()
             .map(|a| {
                 a.replace("{port}", &port.to_string())
                     .replace("{host}", host)
+                    .replace("{db}", &db.display().to_string())
             })
             .collect();
         let launcher = match lan {

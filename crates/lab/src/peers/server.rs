@@ -260,6 +260,42 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_peer_gets_its_address_and_a_fresh_store_each_start() {
+        let dir = tempfile::tempdir().unwrap();
+        // Appends to its store, and binds the address it is given.
+        let script = "import socket,sys,time\n\
+                      open(sys.argv[3],'a').write('x')\n\
+                      s=socket.socket(); s.bind((sys.argv[2], int(sys.argv[1]))); s.listen()\n\
+                      print('store', sys.argv[3], flush=True)\n\
+                      time.sleep(60)";
+        let p: ManifestPeer = serde_json::from_value(serde_json::json!({
+            "id": "orb", "status": "ready", "transport": "soap-http",
+            "command": ["python3", "-c", script, "{port}", "{host}", "{db}"]
+        }))
+        .unwrap();
+        let launcher = launcher(dir.path());
+        for _ in 0..2 {
+            let server = PeerServer::start(&launcher, &p, None, Duration::from_secs(30))
+                .await
+                .unwrap();
+            assert_eq!(server.host, "127.0.0.1");
+            assert_eq!(
+                fill("corbaloc::{host}:{port}/charging", &server),
+                format!("corbaloc::127.0.0.1:{}/charging", server.port)
+            );
+            let db = dir.path().join("peer-orb-charging-0.sqlite");
+            assert!(
+                server.command.contains(&db.display().to_string()),
+                "{}",
+                server.command
+            );
+            // The second start does not see the first one's store.
+            assert_eq!(std::fs::read_to_string(&db).unwrap(), "x");
+            server.stop().await.unwrap();
+        }
+    }
+
+    #[tokio::test]
     async fn a_soap_peer_with_a_banner_is_ready_only_once_it_printed_it() {
         let dir = tempfile::tempdir().unwrap();
         let marker = dir.path().join("deployed");

@@ -334,7 +334,7 @@ if op.startswith("load:"):
         samples.append(call()); time.sleep(0.001)
 else:
     start = time.monotonic()
-    while (t0 := time.monotonic()) < start + float(warm) + float(window) or len(samples) < 20:
+    while (t0 := time.monotonic()) < start + float(warm) + float(window) or len(samples) < 30:
         s = call()
         if t0 >= start + float(warm):
             samples.append(s)

@@ -8,7 +8,7 @@
 
 use super::thesis::{LOADS, OPS};
 use super::thesis_peers::pairing_op;
-use crate::report::{fmt, pair, Row, Table};
+use crate::report::{fmt, pair, suspect, Row, Table};
 use crate::results::{PlacementKind, Results, Run};
 use crate::seeds::{self, SeedTable};
 
@@ -42,6 +42,17 @@ pub(crate) fn pooled_at(
     load: &str,
     p: PlacementKind,
 ) -> Option<(f64, Option<f64>)> {
+    pooled(&runs_at(results, system, client, load, p)?)
+}
+
+/// The runs [`pooled_at`] pools, or `None` unless every operation has one.
+fn runs_at<'a>(
+    results: &'a Results,
+    system: &str,
+    client: Option<&str>,
+    load: &str,
+    p: PlacementKind,
+) -> Option<Vec<&'a Run>> {
     let runs: Vec<&Run> = OPS
         .iter()
         .filter_map(|(op, _)| {
@@ -49,17 +60,29 @@ pub(crate) fn pooled_at(
             results.get_with_background(EXP, system, &id, p, load)
         })
         .collect();
-    if runs.len() < OPS.len() {
-        return None;
-    }
-    pooled(&runs)
+    (runs.len() == OPS.len()).then_some(runs)
 }
 
-fn mean_std(v: Option<(f64, Option<f64>)>) -> String {
-    match v {
-        Some((m, Some(s))) => format!("{} ± {}", fmt::us(m), fmt::us(s)),
-        Some((m, None)) => fmt::us(m),
-        None => "–".to_owned(),
+/// A pooled cell, `⚠ why: value` when one of its runs is a suspect point (too few calls, ...).
+fn cell(
+    results: &Results,
+    system: &str,
+    client: Option<&str>,
+    load: &str,
+    p: PlacementKind,
+    with_sd: bool,
+) -> String {
+    let Some(runs) = runs_at(results, system, client, load, p) else {
+        return "–".to_owned();
+    };
+    let value = match pooled(&runs) {
+        Some((m, Some(s))) if with_sd => format!("{} ± {}", fmt::us(m), fmt::us(s)),
+        Some((m, _)) => fmt::us(m),
+        None => return "–".to_owned(),
+    };
+    match runs.iter().find_map(|r| suspect::flag(r)) {
+        Some(why) => format!("⚠ {why}: {value}"),
+        None => value,
     }
 }
 
@@ -132,8 +155,8 @@ fn table(results: &Results, seed: &SeedTable, transport: &str, title: &str, then
             rows.push(Row::today(vec![
                 capital(load),
                 published_cell(seed, load),
-                mean_std(pooled_at(results, &id, None, load, PlacementKind::SameCpu)),
-                mean_std(pooled_at(results, &id, None, load, PlacementKind::CrossCpu)),
+                cell(results, &id, None, load, PlacementKind::SameCpu, true),
+                cell(results, &id, None, load, PlacementKind::CrossCpu, true),
                 if load == "none" {
                     "0".to_owned()
                 } else {
@@ -157,7 +180,8 @@ fn table(results: &Results, seed: &SeedTable, transport: &str, title: &str, then
              client on the other CPU (the load generators always run on the other CPU). The last \
              column is the rate the load generators achieved (same CPU / cross-CPU runs): \
              `soapstone bench` for SOAP servers, the CORBA peer's own client in its load mode \
-             (five connections) for CORBA servers."
+             (five connections) for CORBA servers. {}",
+            suspect::MARK_NOTE
         ),
         header: vec![
             "interference".to_owned(),
@@ -219,11 +243,10 @@ pub(crate) fn fig_15(results: &Results) -> Table {
                 continue;
             }
             let by = (*proto == "corba" && server != *own).then_some(*client);
-            let at = |p| pooled_at(results, server, by, "none", p).map(|(m, _)| m);
-            cells.push(pair(
-                at(PlacementKind::SameCpu),
-                at(PlacementKind::CrossCpu),
-                fmt::us,
+            cells.push(format!(
+                "{} / {}",
+                cell(results, server, by, "none", PlacementKind::SameCpu, false),
+                cell(results, server, by, "none", PlacementKind::CrossCpu, false)
             ));
         }
         rows.push(Row::today(cells));
@@ -236,8 +259,9 @@ pub(crate) fn fig_15(results: &Results) -> Table {
                clients call both ORBs' servers (omniORB's client against JacORB's server and \
                the other way round). 2002 (Fig. 15, ms, from the text): the charging prototype \
                with Axis beta 1's client 680, a socket client copying its behaviour 660, a \
-               client that parses Content-Length and closes the socket 200."
-            .to_owned(),
+               client that parses Content-Length and closes the socket 200. "
+            .to_owned()
+            + suspect::MARK_NOTE,
         header: std::iter::once("client".to_owned())
             .chain(servers.iter().map(|s| format!("{} (µs)", name(s))))
             .collect(),

@@ -285,3 +285,111 @@ print(json.dumps({"ok": len(samples), "errors": 0, "first_error": None, "samples
     // The client timed every point: it is measured, not `unmeasured`.
     assert_eq!(status("jacorb-client"), "ready");
 }
+
+#[test]
+fn a_corba_pair_carrying_the_charging_calls_is_in_the_thesis_tables() {
+    let dir = temp("peers-thesis");
+    // A stand-in for a CORBA pair carrying the charging system (python3 only): the server echoes
+    // bytes; the client speaks the peer-client protocol with the charging calls (`check`,
+    // `creditControl`, `credit`) and the load mode (`load:PATTERN`: `load started`, calls until
+    // the lab writes `stop`, then the JSON line), timing real round trips to its port.
+    let server = dir.0.join("server.py");
+    std::fs::write(
+        &server,
+        r#"import socket, sys, threading
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen()
+print("listening on", sys.argv[1], flush=True)
+def serve(c):
+    while (b := c.recv(1)):
+        c.sendall(b)
+while True:
+    threading.Thread(target=serve, args=(s.accept()[0],), daemon=True).start()
+"#,
+    )
+    .unwrap();
+    let client = dir.0.join("client.py");
+    std::fs::write(
+        &client,
+        r#"import json, socket, sys, threading, time
+url, op, n, warm, window = sys.argv[1:]
+assert url.endswith("/charging"), url
+assert op in ("check", "creditControl", "credit") or op.startswith("load:"), op
+port = int(url.rsplit(":", 1)[1].split("/")[0])
+c = socket.create_connection(("127.0.0.1", port))
+samples = []
+def call():
+    t0 = time.monotonic(); c.sendall(b"x"); assert c.recv(1) == b"x"
+    return (time.monotonic() - t0) * 1e6
+if op.startswith("load:"):
+    print("load started", flush=True)
+    stop = threading.Event()
+    def watch():
+        for line in sys.stdin:
+            if line.strip() == "stop":
+                break
+        stop.set()
+    threading.Thread(target=watch, daemon=True).start()
+    end = time.monotonic() + float(window)
+    while not stop.is_set() and time.monotonic() < end:
+        samples.append(call()); time.sleep(0.001)
+else:
+    start = time.monotonic()
+    while (t0 := time.monotonic()) < start + float(warm) + float(window) or len(samples) < 30:
+        s = call()
+        if t0 >= start + float(warm):
+            samples.append(s)
+print(json.dumps({"ok": len(samples), "errors": 0, "first_error": None, "samples_us": samples}))
+"#,
+    )
+    .unwrap();
+    let manifest = dir.0.join("manifest.json");
+    let peers = serde_json::json!({
+        "schema": 1,
+        "peers": [{
+            "id": "jacorb", "role": "server", "transport": "corba", "name": "echo ORB",
+            "stands_for": "test", "status": "ready", "reason": "", "version": "0",
+            "command": ["python3", server.to_str().unwrap(), "{port}"],
+            "url": "corbaloc::{host}:{port}/dp",
+            "charging": "corbaloc::{host}:{port}/charging"
+        }, {
+            "id": "jacorb-client", "role": "client", "transport": "corba", "name": "echo client",
+            "stands_for": "test", "status": "ready", "reason": "", "version": "0",
+            "command": ["python3", client.to_str().unwrap()], "client_of": "jacorb"
+        }]
+    });
+    std::fs::write(&manifest, peers.to_string()).unwrap();
+    let (results, md) = lab(&dir.0.join("out"), "thesis", &manifest, "0.2s");
+    let run = |op: &str, load: &str| {
+        results.runs.iter().find(|r| {
+            r.experiment == "thesis"
+                && r.system == "jacorb"
+                && r.operation == op
+                && r.settings.background.as_deref() == Some(load)
+        })
+    };
+    for load in ["none", "stress", "peak", "traffic"] {
+        for op in ["creditControl", "credit"] {
+            assert!(
+                run(op, load).is_some(),
+                "{op} under {load} was not timed: {:#?}",
+                results.problems
+            );
+        }
+    }
+    // The load generator's own calls are a background run, never the measured client's.
+    let bg = run("background/stress", "stress").expect("the stress load's run");
+    assert_eq!(bg.settings.connections, 5);
+    assert!(bg.ok > 0);
+    let status = |id: &str| {
+        let s = results.systems.iter().find(|s| s.id == id).unwrap();
+        s.status.clone()
+    };
+    assert_eq!(status("jacorb"), "ready");
+    assert_eq!(status("jacorb-client"), "ready");
+    assert!(md.contains("Table 1: CORBA response time"), "{md}");
+    assert!(md.contains("| **echo ORB** |"), "{md}");
+    assert!(
+        md.contains("Fig 15: response time of client and server"),
+        "{md}"
+    );
+}

@@ -242,26 +242,27 @@ setup_node() {
 
 setup_omniorb() {
   local name="omniORB 4 (C++ CORBA)" stands="the seeds' CORBA rows (Davis & Parashar; the thesis's CORBA)" why
-  why=$(apt_install omniidl libomniorb4-dev g++ 2>&1) || {
+  why=$(apt_install omniidl libomniorb4-dev libsqlite3-dev g++ 2>&1) || {
     missing omniorb server corba "$name" "$stands" "$why"
     missing omniorb-client client corba "$name client" "$stands" "$why"
     return
   }
-  local out="$BUILD/omniorb"
+  local out="$BUILD/omniorb" src="$HERE/omniorb"
   mkdir -p "$out"
-  if ! newer "$out/dp-omniorb-client" "$HERE/omniorb/server.cc" "$HERE/omniorb/client.cc" "$HERE/contract/dp.idl"; then
+  if ! newer "$out/dp-omniorb-client" "$src"/*.cc "$src"/*.hh "$HERE/contract/dp.idl" "$HERE/contract/charging.idl" \
+    || ! newer "$out/dp-omniorb-server" "$src"/*.cc "$src"/*.hh; then
     say "omniorb: omniidl + g++"
-    ( cd "$out" && omniidl -bcxx -Wbh=.hh -Wbs=SK.cc "$HERE/contract/dp.idl" \
-      && g++ $CXXFLAGS -I. -o dp-omniorb-server "$HERE/omniorb/server.cc" dpSK.cc -lomniORB4 -lomnithread \
-      && g++ $CXXFLAGS -I. -o dp-omniorb-client "$HERE/omniorb/client.cc" dpSK.cc -lomniORB4 -lomnithread ) >>"$LOG" 2>&1 \
+    ( cd "$out" && omniidl -bcxx -Wbh=.hh -Wbs=SK.cc "$HERE/contract/dp.idl" && omniidl -bcxx -Wbh=.hh -Wbs=SK.cc "$HERE/contract/charging.idl" \
+      && g++ $CXXFLAGS -I. -I"$src" -o dp-omniorb-server "$src/server.cc" "$src/charging_store.cc" dpSK.cc chargingSK.cc -lomniORB4 -lomnithread -lsqlite3 \
+      && g++ $CXXFLAGS -I. -o dp-omniorb-client "$src/client.cc" dpSK.cc chargingSK.cc -lomniORB4 -lomnithread -lpthread ) >>"$LOG" 2>&1 \
       || { missing omniorb server corba "$name" "$stands" "the build failed (see $LOG)"; missing omniorb-client client corba "$name client" "$stands" "the build failed (see $LOG)"; return; }
   fi
   local v; v=$(deb_version libomniorb4-dev)
-  entry omniorb server corba "$name" "$stands" ready "" "$v" "Debian packages omniidl, libomniorb4-dev" \
-    "omniidl -bcxx; g++ $CXXFLAGS -lomniORB4 -lomnithread" "thread per connection (omniORB default), endPoint giop:tcp:127.0.0.1:PORT, omniINSPOA key dp" \
-    "\"command\":$(jarr "$out/dp-omniorb-server" "{port}"),\"url\":\"corbaloc::127.0.0.1:{port}/dp\""
+  entry omniorb server corba "$name" "$stands" ready "" "$v" "Debian packages omniidl, libomniorb4-dev, libsqlite3-dev" \
+    "omniidl -bcxx; g++ $CXXFLAGS -lomniORB4 -lomnithread -lsqlite3" "thread per connection (omniORB default), endPoint giop:tcp:HOST:PORT, omniINSPOA keys dp and charging; charging on SQLite $(deb_version libsqlite3-dev) (WAL, synchronous=FULL, one commit per write, one connection behind a mutex)" \
+    "\"command\":$(jarr "$out/dp-omniorb-server" "{port}" "{host}" "{db}"),\"url\":\"corbaloc::{host}:{port}/dp\",\"charging\":\"corbaloc::{host}:{port}/charging\""
   entry omniorb-client client corba "$name client" "$stands" ready "" "$v" "Debian packages omniidl, libomniorb4-dev" \
-    "omniidl -bcxx; g++ $CXXFLAGS" "one object reference from corbaloc, one GIOP connection" \
+    "omniidl -bcxx; g++ $CXXFLAGS" "one object reference from corbaloc, one GIOP connection; load mode: 5 threads on 5 connections (maxGIOPConnectionPerServer 5)" \
     "\"command\":$(jarr "$out/dp-omniorb-client"),\"client_of\":\"omniorb\""
 }
 
@@ -287,8 +288,8 @@ setup_rmi() {
   local v jflags="-XX:+UseSerialGC -Xms64m -Xmx256m"
   v=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
   entry java-rmi server rmi "Java RMI (JDK $v)" "$stands" ready "" "$v" "the JDK (Debian openjdk-17-jdk-headless)" "javac (default flags)" \
-    "JVM flags $jflags; registry and object on one loopback port; default RMI thread pool; JIT warmed by each point's warm-up" \
-    "\"command\":$(jarr java $jflags -Djava.rmi.server.hostname=127.0.0.1 -cp "$out" DpRmiServer "{port}"),\"url\":\"rmi://127.0.0.1:{port}/dp\""
+    "JVM flags $jflags; registry and object on one port of HOST; default RMI thread pool; JIT warmed by each point's warm-up" \
+    "\"command\":$(jarr java $jflags "-Djava.rmi.server.hostname={host}" -cp "$out" DpRmiServer "{port}" "{host}"),\"url\":\"rmi://{host}:{port}/dp\""
   entry java-rmi-client client rmi "Java RMI client (JDK $v)" "$stands" ready "" "$v" "the JDK (Debian openjdk-17-jdk-headless)" "javac (default flags)" \
     "JVM flags $jflags; JIT warmed by each point's warm-up" \
     "\"command\":$(jarr java $jflags -cp "$out" DpRmiClient),\"client_of\":\"java-rmi\""
@@ -301,27 +302,28 @@ setup_axis1() {
   fi
   local out="$BUILD/axis1"
   mkdir -p "$out/lib" "$out/classes"
-  if ! ls "$out/lib"/axis-1.4.jar >/dev/null 2>&1; then
+  if ! ls "$out/lib"/axis-1.4.jar "$out"/lib/sqlite-jdbc-*.jar >/dev/null 2>&1; then
     if [ "$INSTALL" -eq 0 ]; then
       missing axis1 server soap-http "$name" "$stands" "Axis 1.4 jars not fetched (--no-install)"; return
     fi
     say "axis1: mvn dependency:copy-dependencies (Maven Central)"
     mvn -q -B -f "$HERE/axis1/pom.xml" dependency:copy-dependencies -DoutputDirectory="$out/lib" >>"$LOG" 2>&1 \
-      || { missing axis1 server soap-http "$name" "$stands" "mvn could not fetch axis:axis:1.4 (see $LOG)"; return; }
+      || { missing axis1 server soap-http "$name" "$stands" "mvn could not fetch axis:axis:1.4 and sqlite-jdbc (see $LOG)"; return; }
   fi
-  if ! newer "$out/classes/DpAxisServer.class" "$HERE"/axis1/*.java; then
+  if ! newer "$out/classes/DpAxisServer.class" "$HERE"/axis1/*.java "$HERE"/chargingstore/*.java; then
     say "axis1: javac --release 8"
     # Axis 1.4 reads parameter names from the service's bytecode and cannot parse class files
     # newer than Java 8.
-    javac --release 8 -nowarn -d "$out/classes" -cp "$out/lib/*" "$HERE"/axis1/*.java >>"$LOG" 2>&1 \
+    javac --release 8 -nowarn -d "$out/classes" -cp "$out/lib/*" "$HERE"/axis1/*.java "$HERE"/chargingstore/*.java >>"$LOG" 2>&1 \
       || { missing axis1 server soap-http "$name" "$stands" "javac failed (see $LOG)"; return; }
   fi
-  local jflags="-XX:+UseSerialGC -Xms64m -Xmx256m" jv
+  local jflags="-XX:+UseSerialGC -Xms64m -Xmx256m" jv sv
   jv=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
+  sv=$(basename "$out"/lib/sqlite-jdbc-*.jar .jar); sv=${sv#sqlite-jdbc-}
   entry axis1 server soap-http "$name (SimpleAxisServer, JDK $jv)" "$stands" ready "" "1.4" \
-    "Maven Central axis:axis:1.4 (mvn dependency:copy-dependencies)" "javac --release 8" \
-    "Axis's own SimpleAxisServer (no Tomcat), rpc/encoded, multi-ref arrays (Axis defaults); JVM flags $jflags; JIT warm-up: 5 s of untimed calls before the first point" \
-    "\"command\":$(jarr java $jflags -cp "$out/classes:$out/lib/*" DpAxisServer "{port}" "$HERE/axis1/server-config.wsdd"),\"path\":\"/axis/services/dp\",\"request\":\"rpc-encoded\",\"warmup_s\":5"
+    "Maven Central axis:axis:1.4, org.xerial:sqlite-jdbc:$sv (mvn dependency:copy-dependencies)" "javac --release 8" \
+    "Axis's own SimpleAxisServer (no Tomcat), rpc/encoded, multi-ref arrays and return values (Axis defaults), binds HOST; charging at /axis/services/charging on SQLite through sqlite-jdbc $sv (WAL, synchronous=FULL, one commit per write); JVM flags $jflags; JIT warm-up: 5 s of untimed calls before the first point" \
+    "\"command\":$(jarr java $jflags "-Dcharging.db={db}" -cp "$out/classes:$out/lib/*" DpAxisServer "{port}" "{host}" "$HERE/axis1/server-config.wsdd"),\"path\":\"/axis/services/dp\",\"charging\":\"/axis/services/charging\",\"request\":\"rpc-encoded\",\"warmup_s\":5"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -468,31 +470,37 @@ setup_apachesoap() {
     "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpApacheSoapServer "{port}" "$HERE/apachesoap"),\"path\":\"/soap/servlet/rpcrouter\",\"request\":\"rpc-encoded\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
+# Seconds of untimed charging calls before the thesis's first JacORB point (its JIT, and
+# sqlite-jdbc's native library loading; the dp points warm by each point's own warm-up).
+JACORB_WARMUP_S=10
+
 setup_jacorb() {
   local name="JacORB 3.9 (Java CORBA)" stands="the thesis's Java ORB; Davis & Parashar's CORBA row" why out="$BUILD/jacorb"
   why=$(jvm_tools && jvm_fetch jacorb) || {
     missing jacorb server corba "$name" "$stands" "$why"; missing jacorb-client client corba "$name client" "$stands" "$why"; return
   }
-  # The IDL compiler of JacORB itself turns contract/dp.idl into the dp.* stubs and skeletons.
-  if ! newer "$out/gen/dp/TestServicePOA.java" "$HERE/contract/dp.idl"; then
-    say "jacorb: org.jacorb.idl.parser contract/dp.idl"
+  # The IDL compiler of JacORB itself turns contract/dp.idl and contract/charging.idl into the
+  # dp.* and thesis.* stubs and skeletons.
+  if ! newer "$out/gen/thesis/ChargingPOA.java" "$HERE/contract/dp.idl" "$HERE/contract/charging.idl"; then
+    say "jacorb: org.jacorb.idl.parser contract/dp.idl contract/charging.idl"
     rm -rf "$out/gen"; mkdir -p "$out/gen"
-    java -cp "$out/lib/*" org.jacorb.idl.parser -d "$out/gen" "$HERE/contract/dp.idl" >>"$LOG" 2>&1 || {
-      why="JacORB's IDL compiler failed on contract/dp.idl (see $LOG)"
+    java -cp "$out/lib/*" org.jacorb.idl.parser -d "$out/gen" "$HERE/contract/dp.idl" "$HERE/contract/charging.idl" >>"$LOG" 2>&1 || {
+      why="JacORB's IDL compiler failed on contract/dp.idl or contract/charging.idl (see $LOG)"
       missing jacorb server corba "$name" "$stands" "$why"; missing jacorb-client client corba "$name client" "$stands" "$why"; return
     }
     rm -f "$out/classes/DpJacorbClient.class"
   fi
-  why=$(jvm_javac jacorb DpJacorbClient "" "$HERE"/jacorb/*.java "$out"/gen/dp/*.java) || {
+  why=$(jvm_javac jacorb DpJacorbClient "" "$HERE"/jacorb/*.java "$HERE"/chargingstore/*.java "$out"/gen/dp/*.java "$out"/gen/thesis/*.java) || {
     missing jacorb server corba "$name" "$stands" "$why"; missing jacorb-client client corba "$name client" "$stands" "$why"; return
   }
-  local cp="$out/classes:$out/lib/*" jv; jv=$(java_version)
-  local via="Maven Central org.jacorb:jacorb:3.9, jacorb-idl-compiler:3.9, and the RMI-IIOP API jar JDK 11+ no longer has (lab/peers/jacorb/pom.xml)"
+  local cp="$out/classes:$out/lib/*" jv sv; jv=$(java_version)
+  sv=$(basename "$out"/lib/sqlite-jdbc-*.jar .jar); sv=${sv#sqlite-jdbc-}
+  local via="Maven Central org.jacorb:jacorb:3.9, jacorb-idl-compiler:3.9, org.xerial:sqlite-jdbc:$sv, and the RMI-IIOP API jar JDK 11+ no longer has (lab/peers/jacorb/pom.xml)"
   entry jacorb server corba "JacORB 3.9 (JDK $jv)" "$stands" ready "" "3.9" "$via" "JacORB's IDL compiler; javac (default flags)" \
-    "RootPOA servant published under the object key dp (corbaloc forwards once), OAIAddr 127.0.0.1; JacORB's default server threading; JVM flags $JVM_FLAGS; JIT warmed by each point's warm-up" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$cp" DpJacorbServer "{port}"),\"url\":\"corbaloc::127.0.0.1:{port}/dp\""
+    "RootPOA servants published under the object keys dp and charging (corbaloc forwards once), OAIAddr HOST; JacORB's default server threading; charging on SQLite through sqlite-jdbc $sv (WAL, synchronous=FULL, one commit per write, one connection under a lock); JVM flags $JVM_FLAGS; JIT warmed by each point's warm-up, and by ${JACORB_WARMUP_S} s of untimed charging calls before the thesis's first point" \
+    "\"command\":$(jarr java $JVM_FLAGS "-Dcharging.db={db}" -cp "$cp" DpJacorbServer "{port}" "{host}"),\"url\":\"corbaloc::{host}:{port}/dp\",\"charging\":\"corbaloc::{host}:{port}/charging\",\"warmup_s\":$JACORB_WARMUP_S"
   entry jacorb-client client corba "JacORB 3.9 client (JDK $jv)" "$stands" ready "" "3.9" "$via" "JacORB's IDL compiler; javac (default flags)" \
-    "one object reference from corbaloc, one GIOP connection; JVM flags $JVM_FLAGS; JIT warmed by each point's warm-up" \
+    "one object reference from corbaloc, one GIOP connection; load mode: 5 threads, each with its own ORB and connection; JVM flags $JVM_FLAGS; JIT warmed by each point's warm-up" \
     "\"command\":$(jarr java $JVM_FLAGS -cp "$cp" DpJacorbClient),\"client_of\":\"jacorb\""
 }
 

@@ -1,19 +1,35 @@
-// JacORB 3.9 client of dp::TestService, speaking the lab's peer-client protocol (docs/lab.md):
+// JacORB 3.9 client of dp::TestService and thesis::Charging, speaking the lab's peer-client
+// protocol (docs/lab.md):
 //   java -cp CLASSES:JACORB_JARS DpJacorbClient URL OP N WARMUP_S WINDOW_S
-// resolves URL (corbaloc::127.0.0.1:PORT/dp), calls OP one at a time for WARMUP_S seconds (not
-// recorded: the JIT's warm-up), then WINDOW_S seconds, checks every answer, and prints one JSON
-// line {"ok","errors","first_error","warmup_calls","first_call_us","samples_us"}: the omniORB
-// client's protocol, plus the JIT warm-up (untimed calls, and how long the cold first call took).
+// OP is a dp call (doNothing | getStringOfSize | getIntegersOfSize, URL .../dp), a charging call
+// (creditControl | credit | check, URL .../charging) or a load pattern (load:stress | load:peak |
+// load:traffic, URL .../charging), as the omniORB client (lab/peers/omniorb/client.cc) reads
+// them. A call OP is made one at a time for WARMUP_S seconds (not recorded: the JIT's warm-up; at
+// least one call), then for WINDOW_S seconds and until at least MIN_CALLS answers are recorded
+// (a JVM's cold first calls on a busy CPU must not leave the window empty), checking every answer;
+// it prints one JSON line {"ok","errors","first_error","warmup_calls","first_call_us","samples_us"}.
+// A load pattern runs CONNECTIONS threads, each with its own ORB (JacORB multiplexes one ORB's
+// calls over one connection), sending credit(8, 147) for WINDOW_S seconds; it prints
+// `load started` once every reference is resolved, stops early when it reads a line `stop` on
+// stdin (end of input alone does not stop it), then prints the JSON line.
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.Random;
 
 import org.omg.CORBA.ORB;
 
 public final class DpJacorbClient {
     static final int MAX_SAMPLES = 1000000;
+    // The lab flags a point with fewer calls as suspect (report/suspect.rs MIN_SAMPLES).
+    static final int MIN_CALLS = 30;
+    static final long MAX_STRETCH_NS = 30_000_000_000L;
+    static final int CONNECTIONS = 5;
+    static volatile boolean stopped;
 
-    static String call(dp.TestService svc, String op, int n) {
+    static String dpCall(dp.TestService svc, String op, int n) {
         switch (op) {
             case "doNothing":
                 svc.doNothing();
@@ -35,74 +51,238 @@ public final class DpJacorbClient {
         }
     }
 
+    static int lastCn;
+
+    /** Appendix C's calls; `check` as in the omniORB client. */
+    static String chargingCall(thesis.Charging svc, String op) throws thesis.ChargingFault {
+        switch (op) {
+            case "creditControl":
+                return svc.creditControl(6) < 0 ? "negative balance" : null;
+            case "credit": {
+                int cn = svc.credit(8, 147);
+                if (cn <= lastCn) return "transaction number `" + cn + "` did not grow";
+                lastCn = cn;
+                return null;
+            }
+            case "check": {
+                int before = svc.creditControl(8);
+                int cn = svc.credit(8, 147);
+                int after = svc.creditControl(8);
+                if (cn <= 0) return "transaction number `" + cn + "` is not positive";
+                if (after != before + 147) return "balance " + before + " + 147 read back as " + after;
+                try {
+                    svc.creditControl(0);
+                    return "creditControl(0) of no account answered";
+                } catch (thesis.ChargingFault expected) {
+                    // right
+                }
+                try {
+                    svc.credit(8, 0);
+                    return "credit of 0 answered";
+                } catch (thesis.ChargingFault expected) {
+                    // right
+                }
+                return null;
+            }
+            default:
+                return "unknown operation `" + op + "`";
+        }
+    }
+
+    static boolean isCharging(String op) {
+        return op.equals("creditControl") || op.equals("credit") || op.equals("check") || op.startsWith("load:");
+    }
+
     static String json(String s) {
         return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replaceAll("[\\x00-\\x1f]", " ") + "\"";
     }
 
-    public static void main(String[] args) {
-        if (args.length != 5) {
-            System.err.println("usage: DpJacorbClient URL OP N WARMUP_S WINDOW_S");
-            System.exit(2);
-        }
+    static ORB orb() {
         Properties props = new Properties();
         props.setProperty("org.omg.CORBA.ORBClass", "org.jacorb.orb.ORB");
         props.setProperty("org.omg.CORBA.ORBSingletonClass", "org.jacorb.orb.ORBSingleton");
-        ORB orb = ORB.init(new String[0], props);
-        dp.TestService svc;
-        try {
-            svc = dp.TestServiceHelper.narrow(orb.string_to_object(args[0]));
-        } catch (RuntimeException e) {
-            System.err.println("DpJacorbClient: `" + args[0] + "` is not a dp::TestService: " + e);
-            System.exit(1);
-            return;
-        }
-        String op = args[1];
-        int n = Integer.parseInt(args[2]);
-        long warmEnd = System.nanoTime() + (long) (Double.parseDouble(args[3]) * 1e9);
-        long end = warmEnd + (long) (Double.parseDouble(args[4]) * 1e9);
+        return ORB.init(new String[0], props);
+    }
+
+    /** What the calls of one run (or of every load thread) came to. */
+    static final class Tally {
         double[] samples = new double[1024];
-        int count = 0;
-        long ok = 0, errors = 0, warmupCalls = 0;
+        int count;
+        long ok, errors, warmupCalls;
         double firstCall = -1;
-        String firstError = null;
-        while (true) {
-            long t0 = System.nanoTime();
-            if (t0 >= end) break;
-            String err;
-            try {
-                err = call(svc, op, n);
-            } catch (RuntimeException e) {
-                err = e.getClass().getSimpleName() + ": " + e.getMessage();
-            }
-            long t1 = System.nanoTime();
-            if (firstCall < 0) firstCall = (t1 - t0) / 1000.0;
-            if (t0 < warmEnd) {
-                warmupCalls++;
-                continue;
-            }
+        String firstError;
+
+        synchronized void add(String err, double us) {
             if (err != null) {
                 errors++;
                 if (firstError == null) firstError = err;
-                continue;
+                return;
             }
             ok++;
             if (count < MAX_SAMPLES) {
                 if (count == samples.length) samples = Arrays.copyOf(samples, count * 2);
-                samples[count++] = (t1 - t0) / 1000.0;
+                samples[count++] = us;
             }
         }
-        StringBuilder out = new StringBuilder();
-        out.append("{\"ok\":").append(ok).append(",\"errors\":").append(errors).append(",\"first_error\":");
-        out.append(firstError == null ? "null" : json(firstError));
-        out.append(",\"warmup_calls\":").append(warmupCalls);
-        out.append(",\"first_call_us\":").append(String.format(Locale.ROOT, "%.2f", firstCall));
-        out.append(",\"samples_us\":[");
-        for (int i = 0; i < count; i++) {
-            if (i > 0) out.append(',');
-            out.append(String.format(Locale.ROOT, "%.2f", samples[i]));
+
+        void print() {
+            StringBuilder out = new StringBuilder();
+            out.append("{\"ok\":").append(ok).append(",\"errors\":").append(errors).append(",\"first_error\":");
+            out.append(firstError == null ? "null" : json(firstError));
+            if (firstCall >= 0) {
+                out.append(",\"warmup_calls\":").append(warmupCalls);
+                out.append(",\"first_call_us\":").append(String.format(Locale.ROOT, "%.2f", firstCall));
+            }
+            out.append(",\"samples_us\":[");
+            for (int i = 0; i < count; i++) {
+                if (i > 0) out.append(',');
+                out.append(String.format(Locale.ROOT, "%.2f", samples[i]));
+            }
+            out.append("]}");
+            System.out.println(out);
         }
-        out.append("]}");
-        System.out.println(out);
+    }
+
+    static String guarded(java.util.concurrent.Callable<String> call) {
+        try {
+            return call.call();
+        } catch (thesis.ChargingFault e) {
+            return "ChargingFault: " + e.reason;
+        } catch (Exception e) {
+            return e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+
+    static void load(String url, String pattern, double rate, double seconds, Tally tally) throws Exception {
+        List<thesis.Charging> refs = new ArrayList<>();
+        List<ORB> orbs = new ArrayList<>();
+        for (int c = 0; c < CONNECTIONS; c++) {
+            ORB o = orb();
+            orbs.add(o);
+            thesis.Charging svc = thesis.ChargingHelper.narrow(o.string_to_object(url));
+            svc.creditControl(8); // opens this ORB's connection before the load starts
+            refs.add(svc);
+        }
+        System.out.println("load started");
+        System.out.flush();
+        Thread watcher = new Thread(() -> {
+            try {
+                java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+                for (String line; (line = in.readLine()) != null; ) if (line.trim().equals("stop")) stopped = true;
+            } catch (java.io.IOException e) {
+                // no stdin: the load runs its full duration
+            }
+        });
+        watcher.setDaemon(true);
+        watcher.start();
+        final long start = System.nanoTime();
+        final long end = start + (long) (seconds * 1e9);
+        final List<Long> bursts = new ArrayList<>();
+        Random rng = new Random(2002);
+        for (long t = start; t < end; t += (long) (-Math.log(1 - rng.nextDouble()) * 2e9)) bursts.add(t);
+        List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < CONNECTIONS; c++) {
+            final thesis.Charging svc = refs.get(c);
+            final Random r = new Random(7 + c);
+            final double perThread = Math.max(rate, 0.001) / CONNECTIONS;
+            Thread t = new Thread(() -> {
+                long next = System.nanoTime() + (long) (-Math.log(1 - r.nextDouble()) / perThread * 1e9);
+                while (true) {
+                    long now = System.nanoTime();
+                    if (now >= end || stopped) break;
+                    if (pattern.equals("peak")) {
+                        boolean in = false;
+                        long after = end;
+                        for (long b : bursts) {
+                            if (now >= b && now < b + 1_000_000_000L) in = true;
+                            if (b > now) {
+                                after = Math.min(after, b);
+                            }
+                        }
+                        if (!in) {
+                            sleepNs(after - now);
+                            continue;
+                        }
+                    } else if (pattern.equals("traffic")) {
+                        if (next > now) {
+                            sleepNs(Math.min(next, end) - now);
+                            continue;
+                        }
+                        next += (long) (-Math.log(1 - r.nextDouble()) / perThread * 1e9);
+                    }
+                    long t0 = System.nanoTime();
+                    String err = guarded(() -> svc.credit(8, 147) > 0 ? null : "non-positive transaction number");
+                    tally.add(err, (System.nanoTime() - t0) / 1000.0);
+                }
+            });
+            t.start();
+            threads.add(t);
+        }
+        for (Thread t : threads) t.join();
+        for (ORB o : orbs) o.shutdown(false);
+    }
+
+    /** Sleeps `ns` in slices short enough to notice `stop`. */
+    static void sleepNs(long ns) {
+        if (ns <= 0) return;
+        ns = Math.min(ns, 20_000_000L);
+        try {
+            Thread.sleep(ns / 1_000_000, (int) (ns % 1_000_000));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 5) {
+            System.err.println("usage: DpJacorbClient URL OP N WARMUP_S WINDOW_S");
+            System.exit(2);
+        }
+        String op = args[1];
+        int n = Integer.parseInt(args[2]);
+        Tally tally = new Tally();
+        if (op.startsWith("load:")) {
+            String pattern = op.substring(5);
+            if (!Arrays.asList("stress", "peak", "traffic").contains(pattern)) {
+                System.err.println("DpJacorbClient: unknown load pattern `" + pattern + "`");
+                System.exit(2);
+            }
+            load(args[0], pattern, n, Double.parseDouble(args[4]), tally);
+            tally.print();
+            return;
+        }
+        ORB orb = orb();
+        dp.TestService dsvc = null;
+        thesis.Charging csvc = null;
+        try {
+            if (isCharging(op)) {
+                csvc = thesis.ChargingHelper.narrow(orb.string_to_object(args[0]));
+            } else {
+                dsvc = dp.TestServiceHelper.narrow(orb.string_to_object(args[0]));
+            }
+        } catch (RuntimeException e) {
+            System.err.println("DpJacorbClient: `" + args[0] + "` is not a " + (isCharging(op) ? "thesis::Charging" : "dp::TestService") + ": " + e);
+            System.exit(1);
+            return;
+        }
+        final dp.TestService d = dsvc;
+        final thesis.Charging c = csvc;
+        long warmEnd = System.nanoTime() + (long) (Double.parseDouble(args[3]) * 1e9);
+        long end = warmEnd + (long) (Double.parseDouble(args[4]) * 1e9);
+        long cap = end + MAX_STRETCH_NS;
+        while (true) {
+            long t0 = System.nanoTime();
+            if ((t0 >= end && tally.ok + tally.errors >= MIN_CALLS) || t0 >= cap) break;
+            String err = guarded(() -> c != null ? chargingCall(c, op) : dpCall(d, op, n));
+            long t1 = System.nanoTime();
+            if (tally.firstCall < 0) tally.firstCall = (t1 - t0) / 1000.0;
+            if (t0 < warmEnd || tally.warmupCalls == 0) {
+                tally.warmupCalls++;
+                continue;
+            }
+            tally.add(err, (t1 - t0) / 1000.0);
+        }
+        tally.print();
         orb.shutdown(false);
     }
 }

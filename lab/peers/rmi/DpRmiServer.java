@@ -1,6 +1,7 @@
 // JDK RMI server of TestService, the peer standing for Davis & Parashar's JavaRMI row.
-// `java -Djava.rmi.server.hostname=127.0.0.1 DpRmiServer PORT`: a registry and the object on
-// 127.0.0.1:PORT (both on the one port), bound as `dp`. Default RMI thread pool, no tuning.
+// `java -Djava.rmi.server.hostname=HOST DpRmiServer PORT HOST`: a registry and the object on
+// HOST:PORT (both on the one port; the lab gives 127.0.0.1 or the emulated LAN's address),
+// bound as `dp`. Default RMI thread pool, no tuning.
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.rmi.registry.LocateRegistry;
@@ -27,31 +28,36 @@ public final class DpRmiServer implements TestService {
         return v;
     }
 
-    /** Binds to loopback only. */
-    static final class Loopback implements RMIServerSocketFactory {
+    /** Binds to the one address given only. */
+    static final class OneAddress implements RMIServerSocketFactory {
+        final InetAddress addr;
+
+        OneAddress(InetAddress addr) { this.addr = addr; }
+
         public ServerSocket createServerSocket(int port) throws java.io.IOException {
-            return new ServerSocket(port, 50, InetAddress.getLoopbackAddress());
+            return new ServerSocket(port, 50, addr);
         }
 
         @Override
-        public boolean equals(Object o) { return o instanceof Loopback; }
+        public boolean equals(Object o) { return o instanceof OneAddress && ((OneAddress) o).addr.equals(addr); }
 
         @Override
-        public int hashCode() { return 1; }
+        public int hashCode() { return addr.hashCode(); }
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 1) {
-            System.err.println("usage: DpRmiServer PORT");
+        if (args.length != 1 && args.length != 2) {
+            System.err.println("usage: DpRmiServer PORT [HOST]");
             System.exit(2);
         }
         int port = Integer.parseInt(args[0]);
-        Loopback ssf = new Loopback();
+        String host = args.length > 1 ? args[1] : "127.0.0.1";
+        OneAddress ssf = new OneAddress(InetAddress.getByName(host));
         Registry registry = LocateRegistry.createRegistry(port, null, ssf);
         DpRmiServer impl = new DpRmiServer();
         TestService stub = (TestService) UnicastRemoteObject.exportObject(impl, port, null, ssf);
         registry.rebind("dp", stub);
-        System.out.println("listening on rmi://127.0.0.1:" + port + "/dp");
+        System.out.println("listening on rmi://" + host + ":" + port + "/dp");
         System.out.flush();
         Thread.currentThread().join();
     }

@@ -184,11 +184,22 @@ pub(crate) async fn call(url: &str, body: &str) -> anyhow::Result<i32> {
     })
 }
 
-/// The integer inside the first `<return ...>N</return>` of `text`.
+/// The integer inside the first `<return ...>N</return>` of `text`, or of the element it
+/// refers to (`<return href="#id0"/>` ... `<multiRef id="id0" ...>N</multiRef>`: Axis 1.4's
+/// multi-reference answer).
 pub(crate) fn return_value(text: &str) -> Option<i32> {
     let at = text.find("<return")?;
     let after = &text[at + "<return".len()..];
     let open = after.find('>')?;
+    let attrs = &after[..open];
+    if let Some(h) = attrs.find("href=\"#") {
+        let id = &attrs[h + "href=\"#".len()..];
+        let id = &id[..id.find('"')?];
+        let target = text.find(&format!(" id=\"{id}\""))?;
+        let rest = &text[target..];
+        let inner = &rest[rest.find('>')? + 1..];
+        return inner[..inner.find('<')?].trim().parse().ok();
+    }
     let inner = &after[open + 1..];
     let end = inner.find("</return>")?;
     inner[..end].trim().parse().ok()
@@ -217,6 +228,13 @@ mod tests {
             r#"<m:reserveResponse><return xsi:type="xsd:int">12407</return></m:reserveResponse>"#;
         assert_eq!(return_value(t), Some(12407));
         assert_eq!(return_value("<return>x</return>"), None);
+        // Axis 1.4 (lab/peers/axis1) answers with a multi-reference.
+        let axis = r##"<creditControlResponse soapenv:encodingStyle="x"><return href="#id0"/></creditControlResponse><multiRef id="id0" soapenc:root="0" xsi:type="xsd:int">57514</multiRef>"##;
+        assert_eq!(return_value(axis), Some(57514));
+        assert_eq!(
+            return_value(&axis.replace("id=\"id0\"", "id=\"id1\"")),
+            None
+        );
         assert_eq!(return_value("<fault/>"), None);
     }
 

@@ -3,7 +3,8 @@
 //! other, the veth link between them shaped to 100 Mbit/s. soapstone, the TCP connect baseline
 //! (their "TCP setup time") and every SOAP peer that passed its answer check on loopback earlier
 //! in this run and whose command takes a `{host}` (a peer is just a process started with
-//! `ip netns exec`).
+//! `ip netns exec`); the CORBA and RMI servers likewise, timed by their own client run in the
+//! client's namespace.
 //!
 //! Where the LAN cannot be created (not root, no `ip`), the reason goes into `results.json`
 //! (`lan`) and the problems, and the section says so; the other tables are unaffected. This
@@ -14,6 +15,7 @@ use super::dp_peers::body_for;
 use super::{Lab, READY};
 use crate::driver::BenchSpec;
 use crate::netem::{Lan, Side, SERVER_IP};
+use crate::peers::client::{self, ClientPoint};
 use crate::peers::server::PeerServer;
 use crate::peers::ManifestPeer;
 use crate::procs::{Launcher, Server};
@@ -53,10 +55,9 @@ pub(crate) async fn run(lab: &mut Lab, ops: &[(String, &'static str, Option<u32>
     }
     // Only peers whose answers were checked (and timed) on loopback in this run, and that can
     // listen on the LAN address (`{host}`); the tables name the others.
-    let checked: Vec<ManifestPeer> = lab
-        .peers
-        .ready("server", "soap-http")
+    let checked: Vec<ManifestPeer> = ["soap-http", "corba", "rmi"]
         .into_iter()
+        .flat_map(|t| lab.peers.ready("server", t))
         .filter(|p| p.command.iter().any(|a| a.contains("{host}")))
         .filter(|p| {
             lab.peers
@@ -66,7 +67,12 @@ pub(crate) async fn run(lab: &mut Lab, ops: &[(String, &'static str, Option<u32>
         })
         .collect();
     for peer in checked {
-        if let Err(e) = peer_server(lab, &lan, &client_side, &peer, ops).await {
+        let r = if peer.transport == "soap-http" {
+            peer_server(lab, &lan, &client_side, &peer, ops).await
+        } else {
+            binary_server(lab, &lan, &client_side, &peer, ops).await
+        };
+        if let Err(e) = r {
             lab.problem(format!(
                 "dp: peer {} was not measured on the emulated LAN: {e:#}",
                 peer.id
@@ -209,18 +215,68 @@ async fn peer_server(
     server.stop().await
 }
 
-/// Today's rows of the separate-host tables: soapstone, every SOAP server peer the results list,
-/// and (for doNothing only) the TCP connect baseline.
+/// A CORBA or RMI server in the server's namespace, timed by its own client in the client's.
+async fn binary_server(
+    lab: &mut Lab,
+    lan: &Lan,
+    client_side: &Launcher,
+    peer: &ManifestPeer,
+    ops: &[(String, &'static str, Option<u32>)],
+) -> anyhow::Result<()> {
+    let Some(client_peer) = lab.peers.client_of(&peer.id) else {
+        anyhow::bail!("no ready client peer calls it (its `-client` peer is missing)");
+    };
+    let t = lab.cfg.timing.clone();
+    let server = PeerServer::start_on(
+        &lab.launcher,
+        peer,
+        Some(&lab.cfg.server_cpu),
+        READY,
+        Some(lan),
+    )
+    .await?;
+    let url = crate::peers::server::fill(peer.url.as_deref().unwrap_or_default(), &server);
+    for (id, op, size) in ops {
+        let point = ClientPoint {
+            url: &url,
+            op,
+            n: size.unwrap_or(0),
+            warmup: t.warmup,
+            window: t.latency_window,
+        };
+        let at = placement(lab);
+        match client::run(
+            client_side,
+            &client_peer,
+            Some(&lab.cfg.other_cpu),
+            &point,
+            (&peer.id, EXP, id),
+            at,
+        )
+        .await
+        {
+            Ok((run, _)) => lab.runs.push(run),
+            Err(e) => lab.problem(format!(
+                "{EXP}: {} {id} on the emulated LAN: {e:#}",
+                peer.id
+            )),
+        }
+    }
+    server.stop().await
+}
+
+/// Today's rows of the separate-host tables: soapstone, every SOAP, CORBA and RMI server peer
+/// the results list, and (for doNothing only) the TCP connect baseline.
 fn lan_systems(results: &Results, with_baseline: bool) -> Vec<(String, String)> {
     let mut out = vec![(
         "soapstone".to_owned(),
         "soapstone (SOAP, HTTP/1.1)".to_owned(),
     )];
-    for s in results
-        .systems
-        .iter()
-        .filter(|s| s.role == "server" && s.transport == "soap-http" && s.id != "soapstone")
-    {
+    for s in results.systems.iter().filter(|s| {
+        s.role == "server"
+            && ["soap-http", "corba", "rmi"].contains(&s.transport.as_str())
+            && s.id != "soapstone"
+    }) {
         let measured = results
             .runs
             .iter()
@@ -277,7 +333,7 @@ pub(crate) fn tables(results: &Results) -> Vec<Table> {
         format!(
             "Published: ms, average of 200 calls, two hosts on 100 Mbit/s Ethernet. Today: µs, \
              on the emulated LAN: {what}. Server pinned to CPU A in one namespace, soapstone bench \
-             to CPU B in the other. {extra}{MARK_NOTE}"
+             (for CORBA and RMI servers, their own client) to CPU B in the other. {extra}{MARK_NOTE}"
         )
     };
     let mut out = Vec::new();

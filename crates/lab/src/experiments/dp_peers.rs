@@ -110,11 +110,7 @@ async fn binary_server(
     };
     let t = lab.cfg.timing.clone();
     let server = PeerServer::start(&lab.launcher, peer, Some(&lab.cfg.server_cpu), READY).await?;
-    let url = peer
-        .url
-        .clone()
-        .unwrap_or_default()
-        .replace("{port}", &server.port.to_string());
+    let url = crate::peers::server::fill(peer.url.as_deref().unwrap_or_default(), &server);
     let mut failures = Vec::new();
     for (id, op, size) in ops {
         for pin in lab.pins() {

@@ -27,6 +27,8 @@ mod echo_peers;
 pub(crate) mod parse;
 pub(crate) mod peers_table;
 pub(crate) mod thesis;
+pub(crate) mod thesis_peers;
+pub(crate) mod thesis_report;
 pub(crate) mod wsb;
 mod wsb_peers;
 

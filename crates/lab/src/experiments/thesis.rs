@@ -13,6 +13,9 @@
 //! The load generators send `credit` (writes contend with the measured calls for the store). Traffic is 200 calls/s: the thesis's CORBA rate (its SOAP rate of 10/s was
 //! what Tomcat could take). The server runs on the server CPU; load generators on the other CPU.
 //!
+//! The same two calls on the peers that carry the charging system are in [`super::thesis_peers`],
+//! the redrawn Tables 1 and 2 and Fig 15 in [`super::thesis_report`].
+//!
 //! Must never report the load generators' own latency as the measured client's.
 
 use std::path::PathBuf;
@@ -22,14 +25,13 @@ use crate::driver::{self, BenchSpec, Load};
 use crate::experiments::{charging_calls as calls, Lab};
 use crate::report::suspect::cell_pair;
 use crate::report::{fmt, pair, Row, Section, Table};
-use crate::results::{PlacementKind, Results, Run};
-use crate::seeds;
+use crate::results::{PlacementKind, Results};
 
 const EXP: &str = "thesis";
 /// Background loads, as in the thesis's tables.
 pub(crate) const LOADS: [&str; 4] = ["none", "stress", "peak", "traffic"];
 /// Calls measured: (operation, appendix C body).
-const OPS: [(&str, &str); 2] = [("creditControl", CREDIT_CONTROL), ("credit", CREDIT)];
+pub(crate) const OPS: [(&str, &str); 2] = [("creditControl", CREDIT_CONTROL), ("credit", CREDIT)];
 
 /// Appendix C.4 of the thesis.
 pub(crate) const CREDIT_CONTROL: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
@@ -63,7 +65,7 @@ pub(crate) const CREDIT: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 "#;
 
 /// The background load of one pattern, lasting `d`.
-fn background(name: &str, d: Duration) -> Load {
+pub(crate) fn background(name: &str, d: Duration) -> Load {
     match name {
         "stress" => Load::Pattern {
             pattern: "stress",
@@ -118,7 +120,12 @@ fn ops_under(quick: bool, load: &str) -> Vec<(&'static str, Bodies)> {
 }
 
 /// One bench point's spec posting `body` (a file or a directory of `bytes`-sized envelopes).
-fn point(url: &str, t: &crate::config::Timing, body: PathBuf, bytes: Option<u64>) -> BenchSpec {
+pub(crate) fn point(
+    url: &str,
+    t: &crate::config::Timing,
+    body: PathBuf,
+    bytes: Option<u64>,
+) -> BenchSpec {
     let mut spec = BenchSpec::sequential(url.to_owned(), t.thesis_window, t.warmup).with_body(body);
     if bytes.is_some() {
         spec.request_bytes = bytes;
@@ -273,6 +280,8 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
         }
     }
     server.stop().await?;
+    // The same calls on the peers that carry the charging system (Axis 1.4, omniORB, JacORB).
+    super::thesis_peers::run(lab).await;
     Ok(())
 }
 
@@ -327,105 +336,13 @@ async fn make_pools(
     out
 }
 
-/// Mean and standard deviation over all measured calls of every operation (pooled), as the
-/// thesis averaged "each SOAP call".
-fn pooled(runs: &[&Run]) -> Option<(f64, Option<f64>)> {
-    let n: f64 = runs.iter().map(|r| r.ok as f64).sum();
-    if n <= 0.0 {
-        return None;
-    }
-    let mean = runs.iter().map(|r| r.mean_us * r.ok as f64).sum::<f64>() / n;
-    let var = runs
-        .iter()
-        .map(|r| {
-            r.stdev_us
-                .map(|s| r.ok as f64 * (s * s + (r.mean_us - mean).powi(2)))
-        })
-        .sum::<Option<f64>>()
-        .map(|v| (v / n).sqrt());
-    Some((mean, var))
-}
-
 fn pooled_at(results: &Results, load: &str, p: PlacementKind) -> Option<(f64, Option<f64>)> {
-    let runs: Vec<&Run> = OPS
-        .iter()
-        .filter_map(|(op, _)| results.get_with_background(EXP, "soapstone", op, p, load))
-        .collect();
-    if runs.len() < OPS.len() {
-        return None;
-    }
-    pooled(&runs)
-}
-
-fn mean_std(v: Option<(f64, Option<f64>)>) -> String {
-    match v {
-        Some((m, Some(s))) => format!("{} ± {}", fmt::us(m), fmt::us(s)),
-        Some((m, None)) => fmt::us(m),
-        None => "–".to_owned(),
-    }
-}
-
-fn capital(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-        .unwrap_or_default()
+    super::thesis_report::pooled_at(results, "soapstone", None, load, p)
 }
 
 pub(crate) fn section(results: &Results) -> Section {
-    let corba = &seeds::THESIS_TABLE_1;
-    let soap = &seeds::THESIS_TABLE_2;
-    let mut rows = Vec::new();
-    for load in LOADS {
-        let label = capital(load);
-        let c = corba.rows.iter().find(|r| r.label == label);
-        let s = soap.rows.iter().find(|r| r.label == label);
-        let bg = |p| {
-            results
-                .get(EXP, "soapstone", &format!("background/{load}"), p)
-                .map(|r| r.throughput_rps)
-        };
-        rows.push(Row::today(vec![
-            label.clone(),
-            c.map(|r| format!("{} ± {}", fmt::ms(r.values[0]), fmt::ms(r.values[1])))
-                .unwrap_or_default(),
-            s.map(|r| format!("{} ± {}", fmt::ms(r.values[0]), fmt::ms(r.values[1])))
-                .unwrap_or_default(),
-            mean_std(pooled_at(results, load, PlacementKind::SameCpu)),
-            mean_std(pooled_at(results, load, PlacementKind::CrossCpu)),
-            if load == "none" {
-                "0".to_owned()
-            } else {
-                pair(
-                    bg(PlacementKind::SameCpu),
-                    bg(PlacementKind::CrossCpu),
-                    fmt::count,
-                )
-            },
-        ]));
-    }
-    let main = Table {
-        title: "Tables 1 and 2: response time per call under background load".to_owned(),
-        source: format!(
-            "{} (CORBA) and {} (SOAP, Apache Axis beta 1)",
-            corba.source, soap.source
-        ),
-        note: "2002: ms, average ± standard deviation per call, over a 100 Mbps LAN. Today: µs, \
-               mean ± standard deviation over every creditControl and credit call of the one \
-               sequential client, on loopback; same CPU = client on the server's CPU, cross-CPU = \
-               client on the other CPU (the load generators always run on the other CPU). The \
-               last column is the rate the load generators achieved (same CPU / cross-CPU runs)."
-            .to_owned(),
-        header: vec![
-            "interference".to_owned(),
-            "2002 CORBA (ms)".to_owned(),
-            "2002 SOAP (ms)".to_owned(),
-            "today soapstone, same CPU (µs)".to_owned(),
-            "today soapstone, cross-CPU (µs)".to_owned(),
-            "background load (calls/s)".to_owned(),
-        ],
-        rows,
-    };
+    let [table_1, table_2] = super::thesis_report::tables_1_and_2(results);
+    let fig_15 = super::thesis_report::fig_15(results);
     let mut per_op_rows = Vec::new();
     for (op, _) in ALL {
         let mut cells = vec![op.to_owned()];
@@ -503,12 +420,62 @@ pub(crate) fn section(results: &Results) -> Section {
         ));
     }
     if let Some((none, _)) = pooled_at(results, "none", PlacementKind::SameCpu) {
+        // One way round: "×N faster" or "×N slower", N ≥ 1.
+        let versus = |then_us: f64| {
+            let r = then_us / none;
+            if r >= 1.0 {
+                format!("{} faster", fmt::ratio(r))
+            } else {
+                format!("{} slower", fmt::ratio(1.0 / r))
+            }
+        };
         findings.push(format!(
             "Unloaded, a charging call takes {} µs against 679.2 ms for SOAP and 1.63 ms for \
-             CORBA in 2002 ({} and {} faster).",
+             CORBA in 2002 ({} and {}).",
             fmt::us(none),
-            fmt::ratio(679_200.0 / none),
-            fmt::ratio(1630.0 / none)
+            versus(679_200.0),
+            versus(1630.0)
+        ));
+    }
+    let credit = |load| {
+        results
+            .get_with_background(EXP, "soapstone", "credit", PlacementKind::SameCpu, load)
+            .map(|r| r.mean_us)
+    };
+    if let (Some(idle), Some(busy)) = (credit("none"), credit("stress")) {
+        if idle > 2.0 * busy {
+            findings.push(format!(
+                "The durable write is slower unloaded than under stress (credit: {} vs {} µs, \
+                 same CPU), on every system: its commit waits for an fsync, and on this VM an \
+                 fsync returns in milliseconds to an idle CPU but in about 0.1 ms to a busy one \
+                 (docs/lab.md). Compare systems across a row, not loads down a column.",
+                fmt::us(idle),
+                fmt::us(busy)
+            ));
+        }
+    }
+    let peers: Vec<String> = ["omniorb", "jacorb", "axis1"]
+        .iter()
+        .filter_map(|id| {
+            let m =
+                super::thesis_report::pooled_at(results, id, None, "none", PlacementKind::SameCpu)?;
+            let name = results
+                .systems
+                .iter()
+                .find(|s| s.id == *id)
+                .map_or(*id, |s| s.name.as_str());
+            Some(format!("{name} {} µs", fmt::us(m.0)))
+        })
+        .collect();
+    if let (false, Some((none, _))) = (
+        peers.is_empty(),
+        pooled_at(results, "none", PlacementKind::SameCpu),
+    ) {
+        findings.push(format!(
+            "Unloaded, with client and server on one CPU, the same two calls on today's peers \
+             take: {}; soapstone {} µs.",
+            peers.join(", "),
+            fmt::us(none)
         ));
     }
     Section {
@@ -520,10 +487,14 @@ pub(crate) fn section(results: &Results) -> Section {
                 starts Poisson with a mean gap of 2 s; traffic = Poisson arrivals at 200 calls/s \
                 (the thesis's CORBA rate). The client repeats appendix C's creditControl (read) \
                 and credit (durable write) envelopes, and the other charging calls with bodies \
-                rotated over accounts and fresh reservations; the generators send credit."
+                rotated over accounts and fresh reservations; the generators send credit. \
+                The peers that carry the charging system (Axis 1.4 over SOAP, omniORB and \
+                JacORB over CORBA, each on its own SQLite file with a commit per write) answer \
+                the same creditControl and credit calls under the same loads, in the same run \
+                (Tables 1 and 2); Fig 15 pairs every client with every server it can call."
             .to_owned(),
         findings,
-        tables: vec![main, per_op, detail],
+        tables: vec![table_1, table_2, fig_15, per_op, detail],
         charts: Vec::new(),
     }
 }

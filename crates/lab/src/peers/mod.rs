@@ -9,8 +9,10 @@
 //! silently.
 //!
 //! Two protocols connect the lab to a peer (documented in `docs/lab.md`):
-//! - a **server** peer is a command with a `{port}` placeholder; it listens on `127.0.0.1:port`
-//!   and is ready when that port accepts a connection ([`server`]);
+//! - a **server** peer is a command with a `{port}` placeholder (and optionally `{host}`, the
+//!   address to bind, and `{db}`, a fresh SQLite file for the thesis's charging store); it
+//!   listens on `127.0.0.1:port` (or the emulated LAN's address) and is ready when that port
+//!   accepts a connection ([`server`]);
 //! - a **client** peer is a command to which the lab appends `URL OP N WARMUP_S WINDOW_S`; it
 //!   calls `OP` one call at a time, checks every answer and prints one JSON line with its
 //!   samples ([`client`]).
@@ -22,6 +24,7 @@ pub(crate) mod answers;
 mod catalogue;
 pub(crate) mod check;
 pub(crate) mod client;
+pub(crate) mod load;
 pub(crate) mod server;
 
 use std::path::{Path, PathBuf};
@@ -78,6 +81,11 @@ pub(crate) struct ManifestPeer {
     /// `rpc-encoded` (the contract's form) or `literal` (the same envelope without xsi:type).
     #[serde(default)]
     pub(crate) request: Option<String>,
+    /// Where a server peer serves the thesis's charging calls: an HTTP path for a SOAP server
+    /// (`/axis/services/charging`), a URL template for a CORBA one
+    /// (`corbaloc::{host}:{port}/charging`). None: it does not carry the charging system.
+    #[serde(default)]
+    pub(crate) charging: Option<String>,
     /// For a CORBA/RMI client: the server peer it calls.
     #[serde(default)]
     pub(crate) client_of: Option<String>,

@@ -3,7 +3,9 @@
 //!
 //! Peers cannot all announce an ephemeral port the way `soapstone serve` does (PHP's built-in
 //! server, for one, needs its port on the command line), so the lab picks a free port, puts it
-//! in place of `{port}`, and waits until the port accepts a connection; a CORBA or RMI server,
+//! in place of `{port}` (the address to bind in place of `{host}`, and a fresh SQLite file for a
+//! charging store in place of `{db}`), and waits until the port accepts a connection; a CORBA or
+//! RMI server,
 //! and a SOAP server whose manifest says `"banner": true`, must also have printed `listening on`
 //! (its object or endpoint is bound after the port opens). This module
 //! must never leave a peer running (the child is killed on drop) and never wait without a
@@ -32,6 +34,14 @@ pub(crate) struct PeerServer {
     pub(crate) log: PathBuf,
     /// The command line, as a person would type it.
     pub(crate) command: String,
+}
+
+/// `template` (a peer's `url` or `charging` from the manifest) with `{host}` and `{port}` of
+/// `server` filled in.
+pub(crate) fn fill(template: &str, server: &PeerServer) -> String {
+    template
+        .replace("{host}", &server.host)
+        .replace("{port}", &server.port.to_string())
 }
 
 /// A command running `argv`, pinned to `cpus` with taskset when both are available.
@@ -110,12 +120,22 @@ impl PeerServer {
         } else {
             "127.0.0.1"
         };
+        // A fresh store per start: the charging calls' answers must not depend on an earlier run.
+        let db = launcher
+            .log_path(&format!("peer-{}-charging", peer.id))
+            .with_extension("sqlite");
+        if peer.command.iter().any(|a| a.contains("{db}")) {
+            for suffix in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+            }
+        }
         let argv: Vec<String> = peer
             .command
             .iter()
             .map(|a| {
                 a.replace("{port}", &port.to_string())
                     .replace("{host}", host)
+                    .replace("{db}", &db.display().to_string())
             })
             .collect();
         let launcher = match lan {
@@ -237,6 +257,42 @@ mod tests {
         );
         tokio::net::TcpStream::connect(server.addr()).await.unwrap();
         server.stop().await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_peer_gets_its_address_and_a_fresh_store_each_start() {
+        let dir = tempfile::tempdir().unwrap();
+        // Appends to its store, and binds the address it is given.
+        let script = "import socket,sys,time\n\
+                      open(sys.argv[3],'a').write('x')\n\
+                      s=socket.socket(); s.bind((sys.argv[2], int(sys.argv[1]))); s.listen()\n\
+                      print('store', sys.argv[3], flush=True)\n\
+                      time.sleep(60)";
+        let p: ManifestPeer = serde_json::from_value(serde_json::json!({
+            "id": "orb", "status": "ready", "transport": "soap-http",
+            "command": ["python3", "-c", script, "{port}", "{host}", "{db}"]
+        }))
+        .unwrap();
+        let launcher = launcher(dir.path());
+        for _ in 0..2 {
+            let server = PeerServer::start(&launcher, &p, None, Duration::from_secs(30))
+                .await
+                .unwrap();
+            assert_eq!(server.host, "127.0.0.1");
+            assert_eq!(
+                fill("corbaloc::{host}:{port}/charging", &server),
+                format!("corbaloc::127.0.0.1:{}/charging", server.port)
+            );
+            let db = dir.path().join("peer-orb-charging-0.sqlite");
+            assert!(
+                server.command.contains(&db.display().to_string()),
+                "{}",
+                server.command
+            );
+            // The second start does not see the first one's store.
+            assert_eq!(std::fs::read_to_string(&db).unwrap(), "x");
+            server.stop().await.unwrap();
+        }
     }
 
     #[tokio::test]

@@ -50,11 +50,13 @@
 //!
 #![doc = include_str!("docs/conventions.md")]
 
+mod any;
 mod de;
 mod envelope;
 mod error;
 mod fault;
 mod lenient;
+mod list;
 mod scan;
 mod ser;
 mod write;

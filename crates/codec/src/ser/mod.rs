@@ -10,6 +10,7 @@
 //! user text unescaped, or buffer a whole array to learn its type.
 
 mod probe;
+mod raw;
 mod seq;
 
 use serde::ser::{self, Impossible, Serialize};
@@ -402,7 +403,7 @@ impl<'o, 'n> ser::SerializeStruct for Children<'o, 'n> {
         self.opts.room(self.out, 0)?;
         match self.ns {
             // A child in another namespace than the one in scope declares it on itself.
-            Some(ns) if self.scope != Some(ns) => {
+            Some(ns) if self.scope != Some(ns) && !key.starts_with('$') => {
                 self.key.clear();
                 self.key.push_str(key);
                 self.key.push_str(" xmlns=\"");
@@ -679,6 +680,11 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         _i: u32,
         variant: &'static str,
     ) -> Result<(), EncodeError> {
+        if self.name.starts_with(raw::CHOICE) {
+            // An alternative of a choice with no content: the empty element.
+            self.name = variant;
+            return self.serialize_unit();
+        }
         self.open_named(name);
         write::text(self.out, variant);
         self.close();
@@ -689,6 +695,9 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         name: &'static str,
         v: &T,
     ) -> Result<(), EncodeError> {
+        if name == crate::any::RAW {
+            return raw::write(self, v);
+        }
         let Some(xsd) = name.strip_prefix(crate::xsd::RESERVED) else {
             return v.serialize(self);
         };
@@ -742,9 +751,17 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         n: &'static str,
         _i: u32,
         v: &'static str,
-        _value: &T,
+        value: &T,
     ) -> Result<(), EncodeError> {
-        Err(variant_error(n, v))
+        if !self.name.starts_with(raw::CHOICE) {
+            return Err(variant_error(n, v));
+        }
+        // An alternative of a choice: the element the variant is named after.
+        value.serialize(ValueSer {
+            name: v,
+            kind: Kind::Field,
+            ..self
+        })
     }
     fn serialize_seq(mut self, len: Option<usize>) -> Result<SeqSer<'o, 'n>, EncodeError> {
         if self.opts.encoded {

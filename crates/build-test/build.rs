@@ -23,6 +23,10 @@ fn main() {
             "../../testdata/soapbuilders-round2-wsdl/r2-interop.wsdl",
             // A WCF service (node-soap's corpus): data contracts in their own namespace.
             "../../testdata/node-soap/wsdl/extended_recursive.wsdl",
+            // Open content: choices, `xsd:any`, `anyType`, a list, a union (written for the tests).
+            "wsdl/open.wsdl",
+            // node-soap's corpus: a choice inside a sequence, an `all`.
+            "../../testdata/node-soap/request-response-samples/administrate__Complex_json_object_namespace_issue/soap.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

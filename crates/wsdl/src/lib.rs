@@ -26,6 +26,7 @@
 //! This crate must never depend on HTTP: endpoints are plain strings here.
 
 mod generate;
+mod generate_open;
 mod model;
 pub mod read;
 mod soapenc;
@@ -36,7 +37,10 @@ pub use model::{
     BindingStyle, FaultPart, HeaderPart, ModelError, OperationModel, Part, ServiceModel,
 };
 pub use soapenc::SOAP_ENCODING_SCHEMA;
-pub use xsd::{Field, NamedType, Schema, TypeDef, TypeRef, XsdType, SOAP_ENC_NS, XSD_NS};
+pub use xsd::{
+    choice_field_name, Field, NamedType, Schema, TypeDef, TypeRef, XsdType, ANY_FIELD,
+    CHOICE_FIELD, SOAP_ENC_NS, XSD_NS,
+};
 
 #[cfg(test)]
 mod tests;

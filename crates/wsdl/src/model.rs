@@ -324,7 +324,7 @@ impl ServiceModel {
             for (dir, parts) in [("input", &op.input), ("output", &op.output)] {
                 let mut seen = HashSet::new();
                 for part in parts {
-                    if !is_ncname(&part.name) {
+                    if !is_ncname(&part.name) && !is_open_content_name(&part.name) {
                         problems.push(format!(
                             "{dir} part `{}` of `{}` is not an XML name",
                             part.name, op.name
@@ -355,6 +355,13 @@ pub(crate) fn message_name(op: &OperationModel, input: bool) -> String {
     } else {
         format!("{}Response", op.name)
     }
+}
+
+/// Whether `s` names a choice (`$choice:a|b`) or a wildcard (`$any`) rather than an element.
+pub(crate) fn is_open_content_name(s: &str) -> bool {
+    s == crate::xsd::ANY_FIELD
+        || s.strip_prefix(crate::xsd::CHOICE_FIELD)
+            .is_some_and(|list| list.split('|').all(is_ncname))
 }
 
 /// Whether `s` is an XML NCName (ASCII approximation plus any non-ASCII letter).

@@ -83,6 +83,40 @@ pub enum TypeDef {
     /// A literal list wrapper: a sequence of repeated `item` elements (used for a `Vec`
     /// nested in a `Vec` in literal style, where a bare repetition cannot nest).
     List(TypeRef),
+    /// A `choice` of elements (a Rust enum with one variant per alternative, see
+    /// [`CHOICE_FIELD`]). It has no name on the wire: a struct field refers to it, and the
+    /// WSDL writes the `<choice>` inline where the field is.
+    Choice(Vec<Field>),
+    /// An `xsd:list` simple type of `item` (`soapstone_codec::xsd::List<T>`): the items in
+    /// one text node, separated by whitespace.
+    SimpleList(TypeRef),
+}
+
+/// Prefix of the name of a struct field that holds a [`TypeDef::Choice`]: `$choice:` then the
+/// alternatives' element names separated by `|` (what the codec reads, see its conventions).
+pub const CHOICE_FIELD: &str = "$choice:";
+/// The name of a struct field that holds the elements of an `xsd:any` wildcard (of type
+/// `xsd:anyType`, a `soapstone_codec::xsd::AnyXml`).
+pub const ANY_FIELD: &str = "$any";
+
+impl Field {
+    /// The alternatives' element names when this field holds a choice.
+    pub fn choice(&self) -> Option<impl Iterator<Item = &str>> {
+        self.name
+            .strip_prefix(CHOICE_FIELD)
+            .map(|list| list.split('|'))
+    }
+
+    /// Whether this field holds the elements of an `xsd:any` wildcard.
+    pub fn is_any(&self) -> bool {
+        self.name == ANY_FIELD
+    }
+}
+
+/// The name of a field holding a choice of the elements `names`.
+pub fn choice_field_name<'n>(names: impl IntoIterator<Item = &'n str>) -> String {
+    let names: Vec<&str> = names.into_iter().collect();
+    format!("{CHOICE_FIELD}{}", names.join("|"))
 }
 
 /// A named type of a schema.
@@ -321,6 +355,24 @@ impl<T: XsdType> XsdType for Vec<T> {
     fn describe(schema: &mut Schema) -> TypeRef {
         let item = T::describe(schema);
         schema.sequence_of(item)
+    }
+}
+
+/// `anyType` (and the elements of `xsd:any` in a field named [`ANY_FIELD`]).
+impl XsdType for xsd::AnyXml {
+    fn describe(_: &mut Schema) -> TypeRef {
+        TypeRef::xsd("anyType")
+    }
+}
+
+/// A named `xsd:list` type, `ListOf<item>` (as `Vec<T>` is `ArrayOf<item>` when encoded).
+impl<T: XsdType> XsdType for xsd::List<T> {
+    fn describe(schema: &mut Schema) -> TypeRef {
+        let item = T::describe(schema);
+        let name = format!("ListOf{}", item.name.local);
+        schema.define(&name, "soapstone_wsdl::SimpleList", |_| {
+            TypeDef::SimpleList(item)
+        })
     }
 }
 

@@ -20,6 +20,7 @@ mod components;
 mod inspect;
 mod load;
 mod lower;
+mod lower_open;
 mod lower_types;
 mod schema;
 mod wsdl;

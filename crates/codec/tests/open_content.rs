@@ -76,7 +76,9 @@ fn sample() -> Drawing {
         colours: vec![Colour::Red("warm".into()), Colour::Blue(7)],
         label: Some(Label::Label("hi".into())),
         sizes: List(vec![1, 2, 3]),
-        value: "<v xmlns:p=\"urn:p\" p:k=\"1\"><p:x>&lt;5</p:x></v>".parse().unwrap(),
+        value: "<v xmlns:p=\"urn:p\" p:k=\"1\"><p:x>&lt;5</p:x></v>"
+            .parse()
+            .unwrap(),
         extra: vec!["<q:ext xmlns:q=\"urn:q\">one</q:ext>".parse().unwrap()],
     }
 }
@@ -114,7 +116,8 @@ fn choice_any_and_list_round_trip_qualified() {
     let mut want = sample();
     // Read back, the raw values carry the declarations they were in (the default namespace
     // among them), and the anyType value has the name of its element.
-    let scope = r#"xmlns="urn:d" xmlns:tns="urn:d" xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/""#;
+    let scope =
+        r#"xmlns="urn:d" xmlns:tns="urn:d" xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/""#;
     want.value = format!(r#"<value {scope} xmlns:p="urn:p" p:k="1"><p:x>&lt;5</p:x></value>"#)
         .parse()
         .unwrap();
@@ -177,10 +180,8 @@ fn a_missing_choice_names_its_alternatives() {
         "/Envelope/Body/draw: missing one of the elements `circle`, `square`, `none`",
         "{e}"
     );
-    let e = decode::<Drawing>(&wrap(
-        "<name>n</name><none/><sizes>1 x</sizes><value/>",
-    ))
-    .unwrap_err();
+    let e =
+        decode::<Drawing>(&wrap("<name>n</name><none/><sizes>1 x</sizes><value/>")).unwrap_err();
     assert!(e.to_string().contains("list item `x` is not a i32"), "{e}");
 }
 
@@ -188,11 +189,15 @@ fn a_missing_choice_names_its_alternatives() {
 fn hostile_raw_values_are_bounded() {
     // Deeper than the depth limit inside a raw value.
     let deep = format!("{}{}", "<x>".repeat(80), "</x>".repeat(80));
-    let e = decode::<Drawing>(&wrap(&format!("<name>n</name><none/><sizes/><value>{deep}</value>")))
-        .unwrap_err();
+    let e = decode::<Drawing>(&wrap(&format!(
+        "<name>n</name><none/><sizes/><value>{deep}</value>"
+    )))
+    .unwrap_err();
     assert!(e.is_limit(), "{e}");
     // Many raw values under many declarations: the repeated declarations are charged.
-    let decls: String = (0..60).map(|i| format!(" xmlns:p{i}=\"urn:{i:0>60}\"")).collect();
+    let decls: String = (0..60)
+        .map(|i| format!(" xmlns:p{i}=\"urn:{i:0>60}\""))
+        .collect();
     let many = "<w/>".repeat(2000);
     let doc = format!(
         "<s:Envelope xmlns:s=\"http://schemas.xmlsoap.org/soap/envelope/\"{decls}><s:Body><d:draw xmlns:d=\"urn:d\"><name>n</name><none/><sizes/><value/>{many}</d:draw></s:Body></s:Envelope>"

@@ -229,12 +229,19 @@ impl<'c, 'a, 's> VariantAccess<'a> for PickEnum<'c, 'a, 's> {
         self.0.cur.skip_element()
     }
 
-    fn newtype_variant_seed<T: DeserializeSeed<'a>>(self, seed: T) -> Result<T::Value, DecodeError> {
+    fn newtype_variant_seed<T: DeserializeSeed<'a>>(
+        self,
+        seed: T,
+    ) -> Result<T::Value, DecodeError> {
         let ElemDe { cur, ctx, info, .. } = self.0;
         element_seed(seed, cur, ctx, info, false)
     }
 
-    fn tuple_variant<V: Visitor<'a>>(self, _len: usize, visitor: V) -> Result<V::Value, DecodeError> {
+    fn tuple_variant<V: Visitor<'a>>(
+        self,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, DecodeError> {
         de::Deserializer::deserialize_seq(self.0, visitor)
     }
 

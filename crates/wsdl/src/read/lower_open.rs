@@ -75,6 +75,9 @@ impl<'d> Lower<'d> {
                 loc,
             } => {
                 let mut alternatives = Vec::new();
+                // An alternative that may be absent makes the whole choice optional (the
+                // variant holds the value itself, not an `Option`).
+                let mut may_be_empty = false;
                 for p in items.iter() {
                     let Particle::Element(e) = p else {
                         return Err(LowerError::new(
@@ -82,7 +85,11 @@ impl<'d> Lower<'d> {
                             "a `choice` whose alternative is not an element (a nested sequence, choice, group or `any`): the service model's choices are of elements",
                         ));
                     };
-                    let (name, t) = self.element_ref(schema, e, owner)?;
+                    let (name, mut t) = self.element_ref(schema, e, owner)?;
+                    if t.optional {
+                        may_be_empty = true;
+                        t.optional = t.repeated;
+                    }
                     alternatives.push(Field::new(name, t));
                 }
                 let Some(first) = alternatives.first() else {
@@ -102,7 +109,7 @@ impl<'d> Lower<'d> {
                 let field = choice_field_name(alternatives.iter().map(|a| a.name.as_str()));
                 let mut t = schema.define(&key, FROM_CHOICE, |_| TypeDef::Choice(alternatives));
                 debug_assert_eq!(t.name, QName::new(ns, local));
-                t.optional = *min == 0;
+                t.optional = *min == 0 || may_be_empty;
                 t.repeated = max.repeats();
                 Ok((field, t))
             }

@@ -207,3 +207,5 @@ pub fn read_str(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_open;

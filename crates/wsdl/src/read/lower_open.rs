@@ -15,6 +15,7 @@ use super::check::is_builtin;
 use super::components::{ElementDecl, Loc, MaxOccurs, Particle, SimpleType, TypeKind, TypeUse};
 use super::lower::LowerError;
 use super::lower_types::Lower;
+use crate::model::BindingStyle;
 use crate::xsd::{choice_field_name, Field, Schema, TypeDef, TypeRef, ANY_FIELD, XSD_NS};
 
 /// How deep simple-type derivations are followed.
@@ -56,6 +57,14 @@ impl<'d> Lower<'d> {
         item: &Item<'d>,
         owner: &str,
     ) -> Result<(String, TypeRef), LowerError> {
+        if let Item::Any { max, loc, .. } | Item::Choice { max, loc, .. } = item {
+            if max.repeats() && self.style == BindingStyle::RpcEncoded {
+                return Err(LowerError::new(
+                    loc,
+                    "a repeated `choice` or `xsd:any` in an rpc/encoded binding: SOAP encoding writes a repetition as an array",
+                ));
+            }
+        }
         match item {
             Item::Element(e, optional) => {
                 let (name, mut t) = self.element_ref(schema, e, owner)?;

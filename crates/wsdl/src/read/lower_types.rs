@@ -2,10 +2,11 @@
 //! named and anonymous complex types that are sequences of elements (nested sequences, model
 //! groups and extensions flattened, which is the same on the wire), element references, string
 //! enumerations, restrictions of built-in simple types (their base type: facets are not
-//! checked), SOAP-ENC arrays and list wrappers.
+//! checked), SOAP-ENC arrays and list wrappers; choices, wildcards, `anyType`, lists and unions
+//! through `lower_open`.
 //!
 //! Must never approximate what goes on the wire: a construct whose instances the codec would
-//! write or read differently (an attribute, a choice, `xsd:any`, an element in another
+//! write or read differently (an attribute, a choice of sequences, an element in another
 //! namespace, qualified and unqualified elements mixed) is refused with its file and line.
 
 use std::collections::{HashMap, HashSet};
@@ -32,7 +33,7 @@ const MAX_DEPTH: usize = 32;
 pub(super) struct Lower<'d> {
     pub(super) defs: &'d Definitions,
     pub(super) namespace: String,
-    style: BindingStyle,
+    pub(super) style: BindingStyle,
     /// Whether local elements are qualified, once the first one said so.
     pub(super) qualified: Option<(bool, Loc)>,
     /// The names given to anonymous types (by address of their declaration).

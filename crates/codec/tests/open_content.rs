@@ -221,3 +221,35 @@ fn hostile_raw_values_are_bounded() {
         assert!(bad.parse::<AnyXml>().is_err(), "{bad}");
     }
 }
+
+#[test]
+fn an_encoded_array_of_raw_values_is_an_array_of_any_type() {
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Items {
+        items: Vec<AnyXml>,
+    }
+    let value = Items {
+        items: vec![
+            r#"<x xsi:type="xsd:int" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema">3</x>"#
+                .parse()
+                .unwrap(),
+            "<y>two</y>".parse().unwrap(),
+        ],
+    };
+    let mut opts = EncodeOptions::default();
+    opts.style = Style::Encoded;
+    opts.xml_declaration = false;
+    let mut out = Vec::new();
+    encode(&mut out, &opts, &[], &QName::new("urn:d", "op"), &value).unwrap();
+    let doc = String::from_utf8(out).unwrap();
+    assert!(doc.contains(r#"soapenc:arrayType="xsd:anyType[2]""#), "{doc}");
+    // Each item keeps its content and attributes under the item's name.
+    assert!(doc.contains(r#"<item xsi:type="xsd:int""#), "{doc}");
+    assert!(doc.contains("<item>two</item>"), "{doc}");
+    let back: Items = Envelope::parse(doc.as_bytes(), &Limits::default())
+        .unwrap()
+        .body(Style::Encoded)
+        .unwrap();
+    assert_eq!(back.items.len(), 2);
+    assert!(back.items[1].as_str().ends_with(">two</item>"), "{:?}", back.items);
+}

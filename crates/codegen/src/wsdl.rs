@@ -93,7 +93,7 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
                     let wire = &f.name;
                     let default =
                         (f.ty.optional && f.ty.repeated).then(|| quote!(#[serde(default)]));
-                    let doc = format!(" `{wire}`.");
+                    let doc = g.field_doc(f);
                     quote!(#[doc = #doc] #[serde(rename = #wire)] #default pub #id: #ty)
                 });
                 items.push(quote! {

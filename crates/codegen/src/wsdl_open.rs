@@ -26,6 +26,21 @@ impl Gen<'_> {
         f.name.clone()
     }
 
+    /// The doc comment of a field: its element, the alternatives of a choice, or what a
+    /// wildcard takes.
+    pub(crate) fn field_doc(&self, f: &Field) -> String {
+        if f.is_any() {
+            return " The elements of an `xsd:any` wildcard (those no other field takes), as they are.".to_string();
+        }
+        match f.choice() {
+            Some(alts) => {
+                let alts: Vec<String> = alts.map(|a| format!("`<{a}>`")).collect();
+                format!(" One of {} (a `choice`).", alts.join(", "))
+            }
+            None => format!(" `{}`.", f.name),
+        }
+    }
+
     /// [`Self::field_name`] of an operation's part.
     pub(crate) fn part_name(&self, p: &Part) -> String {
         self.field_name(&Field::new(p.name.clone(), p.ty.clone()))

@@ -38,6 +38,8 @@ fn xsd_static(name: &str) -> &'static str {
         "hexBinary" => "hexBinary",
         "QName" => "QName",
         "anyURI" => "anyURI",
+        // `AnyXml`: an array of raw values is an array of `xsd:anyType`.
+        "anyType" => "anyType",
         _ => "anySimpleType",
     }
 }

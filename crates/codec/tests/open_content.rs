@@ -242,7 +242,10 @@ fn an_encoded_array_of_raw_values_is_an_array_of_any_type() {
     let mut out = Vec::new();
     encode(&mut out, &opts, &[], &QName::new("urn:d", "op"), &value).unwrap();
     let doc = String::from_utf8(out).unwrap();
-    assert!(doc.contains(r#"soapenc:arrayType="xsd:anyType[2]""#), "{doc}");
+    assert!(
+        doc.contains(r#"soapenc:arrayType="xsd:anyType[2]""#),
+        "{doc}"
+    );
     // Each item keeps its content and attributes under the item's name.
     assert!(doc.contains(r#"<item xsi:type="xsd:int""#), "{doc}");
     assert!(doc.contains("<item>two</item>"), "{doc}");
@@ -251,5 +254,9 @@ fn an_encoded_array_of_raw_values_is_an_array_of_any_type() {
         .body(Style::Encoded)
         .unwrap();
     assert_eq!(back.items.len(), 2);
-    assert!(back.items[1].as_str().ends_with(">two</item>"), "{:?}", back.items);
+    assert!(
+        back.items[1].as_str().ends_with(">two</item>"),
+        "{:?}",
+        back.items
+    );
 }

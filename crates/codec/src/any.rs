@@ -10,6 +10,7 @@
 //! one root element or an unbound prefix (so writing it cannot escape the element it sits in
 //! or smuggle a DTD into a message); be built past the codec's [`Limits`].
 
+use std::cell::Cell;
 use std::fmt;
 use std::str::FromStr;
 
@@ -137,6 +138,26 @@ impl AnyXml {
     }
 }
 
+thread_local! {
+    /// Set while this codec's decoder hands over an element it captured from a document it
+    /// checked (well-formed, within its limits, declarations made explicit), so it is not
+    /// parsed a second time. No other deserializer can set it.
+    static CAPTURED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` (the hand-over of a captured element) with [`CAPTURED`] set.
+pub(crate) fn captured<R>(f: impl FnOnce() -> R) -> R {
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            CAPTURED.set(false);
+        }
+    }
+    CAPTURED.set(true);
+    let _reset = Reset;
+    f()
+}
+
 impl fmt::Debug for AnyXml {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "AnyXml({:?})", self.xml)
@@ -169,6 +190,13 @@ impl<'de> Deserialize<'de> for AnyXml {
             type Value = AnyXml;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("one xml element")
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<AnyXml, E> {
+                if CAPTURED.get() {
+                    // Made by this codec's decoder from a checked document (see `captured`).
+                    return Ok(AnyXml { xml: v });
+                }
+                self.visit_str(&v)
             }
             fn visit_str<E: de::Error>(self, v: &str) -> Result<AnyXml, E> {
                 // Only checked here: the text is in memory already (the codec's limits bounded

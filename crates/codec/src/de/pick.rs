@@ -316,5 +316,5 @@ pub(super) fn capture<'a, V: Visitor<'a>>(
     out.push_str(qname);
     out.push_str(&String::from_utf8_lossy(&decls));
     out.push_str(raw);
-    visitor.visit_newtype_struct(Text(Cow::Owned(out)))
+    crate::any::captured(|| visitor.visit_newtype_struct(Text(Cow::Owned(out))))
 }

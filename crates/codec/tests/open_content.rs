@@ -212,6 +212,19 @@ fn hostile_raw_values_are_bounded() {
     ))
     .unwrap_err();
     assert!(e.to_string().contains("DOCTYPE"), "{e}");
+    // What the envelope reader only checks when a value is read is checked in a raw value:
+    // it could not stand alone (or would lose its end tag when renamed) otherwise.
+    for bad in [
+        r#"<value a="</value><evil/>"/>"#,
+        "<value>&bogus;</value>",
+        "<value><q:x/></value>",
+        "<value q:a='1'/>",
+        "<value><y a='&#0;'/></value>",
+    ] {
+        let e =
+            decode::<Drawing>(&wrap(&format!("<name>n</name><none/><sizes/>{bad}"))).unwrap_err();
+        assert!(!e.is_limit(), "{bad}: {e}");
+    }
     for bad in [
         "<v/></d:draw><evil/>",
         "<v>&x;</v>",

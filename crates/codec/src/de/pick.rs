@@ -308,7 +308,7 @@ pub(super) fn capture<'a, V: Visitor<'a>>(
             ))));
         }
     }
-    cur.skip_element()?;
+    check_root_and_skip(cur)?;
     let end = cur.position();
     let raw = input.get(start + 1 + qname.len()..end).unwrap_or("");
     let mut out = String::with_capacity(raw.len() + decls.len() + qname.len() + 1);
@@ -317,4 +317,43 @@ pub(super) fn capture<'a, V: Visitor<'a>>(
     out.push_str(&String::from_utf8_lossy(&decls));
     out.push_str(raw);
     crate::any::captured(|| visitor.visit_newtype_struct(Text(Cow::Owned(out))))
+}
+
+/// Reads through the end of the element whose start tag was just read, checking what skipping
+/// alone does not (the envelope's reader checks attribute values, entity references and
+/// prefixes only when a value is read): every attribute value and text is well-formed and
+/// every prefix is declared, so the captured element stands alone and its end tag is its last
+/// `</` (what the writer relies on to rename it).
+fn check_root_and_skip<'a>(cur: &mut crate::xml::Cursor<'a, '_>) -> Result<(), DecodeError> {
+    fn check_tag<'a>(cur: &crate::xml::Cursor<'a, '_>, name: &'a str) -> Result<(), DecodeError> {
+        cur.resolve_element(name)?;
+        for a in &cur.attrs {
+            cur.attr_ns(a)?;
+            a.value().map_err(|e| cur.err(e))?;
+        }
+        Ok(())
+    }
+    if let Some(name) = cur.current_name() {
+        check_tag(cur, name)?;
+    }
+    let mut depth = 1usize;
+    loop {
+        match cur.next()? {
+            Ev::Start(name) => {
+                depth += 1;
+                check_tag(cur, name)?;
+            }
+            Ev::End => {
+                depth -= 1;
+                if depth == 0 {
+                    return Ok(());
+                }
+            }
+            Ev::Text(t) => {
+                crate::xml::unescape(t).map_err(|e| cur.err(e))?;
+            }
+            Ev::CData(_) => {}
+            Ev::Eof => return Err(cur.malformed("unexpected end of document")),
+        }
+    }
 }

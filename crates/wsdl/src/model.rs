@@ -340,6 +340,7 @@ impl ServiceModel {
             }
         }
         problems.extend(self.schema.problems().iter().cloned());
+        crate::xsd::check_choices(&self.schema, &mut problems);
         if problems.is_empty() {
             Ok(())
         } else {

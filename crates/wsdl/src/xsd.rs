@@ -113,6 +113,36 @@ impl Field {
     }
 }
 
+/// Records every choice field (`$choice:a|b`) whose type is not a [`TypeDef::Choice`] of the
+/// alternatives it names, in that order: the codec picks the field by those names and the
+/// variant by the element's, so the two lists must agree.
+pub(crate) fn check_choices(schema: &Schema, problems: &mut Vec<String>) {
+    for t in schema.types() {
+        let TypeDef::Struct(fields) = &t.def else {
+            continue;
+        };
+        for f in fields {
+            let Some(named) = f.choice() else {
+                continue;
+            };
+            let named: Vec<&str> = named.collect();
+            let alternatives: Option<Vec<&str>> = match schema.get(&f.ty.name.local) {
+                Some(TypeDef::Choice(alts)) => Some(alts.iter().map(|a| a.name.as_str()).collect()),
+                _ => None,
+            };
+            if alternatives.as_deref() != Some(named.as_slice()) {
+                problems.push(format!(
+                    "field `{}` of `{}` names the alternatives `{}` but its type `{}` is not a choice of them",
+                    f.name,
+                    t.name,
+                    named.join("`, `"),
+                    f.ty.name.local
+                ));
+            }
+        }
+    }
+}
+
 /// The name of a field holding a choice of the elements `names`.
 pub fn choice_field_name<'n>(names: impl IntoIterator<Item = &'n str>) -> String {
     let names: Vec<&str> = names.into_iter().collect();
@@ -490,6 +520,28 @@ mod tests {
         let mut s = Schema::new("urn:t", Style::Encoded);
         let t = Option::<bool>::describe(&mut s);
         assert!(t.optional && t.nillable);
+    }
+
+    #[test]
+    fn a_choice_field_must_name_its_alternatives() {
+        let mut s = Schema::new("urn:t", Style::Literal);
+        let alts = vec![
+            Field::new("a", TypeRef::xsd("int")),
+            Field::new("b", TypeRef::xsd("int")),
+        ];
+        let choice = s.define("AChoice", "x::AChoice", |_| TypeDef::Choice(alts));
+        s.define("T", "x::T", |_| {
+            TypeDef::Struct(vec![
+                Field::new(choice_field_name(["a", "b"]), choice.clone()),
+                Field::new(choice_field_name(["a", "c"]), choice.clone()),
+            ])
+        });
+        let mut problems = Vec::new();
+        check_choices(&s, &mut problems);
+        assert_eq!(
+            problems,
+            ["field `$choice:a|c` of `T` names the alternatives `a`, `c` but its type `AChoice` is not a choice of them"]
+        );
     }
 
     #[test]

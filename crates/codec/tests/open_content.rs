@@ -273,3 +273,33 @@ fn an_encoded_array_of_raw_values_is_an_array_of_any_type() {
         back.items
     );
 }
+
+#[test]
+fn a_choice_in_a_type_of_another_schema_is_written_in_its_namespace() {
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(rename = "{urn:other}Outer")]
+    struct Outer {
+        id: i32,
+        #[serde(rename = "$choice:circle|square|none")]
+        shape: Shape,
+    }
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Req {
+        outer: Outer,
+    }
+    let value = Req {
+        outer: Outer {
+            id: 1,
+            shape: Shape::Circle(2.0),
+        },
+    };
+    let doc = encode_body(&value, true);
+    assert!(
+        doc.contains(
+            r#"<outer><id xmlns="urn:other">1</id><circle xmlns="urn:other">2</circle></outer>"#
+        ),
+        "{doc}"
+    );
+    let back: Req = decode(&doc).unwrap();
+    assert_eq!(back, value);
+}

@@ -405,7 +405,7 @@ impl<'o, 'n> ser::SerializeStruct for Children<'o, 'n> {
         self.opts.room(self.out, 0)?;
         match self.ns {
             // A child in another namespace than the one in scope declares it on itself.
-            Some(ns) if self.scope != Some(ns) && !key.starts_with('$') => {
+            Some(ns) if self.scope != Some(ns) && key != raw::ANY => {
                 self.key.clear();
                 self.key.push_str(key);
                 self.key.push_str(" xmlns=\"");
@@ -684,8 +684,12 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
     ) -> Result<(), EncodeError> {
         if self.name.starts_with(raw::CHOICE) {
             // An alternative of a choice with no content: the empty element.
-            self.name = variant;
-            return self.serialize_unit();
+            let name = raw::variant_name(self.name, variant);
+            return ValueSer {
+                name: &name,
+                ..self
+            }
+            .serialize_unit();
         }
         self.open_named(name);
         write::text(self.out, variant);
@@ -759,8 +763,9 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
             return Err(variant_error(n, v));
         }
         // An alternative of a choice: the element the variant is named after.
+        let name = raw::variant_name(self.name, v);
         value.serialize(ValueSer {
-            name: v,
+            name: &name,
             kind: Kind::Field,
             ..self
         })

@@ -6,6 +6,8 @@
 //! checked when built, reaches here), or write the marker name of a picked field as an
 //! element.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use super::seq::KeySer;
@@ -43,4 +45,13 @@ pub(super) fn write<T: Serialize + ?Sized>(s: ValueSer<'_, '_>, v: &T) -> Result
         None => s.out.extend_from_slice(body.as_bytes()),
     }
     Ok(())
+}
+
+/// The element name of a choice's variant: the variant's name, with the namespace declaration
+/// the choice field carries when its type is of another schema (`$choice:a|b xmlns="ns"`).
+pub(super) fn variant_name<'v>(field: &str, variant: &'v str) -> Cow<'v, str> {
+    match field.find(' ') {
+        Some(i) => Cow::Owned(format!("{variant}{}", &field[i..])),
+        None => Cow::Borrowed(variant),
+    }
 }

@@ -324,7 +324,8 @@ impl ServiceModel {
             for (dir, parts) in [("input", &op.input), ("output", &op.output)] {
                 let mut seen = HashSet::new();
                 for part in parts {
-                    if !is_ncname(&part.name) && !is_open_content_name(&part.name) {
+                    let open = is_open_content_name(&part.name) && !self.style.is_rpc();
+                    if !is_ncname(&part.name) && !open {
                         problems.push(format!(
                             "{dir} part `{}` of `{}` is not an XML name",
                             part.name, op.name

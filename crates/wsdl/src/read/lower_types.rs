@@ -217,6 +217,19 @@ impl<'d> Lower<'d> {
                 max: *max,
                 loc: at.clone(),
             }),
+            // A choice of one sequence (or group) is that sequence: the same on the wire.
+            Particle::Group {
+                compositor: Compositor::Choice,
+                min,
+                max,
+                items,
+            } if items.len() == 1
+                && !matches!(items[0], Particle::Element(_))
+                && (once(*min, *max) || maybe(*min, *max)) =>
+            {
+                let optional = optional || *min == 0;
+                self.particle(&items[0], at, depth + 1, false, optional, out)?;
+            }
             Particle::Group {
                 compositor: Compositor::Choice,
                 min,

@@ -118,6 +118,21 @@ fn an_optional_sequence_makes_its_elements_optional() {
 }
 
 #[test]
+fn a_choice_of_one_sequence_is_that_sequence() {
+    let m = lower(
+        "",
+        r#"<xsd:choice><xsd:sequence><xsd:element name="a" type="xsd:int"/><xsd:element name="b" type="xsd:int"/></xsd:sequence></xsd:choice>"#,
+    )
+    .unwrap();
+    let names: Vec<&str> = m.operations[0]
+        .input
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["a", "b"]);
+}
+
+#[test]
 fn lists_unions_and_enumerations_of_enumerations() {
     let m = lower(
         r#"<xsd:simpleType name="Ints"><xsd:list itemType="xsd:int"/></xsd:simpleType>

@@ -25,8 +25,14 @@ fn main() {
             "../../testdata/node-soap/wsdl/extended_recursive.wsdl",
             // Open content: choices, `xsd:any`, `anyType`, a list, a union (written for the tests).
             "wsdl/open.wsdl",
-            // node-soap's corpus: a choice inside a sequence, an `all`.
-            "../../testdata/node-soap/request-response-samples/administrate__Complex_json_object_namespace_issue/soap.wsdl",
+            // node-soap's corpus (a copy: its name is `soap.wsdl`, like the attributes sample's):
+            // a choice inside a sequence, an `all`.
+            "wsdl/administrate.wsdl",
+            // Attributes and simple content (after node-soap's `Common.xsd`).
+            "wsdl/catalog.wsdl",
+            // node-soap's own: a `code` attribute beside elements, text beside a `language`
+            // attribute, types in two imported schemas.
+            "../../testdata/node-soap/request-response-samples/Dummy__should_handle_attributes_in_response/soap.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -83,8 +83,21 @@ pub mod open {
     soapstone_service::include_wsdl!("open");
 }
 
-/// A service from node-soap's corpus with a choice in a sequence
-/// (`testdata/node-soap/request-response-samples/administrate__Complex_json_object_namespace_issue/soap.wsdl`, MIT).
+/// A service from node-soap's corpus with a choice in a sequence (`wsdl/administrate.wsdl`, a
+/// copy of `testdata/node-soap/request-response-samples/administrate__Complex_json_object_namespace_issue/soap.wsdl`, MIT).
 pub mod administrate {
+    soapstone_service::include_wsdl!("administrate");
+}
+
+/// Attributes and simple content (`wsdl/catalog.wsdl`, after node-soap's `Common.xsd`).
+pub mod catalog {
+    soapstone_service::include_wsdl!("catalog");
+}
+
+/// node-soap's attributes sample
+/// (`testdata/node-soap/request-response-samples/Dummy__should_handle_attributes_in_response`,
+/// MIT): an optional `code` attribute beside elements, a simple-content type with a
+/// `language` attribute, types in two imported schemas.
+pub mod node_soap_attributes {
     soapstone_service::include_wsdl!("soap");
 }

@@ -2,70 +2,31 @@
 //! test time (rcgen): the right CA is trusted, a wrong CA and a wrong host name are refused
 //! with a clear TLS error, and the default (webpki) roots refuse a private CA.
 
-use std::future::IntoFuture;
-use std::net::{SocketAddr, TcpListener};
+mod common;
+
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+use common::{Ca, Mirror, ENVELOPE};
 use soapstone_client::{Client, ClientConfig};
 use soapstone_codec::Version;
-use soapstone_server::{Server, ServerConfig, Tls};
-use soapstone_service::{BoxFuture, SoapRequest, SoapResponse, SoapService};
-
-/// Answers every request with its own body.
-struct Mirror;
-
-impl SoapService for Mirror {
-    fn name(&self) -> &str {
-        "Mirror"
-    }
-    fn document(&self, _: &str, _: &str) -> Option<String> {
-        None
-    }
-    fn call(&self, req: SoapRequest) -> BoxFuture<SoapResponse> {
-        Box::pin(async move { SoapResponse::new(req.version, false, None, req.body) })
-    }
-}
-
-const ENVELOPE: &str = r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><echoFloat xmlns="http://tempuri.org/"><input>3.5</input></echoFloat></soap:Body></soap:Envelope>"#;
+use soapstone_server::Tls;
 
 /// A CA (its name unique) and a certificate for `localhost` signed by it: (ca pem, leaf pem,
 /// leaf key pem).
 fn pki() -> (String, String, String) {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.distinguished_name
-        .push(DnType::CommonName, format!("soapstone test ca {n}"));
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca = CertifiedIssuer::self_signed(ca, KeyPair::generate().unwrap()).unwrap();
-    let key = KeyPair::generate().unwrap();
-    let leaf = CertificateParams::new(vec!["localhost".to_owned()])
-        .unwrap()
-        .signed_by(&key, &ca)
-        .unwrap();
-    (ca.pem(), leaf.pem(), key.serialize_pem())
+    let ca = Ca::new(&format!("soapstone test ca {n}"));
+    let (leaf, key) = ca.leaf("localhost", false);
+    (ca.pem(), leaf, key)
 }
 
 /// A TLS server on the test's runtime, serving until the sender is dropped.
 fn start(cert: &str, key: &str) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
-    let mut config = ServerConfig::default();
-    config.tls = Some(Tls::from_pem(cert.as_bytes(), key.as_bytes()).unwrap());
-    let server = Server::builder()
-        .mount("/echo", Arc::new(Mirror))
-        .config(config)
-        .build();
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let serving = server
-        .serve_with_shutdown(listener, async {
-            let _ = rx.await;
-        })
-        .unwrap();
-    let addr = serving.local_addr();
-    tokio::spawn(serving.into_future());
-    (addr, tx)
+    let tls = Tls::from_pem(cert.as_bytes(), key.as_bytes()).unwrap();
+    common::start(Some(tls), Arc::new(Mirror))
 }
 
 async fn call(client: &Client) -> Result<soapstone_client::RawResponse, soapstone_client::Error> {
@@ -138,13 +99,8 @@ async fn wrong_host_name_is_refused() {
 #[tokio::test]
 async fn https_to_a_plain_server_is_a_tls_error_not_a_hang() {
     let (ca, _, _) = pki();
-    let server = Server::builder().mount("/echo", Arc::new(Mirror)).build();
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let serving = server
-        .serve_with_shutdown(listener, std::future::pending())
-        .unwrap();
-    let port = serving.local_addr().port();
-    tokio::spawn(serving.into_future());
+    let (addr, _stop) = common::start(None, Arc::new(Mirror));
+    let port = addr.port();
     let config = ClientConfig::default().tls_ca_pem(ca.as_bytes()).unwrap();
     let url = format!("https://localhost:{port}/echo");
     let err = call(&Client::with_config(&url, config).unwrap())

@@ -3,15 +3,16 @@
 //! mutual TLS (and one from the wrong CA refused), and an expired server certificate refused
 //! with a TLS error naming the expiry.
 
-use std::future::IntoFuture;
-use std::net::{SocketAddr, TcpListener};
+mod common;
+
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+use common::{Ca, ENVELOPE};
 use soapstone_client::{Client, ClientConfig};
 use soapstone_codec::Version;
-use soapstone_server::{Server, ServerConfig, Tls};
+use soapstone_server::Tls;
 use soapstone_service::{BoxFuture, SoapRequest, SoapResponse, SoapService, TlsClientCert};
 
 /// Answers every request with its own body, or refuses one that came without the verified
@@ -36,50 +37,8 @@ impl SoapService for Mirror {
     }
 }
 
-const ENVELOPE: &str = r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><echoFloat xmlns="http://tempuri.org/"><input>3.5</input></echoFloat></soap:Body></soap:Envelope>"#;
-
-struct Ca(CertifiedIssuer<'static, KeyPair>);
-
-impl Ca {
-    fn new(name: &str) -> Ca {
-        let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca.distinguished_name.push(DnType::CommonName, name);
-        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        Ca(CertifiedIssuer::self_signed(ca, KeyPair::generate().unwrap()).unwrap())
-    }
-    /// A leaf for `name` (pem, key pem); `expired` puts its validity in 2020.
-    fn leaf(&self, name: &str, expired: bool) -> (String, String) {
-        let key = KeyPair::generate().unwrap();
-        let mut params = CertificateParams::new(vec![name.to_owned()]).unwrap();
-        if expired {
-            params.not_before = rcgen::date_time_ymd(2020, 1, 1);
-            params.not_after = rcgen::date_time_ymd(2020, 2, 1);
-        }
-        let leaf = params.signed_by(&key, &self.0).unwrap();
-        (leaf.pem(), key.serialize_pem())
-    }
-    fn pem(&self) -> String {
-        self.0.pem()
-    }
-}
-
 fn start(tls: Tls) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
-    let mut config = ServerConfig::default();
-    config.tls = Some(tls);
-    let server = Server::builder()
-        .mount("/echo", Arc::new(Mirror))
-        .config(config)
-        .build();
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let serving = server
-        .serve_with_shutdown(listener, async {
-            let _ = rx.await;
-        })
-        .unwrap();
-    let addr = serving.local_addr();
-    tokio::spawn(serving.into_future());
-    (addr, tx)
+    common::start(Some(tls), Arc::new(Mirror))
 }
 
 async fn call(

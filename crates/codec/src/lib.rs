@@ -51,6 +51,7 @@
 #![doc = include_str!("docs/conventions.md")]
 
 mod any;
+pub mod calendar;
 mod de;
 mod envelope;
 mod error;

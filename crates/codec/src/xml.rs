@@ -829,7 +829,7 @@ impl<'a, 's> Cursor<'a, 's> {
     /// Unescapes a text node; if that fails and [`crate::Lenient::surrogate_pairs`] is on,
     /// tries again with surrogate-pair character references joined (so the strict path costs
     /// nothing extra).
-    fn unescape_text(&self, t: &'a str) -> Result<Cow<'a, str>, DecodeError> {
+    pub(crate) fn unescape_text(&self, t: &'a str) -> Result<Cow<'a, str>, DecodeError> {
         match unescape(t) {
             Ok(v) => Ok(v),
             Err(e) if self.src.limits.lenient.surrogate_pairs => {

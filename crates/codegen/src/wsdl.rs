@@ -20,6 +20,8 @@ use syn::{Ident, Type};
 use crate::model::{FaultDecl, FaultSet, HeaderParam, Method, Param, ResultPart, Service, Style};
 use crate::snake;
 
+mod markup;
+
 /// Why code cannot be generated for a model.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GenerateError(String);
@@ -82,7 +84,12 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
             TypeDef::Struct(fields) => {
                 let mut names = Names::default();
                 let fields = fields.iter().map(|f| {
-                    let id = names.field_ident(&g.field_name(f));
+                    let open = f.is_any() || f.choice().is_some();
+                    let id = names.field_ident(&if open {
+                        g.field_name(f)
+                    } else {
+                        markup::ident_source(f)
+                    });
                     // A field that leads back to this struct without a `Vec` between is boxed,
                     // or the type would be infinitely large.
                     let ty = if !f.ty.repeated && g.reaches(&f.ty.name.local, &t.name) {
@@ -93,8 +100,9 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
                     let wire = &f.name;
                     let default =
                         (f.ty.optional && f.ty.repeated).then(|| quote!(#[serde(default)]));
-                    let doc = g.field_doc(f);
-                    quote!(#[doc = #doc] #[serde(rename = #wire)] #default pub #id: #ty)
+                    let doc = if open { g.field_doc(f) } else { markup::doc(f) };
+                    let values = markup::values(f);
+                    quote!(#[doc = #doc] #[serde(rename = #wire)] #default #values pub #id: #ty)
                 });
                 items.push(quote! {
                     #[doc = #doc]

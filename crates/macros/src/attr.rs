@@ -110,3 +110,35 @@ pub(crate) fn docs(attrs: &[Attribute]) -> Option<String> {
     let text = lines.join("\n").trim().to_string();
     (!text.is_empty()).then_some(text)
 }
+
+/// `#[xsd(default = "v", fixed = "v")]` on a field of `#[derive(XsdType)]`: the values an
+/// attribute field (`@name`) declares in the schema (what an absent attribute means, or the
+/// only value it may have). Generated code writes them so that a contract-first server
+/// publishes the attribute as its WSDL declared it.
+#[derive(Default)]
+pub(crate) struct XsdValues {
+    pub(crate) default: Option<LitStr>,
+    pub(crate) fixed: Option<LitStr>,
+}
+
+impl XsdValues {
+    pub(crate) fn from_attrs(cx: &mut Ctxt, attrs: &[Attribute]) -> Self {
+        let mut out = XsdValues::default();
+        for attr in attrs.iter().filter(|a| a.path().is_ident("xsd")) {
+            let result = attr.parse_nested_meta(|meta| {
+                if meta.path.is_ident("default") {
+                    out.default = Some(meta.value()?.parse()?);
+                } else if meta.path.is_ident("fixed") {
+                    out.fixed = Some(meta.value()?.parse()?);
+                } else {
+                    return Err(meta.error("unknown `xsd` option: expected `default` or `fixed`"));
+                }
+                Ok(())
+            });
+            if let Err(e) = result {
+                cx.syn_error(e);
+            }
+        }
+        out
+    }
+}

@@ -4,13 +4,16 @@
 //!
 //! Names follow serde (`rename`, `rename_all`, `skip`), because the codec writes what serde
 //! says; a field with `default` or `skip_serializing_if` may be absent (`minOccurs="0"`).
+//! A field renamed `@name` is an attribute and `$text` the text content (the codec's
+//! convention; the schema writer declares them as `xsd:attribute` and `simpleContent`), with
+//! `#[xsd(default = "..", fixed = "..")]` for an attribute's declared values.
 //! Must never emit code naming anything but `::soapstone_service::codegen`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields};
 
-use crate::attr::Serde;
+use crate::attr::{Serde, XsdValues};
 use crate::ctxt::Ctxt;
 
 #[path = "derive_choice.rs"]
@@ -65,12 +68,27 @@ pub(crate) fn expand(input: DeriveInput) -> Result<TokenStream, syn::Error> {
                             });
                     let ty = &field.ty;
                     let optional = attrs.default || attrs.skip_serializing_if || container.default;
+                    let values = XsdValues::from_attrs(&mut cx, &field.attrs);
+                    if (values.default.is_some() || values.fixed.is_some())
+                        && !element.starts_with('@')
+                    {
+                        cx.error_spanned_by(
+                            field,
+                            "`#[xsd(default, fixed)]` is for attribute fields (`#[serde(rename = \"@name\")]`)",
+                        );
+                    }
+                    let lit = |v: &Option<syn::LitStr>| match v {
+                        Some(v) => quote!(#cg::Option::Some(#cg::String::from(#v))),
+                        None => quote!(#cg::Option::None),
+                    };
+                    let (default, fixed) = (lit(&values.default), lit(&values.fixed));
                     entries.push(quote! {
                         #cg::wsdl::Field::new(#element, {
                             let mut ty = <#ty as #cg::wsdl::XsdType>::describe(schema);
                             ty.optional |= #optional;
                             ty
                         })
+                        .with_values(#default, #fixed)
                     });
                 }
                 quote!(#cg::wsdl::TypeDef::Struct(#cg::Vec::from([#(#entries),*])))

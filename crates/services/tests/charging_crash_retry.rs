@@ -98,39 +98,7 @@ async fn crash_with_retries(db: &str, open: impl std::future::Future<Output = Ar
     );
 
     let store = open.await;
-    let mut cns: Vec<i32> = seen.acked.iter().map(|a| a.cn).collect();
-    cns.sort_unstable();
-    cns.dedup();
-    assert_eq!(
-        cns.len(),
-        seen.acked.len(),
-        "no two operations got one number"
-    );
-    for a in &seen.acked {
-        let rec = store
-            .transaction(a.cn)
-            .await
-            .unwrap()
-            .unwrap_or_else(|| panic!("acknowledged {a:?} lost"));
-        assert_eq!(
-            (rec.kind, rec.account, rec.amount),
-            (a.kind, a.account, a.amount),
-            "ledger entry {}",
-            a.cn
-        );
-    }
-    let audit = store.audit().await.unwrap();
-    assert!(audit.is_clean(), "{audit:?}");
-    assert_eq!(
-        audit.transactions as usize,
-        seen.acked.len(),
-        "the ledger holds exactly the acknowledged operations: none twice, none unacknowledged"
-    );
-    for id in 1..=ACCOUNTS as i32 {
-        let initial = seed.accounts().find(|a| a.0 == id).unwrap().1;
-        let expected = initial + seen.deltas.get(&id).copied().unwrap_or(0);
-        assert_eq!(store.balance(id).await.unwrap(), expected, "account {id}");
-    }
+    common::ledger::assert_exactly_once(&*store, &seed, &seen.acked, &seen.deltas).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::keyed_load;
-use soapstone_services::charging::{postgres::PostgresStore, SeedConfig, Store};
+use soapstone_services::charging::{postgres::PostgresStore, SeedConfig};
 
 const ACCOUNTS: u32 = 50;
 
@@ -188,31 +188,8 @@ async fn a_replica_killed_under_load_loses_and_doubles_nothing() {
     let store = PostgresStore::connect(&env["PG_URL"], &SeedConfig::with_accounts(ACCOUNTS), 2)
         .await
         .unwrap();
-    for a in &seen.acked {
-        let rec = store
-            .transaction(a.cn)
-            .await
-            .unwrap()
-            .unwrap_or_else(|| panic!("acknowledged {a:?} lost"));
-        assert_eq!(
-            (rec.kind, rec.account, rec.amount),
-            (a.kind, a.account, a.amount),
-            "ledger entry {}",
-            a.cn
-        );
-    }
-    let audit = store.audit().await.unwrap();
-    assert!(audit.is_clean(), "{audit:?}");
-    assert_eq!(
-        audit.transactions as usize,
-        seen.acked.len(),
-        "exactly the acknowledged operations, none twice"
-    );
     let seed = SeedConfig::with_accounts(ACCOUNTS);
-    for (id, initial) in seed.accounts() {
-        let expected = initial + seen.deltas.get(&id).copied().unwrap_or(0);
-        assert_eq!(store.balance(id).await.unwrap(), expected, "account {id}");
-    }
+    common::ledger::assert_exactly_once(&store, &seed, &seen.acked, &seen.deltas).await;
     // The survivor still serves through the balancer.
     let status = cluster(&dir, &["status"]);
     assert!(status.contains("r2: UP"), "{status}");

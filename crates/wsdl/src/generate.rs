@@ -9,6 +9,8 @@
 //! writer: the document is small, its shape is fixed, and the code reads like the output.
 //! Must never fetch anything or depend on HTTP: the endpoint URL is just text here.
 
+mod markup;
+
 use std::fmt::Write;
 
 use quick_xml::escape::escape;
@@ -17,6 +19,7 @@ use soapstone_codec::QName;
 use crate::model::{message_name, BindingStyle, OperationModel, ServiceModel};
 use crate::soapenc::SOAP_ENCODING_SCHEMA;
 use crate::xsd::{Field, TypeDef, TypeRef, SOAP_ENC_NS, XSD_NS};
+pub(crate) use markup::problems as markup_problems;
 
 const WSDL_NS: &str = "http://schemas.xmlsoap.org/wsdl/";
 const WSDL_SOAP11_NS: &str = "http://schemas.xmlsoap.org/wsdl/soap/";
@@ -243,8 +246,14 @@ impl Writer<'_> {
         for t in m.schema.types().iter().filter(|t| t.namespace == ns) {
             match &t.def {
                 TypeDef::Struct(fields) => {
-                    self.line(3, &format!("<xsd:complexType name=\"{}\">", esc(&t.name)));
-                    self.sequence(4, fields);
+                    let mixed =
+                        fields.iter().any(|f| f.is_text()) && fields.iter().any(|f| f.is_element());
+                    let mixed = if mixed { " mixed=\"true\"" } else { "" };
+                    self.line(
+                        3,
+                        &format!("<xsd:complexType name=\"{}\"{mixed}>", esc(&t.name)),
+                    );
+                    self.complex_body(4, fields);
                     self.line(3, "</xsd:complexType>");
                 }
                 TypeDef::List(item) => {
@@ -293,7 +302,7 @@ impl Writer<'_> {
     fn wrapper_element(&mut self, name: &str, fields: &[Field]) {
         self.line(3, &format!("<xsd:element name=\"{}\">", esc(name)));
         self.line(4, "<xsd:complexType>");
-        self.sequence(5, fields);
+        self.complex_body(5, fields);
         self.line(4, "</xsd:complexType>");
         self.line(3, "</xsd:element>");
     }

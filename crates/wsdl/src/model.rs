@@ -342,6 +342,7 @@ impl ServiceModel {
         }
         problems.extend(self.schema.problems().iter().cloned());
         crate::xsd::check_choices(&self.schema, &mut problems);
+        problems.extend(crate::generate::markup_problems(&self.schema));
         if problems.is_empty() {
             Ok(())
         } else {

@@ -45,13 +45,20 @@ impl TypeRef {
     }
 }
 
-/// A named field of a complex type.
+/// A named field of a complex type: a child element, an attribute or the text content, named
+/// as the codec's serde convention names them.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Field {
-    /// The element name.
+    /// The element name; `@name` for an unqualified attribute, `@{ns}name` for a qualified
+    /// one, `$text` for the text content (`simpleContent`, whose base type is `ty`).
     pub name: String,
-    /// Its type and occurrence.
+    /// Its type and occurrence (an attribute is `optional` unless `use="required"`).
     pub ty: TypeRef,
+    /// An attribute's `default` value (what an absent attribute means).
+    pub default: Option<String>,
+    /// An attribute's `fixed` value.
+    pub fixed: Option<String>,
 }
 
 impl Field {
@@ -60,8 +67,47 @@ impl Field {
         Field {
             name: name.into(),
             ty,
+            default: None,
+            fixed: None,
         }
     }
+
+    /// The field with an attribute's `default` and `fixed` values.
+    pub fn with_values(mut self, default: Option<String>, fixed: Option<String>) -> Self {
+        self.default = default;
+        self.fixed = fixed;
+        self
+    }
+
+    /// For an attribute, its namespace (empty when unqualified) and local name.
+    pub fn attribute(&self) -> Option<(&str, &str)> {
+        attribute_name(&self.name)
+    }
+
+    /// Whether this is the text content (`$text`).
+    pub fn is_text(&self) -> bool {
+        self.name == TEXT_FIELD
+    }
+
+    /// Whether this is a child element (neither an attribute nor the text).
+    pub fn is_element(&self) -> bool {
+        // A choice (`$choice:a|b`) and a wildcard (`$any`) are element content too.
+        !self.name.starts_with('@') && self.name != TEXT_FIELD
+    }
+}
+
+/// The field name of an element's text content (the codec's convention).
+pub const TEXT_FIELD: &str = "$text";
+
+/// `@name` is `("", name)`, `@{ns}name` is `(ns, name)`; other names are not attributes.
+pub fn attribute_name(field: &str) -> Option<(&str, &str)> {
+    let rest = field.strip_prefix('@')?;
+    Some(
+        match rest.strip_prefix('{').and_then(|r| r.split_once('}')) {
+            Some((ns, local)) => (ns, local),
+            None => ("", rest),
+        },
+    )
 }
 
 /// The definition of a named type.
@@ -337,7 +383,9 @@ impl Schema {
 /// Implemented for the primitives, `String`, `Option<T>`, `Vec<T>`, the codec's XSD value
 /// types, and derived with `#[derive(XsdType)]` for structs with named fields and unit-only
 /// enums. The description must match what the codec writes for the type's serde
-/// serialization: same element names (serde renames honoured), same `xsi:type` names.
+/// serialization: same element names (serde renames honoured), same `xsi:type` names. A field
+/// renamed `@name` (`@{ns}name`) describes an attribute and `$text` the text content, as the
+/// codec writes them; a [`Field`]'s `default` and `fixed` come from `#[xsd(default = "..")]`.
 pub trait XsdType {
     /// Registers the named types this type needs and says how to refer to it.
     fn describe(schema: &mut Schema) -> TypeRef;

@@ -500,7 +500,10 @@ impl<'a> de::Deserializer<'a> for Absent {
         if self.0 == pick::ANY {
             return Err(DecodeError::value("missing an element (`xsd:any`)"));
         }
-        Err(DecodeError::value(format!("missing element `{}`", self.0)))
+        Err(DecodeError::value(match self.0.strip_prefix('@') {
+            Some(attribute) => format!("missing attribute `{attribute}`"),
+            None => format!("missing element `{}`", self.0),
+        }))
     }
     fn deserialize_option<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
         visitor.visit_none()

@@ -19,6 +19,7 @@
 
 mod access;
 mod info;
+mod markup;
 mod pick;
 
 use std::borrow::Cow;
@@ -697,6 +698,9 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
         follow_href!(self, deserialize_struct, name, fields; visitor);
+        if markup::wanted(fields) {
+            return markup::deserialize_struct(self, fields, visitor);
+        }
         // A struct without fields (a parameterless operation's wrapper) reads nothing from
         // the element, so its `xsi:type` and any text in it do not matter.
         if !fields.is_empty() {

@@ -9,6 +9,7 @@
 //! Must never: write a character XML cannot carry (control characters are refused), write
 //! user text unescaped, or buffer a whole array to learn its type.
 
+mod markup;
 mod probe;
 mod raw;
 mod seq;
@@ -170,6 +171,7 @@ pub fn encode<T: Serialize + ?Sized>(
         });
     }
     out.push(b'>');
+    let wrapper_end = out.len();
     if let (true, Some(result)) = (enc12, &options.rpc_result) {
         out.extend_from_slice(
             b"<rpc:result xmlns:rpc=\"http://www.w3.org/2003/05/soap-rpc\">".as_slice(),
@@ -177,9 +179,11 @@ pub fn encode<T: Serialize + ?Sized>(
         write::text(out, result);
         out.extend_from_slice(b"</rpc:result>");
     }
+    let tag_end = wrapper_end;
     value.serialize(BodySer {
         out: &mut *out,
         opts: &opts,
+        tag_end,
     })?;
     out.extend_from_slice(b"</");
     if prefixed {
@@ -227,9 +231,11 @@ pub fn encode_header_block<T: Serialize + ?Sized>(
         }
     }
     out.push(b'>');
+    let tag_end = out.len();
     value.serialize(BodySer {
         out: &mut *out,
         opts: &opts,
+        tag_end,
     })?;
     out.extend_from_slice(b"</");
     if prefixed {
@@ -249,6 +255,8 @@ fn bad_char(c: u32) -> EncodeError {
 struct BodySer<'o> {
     out: &'o mut Vec<u8>,
     opts: &'o Opts,
+    /// Where the wrapper's start tag ends (attribute fields are written into it).
+    tag_end: usize,
 }
 
 fn body_error() -> EncodeError {
@@ -334,6 +342,7 @@ impl<'o> ser::Serializer for BodySer<'o> {
             close: None,
             ns: None,
             scope: None,
+            tag_end: usize::MAX,
         })
     }
     fn serialize_struct(
@@ -348,6 +357,7 @@ impl<'o> ser::Serializer for BodySer<'o> {
             close: None,
             ns: None,
             scope: None,
+            tag_end: self.tag_end,
         })
     }
     fn serialize_struct_variant(
@@ -373,6 +383,9 @@ pub(crate) struct Children<'o, 'n> {
     ns: Option<&'static str>,
     /// The default namespace in scope inside this element (`None`: the wrapper's).
     scope: Option<&'static str>,
+    /// Where the element's start tag ends while nothing follows it: an attribute field
+    /// (`@name`) is written into the tag there (`usize::MAX`: a map, no attributes).
+    tag_end: usize,
 }
 
 impl Children<'_, '_> {
@@ -403,6 +416,9 @@ impl<'o, 'n> ser::SerializeStruct for Children<'o, 'n> {
         v: &T,
     ) -> Result<(), EncodeError> {
         self.opts.room(self.out, 0)?;
+        if markup::is_markup(key) {
+            return markup::field(self, key, v);
+        }
         match self.ns {
             // A child in another namespace than the one in scope declares it on itself.
             Some(ns) if self.scope != Some(ns) && key != raw::ANY => {
@@ -811,6 +827,7 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
             close: Some(self.name),
             ns: None,
             scope: self.scope,
+            tag_end: usize::MAX,
         })
     }
     fn serialize_struct(
@@ -825,6 +842,7 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         } else {
             None
         };
+        let tag_end = self.out.len();
         Ok(Children {
             out: self.out,
             opts: self.opts,
@@ -832,6 +850,7 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
             close: Some(self.name),
             ns,
             scope: self.scope,
+            tag_end,
         })
     }
     fn serialize_struct_variant(

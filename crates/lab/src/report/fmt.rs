@@ -57,16 +57,7 @@ pub(crate) fn ratio(v: f64) -> String {
 pub(crate) fn utc(unix: u64) -> String {
     let days = (unix / 86_400) as i64;
     let (h, m) = ((unix % 86_400) / 3600, (unix % 3600) / 60);
-    // Days to a civil date (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(mo <= 2);
+    let (y, mo, d) = soapstone_codec::calendar::civil_from_days(days);
     format!("{y:04}-{mo:02}-{d:02} {h:02}:{m:02} UTC")
 }
 

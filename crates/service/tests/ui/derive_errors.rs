@@ -20,4 +20,13 @@ pub struct BadRule {
     pub a: i32,
 }
 
+#[derive(XsdType)]
+pub struct DefaultOnElement {
+    #[xsd(default = "1")]
+    pub a: i32,
+    #[serde(rename = "@b")]
+    #[xsd(minimum = "1")]
+    pub b: i32,
+}
+
 fn main() {}

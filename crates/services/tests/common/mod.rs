@@ -2,6 +2,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod keyed_load;
+pub mod ledger;
 pub mod load;
 pub mod pg;
 pub mod server;

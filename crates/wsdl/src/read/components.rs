@@ -146,6 +146,12 @@ pub struct AttributeDecl {
     pub reference: Option<QName>,
     /// `use="required"`.
     pub required: bool,
+    /// `use="prohibited"` (in a restriction: the base's attribute is removed).
+    pub prohibited: bool,
+    /// `default="..."`.
+    pub default: Option<String>,
+    /// `fixed="..."`.
+    pub fixed: Option<String>,
     /// `wsdl:arrayType` (SOAP-ENC arrays), as written (`xsd:string[]`), with its namespace
     /// resolved: the item type and the brackets.
     pub array_type: Option<(QName, String)>,
@@ -154,6 +160,8 @@ pub struct AttributeDecl {
 }
 
 /// An entry of a complex type's attribute list.
+// A few per type, read once: boxing the declaration would only complicate the patterns.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum AttrItem {
     /// An attribute.

@@ -5,9 +5,12 @@
 //! checked), SOAP-ENC arrays and list wrappers; choices, wildcards, `anyType`, lists and unions
 //! through `lower_open`.
 //!
+//! Attributes and text content are lowered by `lower_attrs` (fields `@name` and `$text`).
+//!
 //! Must never approximate what goes on the wire: a construct whose instances the codec would
-//! write or read differently (an attribute, a choice of sequences, an element in another
-//! namespace, qualified and unqualified elements mixed) is refused with its file and line.
+//! write or read differently (a choice with a sequence among several alternatives, an element
+//! in another namespace, qualified and unqualified elements mixed, text between elements) is
+//! refused with its file and line.
 
 use std::collections::{HashMap, HashSet};
 
@@ -107,6 +110,7 @@ impl<'d> Lower<'d> {
                 }])
             }
         };
+        self.refuse_wrapper_markup(c, &element.name.local, at)?;
         self.flattened(c, at, 0)
     }
 
@@ -119,11 +123,9 @@ impl<'d> Lower<'d> {
         at: &Loc,
         depth: usize,
     ) -> Result<Vec<Item<'d>>, LowerError> {
-        if c.simple_content || c.mixed {
-            return Err(LowerError::new(
-                at,
-                "a mixed or simple-content type: the service model has no text content beside elements yet",
-            ));
+        // Attributes and text are lowered by `markup_fields` (lower_attrs.rs).
+        if c.simple_content {
+            return Ok(Vec::new());
         }
         let mut out = match &c.base {
             Some((base, Derivation::Extension)) if depth < MAX_DEPTH => {
@@ -139,6 +141,11 @@ impl<'d> Lower<'d> {
                 };
                 self.flattened(b, at, depth + 1)?
             }
+            // A restriction restates the content its instances have (its attributes are the
+            // base's, less those it prohibits: `markup_fields`), unless it is an array.
+            Some((base, Derivation::Restriction)) if self.restates_content(base, depth) => {
+                Vec::new()
+            }
             Some((base, _)) if !(base.namespace == XSD_NS && base.local == "anyType") => {
                 return Err(LowerError::new(
                     at,
@@ -150,19 +157,6 @@ impl<'d> Lower<'d> {
             }
             _ => Vec::new(),
         };
-        for a in &c.attributes {
-            let what = match a {
-                AttrItem::Attribute(a) => format!("attribute `{}`", a.name.local),
-                AttrItem::GroupRef(g, _) => format!("attribute group `{}`", g.local),
-                // Nothing the model writes or reads depends on it: extra attributes are
-                // ignored by the codec and none are sent.
-                AttrItem::Any => continue,
-            };
-            return Err(LowerError::new(
-                at,
-                format!("{what}: the service model has no attributes yet"),
-            ));
-        }
         if let Some(p) = &c.content {
             self.particle(p, at, depth, true, false, &mut out)?;
         }
@@ -393,7 +387,7 @@ impl<'d> Lower<'d> {
     }
 
     /// Registers an anonymous type under a name made from `hint` (unique in the schema).
-    fn anonymous_ref(
+    pub(super) fn anonymous_ref(
         &mut self,
         schema: &mut Schema,
         decl: &'d TypeDecl,
@@ -575,8 +569,9 @@ impl<'d> Lower<'d> {
                     }
                 }
                 let elements = self.flattened(c, at, 0)?;
+                let markup = self.markup_fields(schema, c, name, at, !elements.is_empty())?;
                 // The list wrapper the writer emits for a `Vec` in a `Vec` (literal style).
- if let [Item::Element(item, false)] = elements.as_slice() {
+                if let ([Item::Element(item, false)], true) = (elements.as_slice(), markup.is_empty()) {
                     if item.name.local == "item" && name.local.starts_with("ArrayOf") && item.max.repeats() && item.min == 0 {
                         let (_, mut t) = self.element_ref(schema, item, &name.namespace)?;
                         t.optional = true;
@@ -584,7 +579,7 @@ impl<'d> Lower<'d> {
                         return Ok(TypeDef::List(t));
                     }
                 }
-                let mut fields = Vec::new();
+                let mut fields = markup;
                 for e in &elements {
                     let (wire, t) = self.item_ref(schema, e, &name.namespace)?;
                     // The codec declares a type's namespace on the children of a type of

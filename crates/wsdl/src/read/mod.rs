@@ -20,6 +20,7 @@ mod components;
 mod inspect;
 mod load;
 mod lower;
+mod lower_attrs;
 mod lower_open;
 mod lower_types;
 mod schema;
@@ -207,5 +208,7 @@ pub fn read_str(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_attrs;
 #[cfg(test)]
 mod tests_open;

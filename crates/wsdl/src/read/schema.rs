@@ -455,6 +455,9 @@ fn attribute(ctx: &Ctx<'_>, n: Node<'_, '_>, global: bool) -> Result<AttributeDe
         ty: inline_or_named(ctx, n, "type")?,
         reference,
         required: attr(n, "use") == Some("required"),
+        prohibited: attr(n, "use") == Some("prohibited"),
+        default: attr(n, "default").map(str::to_string),
+        fixed: attr(n, "fixed").map(str::to_string),
         array_type,
         loc: loc(ctx.file, n),
     })

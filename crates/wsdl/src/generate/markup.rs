@@ -1,0 +1,107 @@
+//! Writing a complex type whose fields include attributes (`@name`) or text content
+//! (`$text`): `xsd:attribute`s after the sequence, and `simpleContent` (an extension of the
+//! text's simple type) when the type has text and no elements.
+//! Must never write a schema that describes other messages than the codec writes for the same
+//! fields (attributes with `form`, `use`, `default`, `fixed` as the model holds them).
+
+use super::{esc, Writer};
+use crate::xsd::{Field, XSD_NS};
+
+impl Writer<'_> {
+    /// The content of an `xsd:complexType` (what goes between its tags) for `fields`.
+    pub(super) fn complex_body(&mut self, indent: usize, fields: &[Field]) {
+        let elements: Vec<Field> = fields.iter().filter(|f| f.is_element()).cloned().collect();
+        let text = fields.iter().find(|f| f.is_text());
+        let attributes: Vec<&Field> = fields.iter().filter(|f| f.attribute().is_some()).collect();
+        match text {
+            Some(text) if elements.is_empty() => {
+                let (base, decl) = self.qname(&text.ty.name);
+                self.line(indent, "<xsd:simpleContent>");
+                self.line(
+                    indent + 1,
+                    &format!("<xsd:extension base=\"{base}\"{decl}>"),
+                );
+                self.attributes(indent + 2, &attributes);
+                self.line(indent + 1, "</xsd:extension>");
+                self.line(indent, "</xsd:simpleContent>");
+            }
+            _ => {
+                self.sequence(indent, &elements);
+                self.attributes(indent, &attributes);
+            }
+        }
+    }
+
+    fn attributes(&mut self, indent: usize, attributes: &[&Field]) {
+        for f in attributes {
+            let Some((ns, local)) = f.attribute() else {
+                continue;
+            };
+            let (ty, decl) = self.qname(&f.ty.name);
+            let mut a = format!("<xsd:attribute name=\"{}\" type=\"{ty}\"", esc(local));
+            if !ns.is_empty() {
+                a.push_str(" form=\"qualified\"");
+            }
+            if !f.ty.optional {
+                a.push_str(" use=\"required\"");
+            }
+            if let Some(d) = &f.default {
+                a.push_str(&format!(" default=\"{}\"", esc(d)));
+            }
+            if let Some(v) = &f.fixed {
+                a.push_str(&format!(" fixed=\"{}\"", esc(v)));
+            }
+            a.push_str(&decl);
+            a.push_str("/>");
+            self.line(indent, &a);
+        }
+    }
+}
+
+/// Whether a type may be the type of an attribute or of text content: a built-in simple type or
+/// a string enumeration of the schema.
+pub(crate) fn is_simple(schema: &crate::Schema, name: &soapstone_codec::QName) -> bool {
+    name.namespace == XSD_NS && name.local != "anyType"
+        || matches!(schema.get(&name.local), Some(crate::TypeDef::Enum(_)))
+}
+
+/// What the codec cannot write as the schema says: an attribute or text field of a type that
+/// is not simple or that repeats, two text fields, an attribute after an element.
+pub(crate) fn problems(schema: &crate::Schema) -> Vec<String> {
+    let mut out = Vec::new();
+    for t in schema.types() {
+        let crate::TypeDef::Struct(fields) = &t.def else {
+            continue;
+        };
+        let mut after_content = None;
+        for f in fields {
+            let markup = f.attribute().is_some() || f.is_text();
+            if markup && (f.ty.repeated || !is_simple(schema, &f.ty.name)) {
+                out.push(format!(
+                    "field `{}` of `{}` is an attribute or text content of the type `{}`, which is not a simple type",
+                    f.name, t.name, f.ty.name.local
+                ));
+            }
+            if let Some((ns, local)) = f.attribute() {
+                if !ns.is_empty() && ns != t.namespace {
+                    out.push(format!(
+                        "attribute `{local}` of `{}` is in the namespace `{ns}`, not the type's: the schema writer declares a type's attributes in its schema",
+                        t.name
+                    ));
+                }
+                if let Some(first) = after_content {
+                    out.push(format!(
+                        "attribute field `{}` of `{}` comes after `{first}`: attributes come first",
+                        f.name, t.name
+                    ));
+                }
+            } else if after_content.is_none() {
+                after_content = Some(f.name.as_str());
+            }
+        }
+        if fields.iter().filter(|f| f.is_text()).count() > 1 {
+            out.push(format!("`{}` has two text fields", t.name));
+        }
+    }
+    out
+}

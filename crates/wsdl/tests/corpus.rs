@@ -74,6 +74,7 @@ fn every_testdata_wsdl_is_read_or_refused_with_a_location() {
         read(&p, &ReadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     }
     assert!(read_ok >= 137, "read {read_ok} of {}", files.len());
-    // Raw XML values, choices, lists and unions took this from 43 to 63.
-    assert!(lowered >= 63, "lowered {lowered} ports");
+    // Raw XML values, choices, lists and unions took this from 43 to 63, with attributes and
+    // text content to 88.
+    assert!(lowered >= 88, "lowered {lowered} ports");
 }

@@ -303,3 +303,37 @@ fn a_choice_in_a_type_of_another_schema_is_written_in_its_namespace() {
     let back: Req = decode(&doc).unwrap();
     assert_eq!(back, value);
 }
+
+#[test]
+fn a_choice_beside_attributes_and_a_wildcard_is_read_and_written() {
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Tagged {
+        #[serde(rename = "@code")]
+        code: Option<String>,
+        #[serde(rename = "$choice:circle|square|none")]
+        shape: Shape,
+        #[serde(rename = "$any", default)]
+        extra: Vec<AnyXml>,
+    }
+    #[derive(Debug, PartialEq, Serialize, Deserialize)]
+    struct Req {
+        tagged: Tagged,
+    }
+    let value = Req {
+        tagged: Tagged {
+            code: Some("c1".into()),
+            shape: Shape::Square(Side { side: 2 }),
+            extra: vec!["<x/>".parse().unwrap()],
+        },
+    };
+    let doc = encode_body(&value, false);
+    assert!(
+        doc.contains(r#"<tagged code="c1"><square><side>2</side></square><x/></tagged>"#),
+        "{doc}"
+    );
+    let back: Req = decode(&doc).unwrap();
+    assert_eq!(back.tagged.code.as_deref(), Some("c1"));
+    assert_eq!(back.tagged.shape, Shape::Square(Side { side: 2 }));
+    assert_eq!(back.tagged.extra.len(), 1);
+    assert_eq!(back.tagged.extra[0].local_name(), "x");
+}

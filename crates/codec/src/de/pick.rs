@@ -65,6 +65,27 @@ pub(super) fn field_for(fields: &'static [&'static str], local: &str) -> Option<
         .then_some((i, Pick::Other(fields)))
 }
 
+/// Deserializes a picked field's value from the element that chose it (whose start tag was
+/// just read), with the element's path on an error.
+pub(super) fn picked<'a, 's, T: DeserializeSeed<'a>>(
+    seed: T,
+    cur: &mut crate::xml::Cursor<'a, 's>,
+    ctx: &'s super::Ctx<'a>,
+    info: Info<'a>,
+    pick: Pick,
+) -> Result<T::Value, DecodeError> {
+    let depth = cur.depth();
+    let name = info.qname;
+    let elem = ElemDe {
+        cur: &mut *cur,
+        ctx,
+        info,
+        items: false,
+    };
+    seed.deserialize(PickDe { elem, pick })
+        .map_err(|e| e.at(|| super::access::path_at(cur, depth, name)))
+}
+
 /// The value of a picked field, from the element that chose it.
 pub(crate) struct PickDe<'c, 'a, 's> {
     pub(crate) elem: ElemDe<'c, 'a, 's>,

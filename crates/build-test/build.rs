@@ -23,6 +23,11 @@ fn main() {
             "../../testdata/soapbuilders-round2-wsdl/r2-interop.wsdl",
             // A WCF service (node-soap's corpus): data contracts in their own namespace.
             "../../testdata/node-soap/wsdl/extended_recursive.wsdl",
+            // Open content: choices, `xsd:any`, `anyType`, a list, a union (written for the tests).
+            "wsdl/open.wsdl",
+            // node-soap's corpus (a copy: its name is `soap.wsdl`, like the attributes sample's):
+            // a choice inside a sequence, an `all`.
+            "wsdl/administrate.wsdl",
             // Attributes and simple content (after node-soap's `Common.xsd`).
             "wsdl/catalog.wsdl",
             // node-soap's own: a `code` attribute beside elements, text beside a `language`

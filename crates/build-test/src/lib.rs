@@ -77,6 +77,18 @@ pub mod wcf_recursive {
     soapstone_service::include_wsdl!("extended_recursive");
 }
 
+/// Open content (`wsdl/open.wsdl`): choices as enums with data, `xsd:any` and `anyType` as raw
+/// XML, an `xsd:list`, a union and an enumeration of an enumeration.
+pub mod open {
+    soapstone_service::include_wsdl!("open");
+}
+
+/// A service from node-soap's corpus with a choice in a sequence (`wsdl/administrate.wsdl`, a
+/// copy of `testdata/node-soap/request-response-samples/administrate__Complex_json_object_namespace_issue/soap.wsdl`, MIT).
+pub mod administrate {
+    soapstone_service::include_wsdl!("administrate");
+}
+
 /// Attributes and simple content (`wsdl/catalog.wsdl`, after node-soap's `Common.xsd`).
 pub mod catalog {
     soapstone_service::include_wsdl!("catalog");

@@ -50,12 +50,14 @@
 //!
 #![doc = include_str!("docs/conventions.md")]
 
+mod any;
 pub mod calendar;
 mod de;
 mod envelope;
 mod error;
 mod fault;
 mod lenient;
+mod list;
 mod scan;
 mod ser;
 mod write;

@@ -320,6 +320,15 @@ impl<'a, 's> Cursor<'a, 's> {
         }
     }
 
+    /// Where the namespace declarations of the element just opened start in [`Self::ns`]
+    /// (the bindings before are those in scope around it).
+    pub(crate) fn own_bindings_from(&self) -> usize {
+        self.stack
+            .last()
+            .map_or(0, |o| o.ns_mark as usize)
+            .min(self.ns.len())
+    }
+
     pub(crate) fn limits(&self) -> &Limits {
         &self.src.limits
     }

@@ -17,6 +17,9 @@ use serde::{Deserialize, Serialize, Serializer};
 
 use crate::QName;
 
+pub use crate::any::AnyXml;
+pub use crate::list::{List, ListError};
+
 /// Prefix of the reserved newtype-struct names.
 pub(crate) const RESERVED: &str = "$xsd:";
 

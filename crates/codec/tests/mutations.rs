@@ -37,6 +37,29 @@ struct Many {
     b64: Option<xsd::Base64Binary>,
 }
 
+/// Open content: a wildcard, a choice and a list (raw values captured from mutated input).
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Open {
+    #[serde(rename = "$choice:varString|inputString|varInt")]
+    choice: Option<Choice>,
+    #[serde(rename = "inputIntegerArray")]
+    list: Option<xsd::List<i32>>,
+    #[serde(rename = "$any", default)]
+    any: Vec<xsd::AnyXml>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+enum Choice {
+    #[serde(rename = "varString")]
+    S(String),
+    #[serde(rename = "inputString")]
+    I(xsd::AnyXml),
+    #[serde(rename = "varInt")]
+    N(Vec<i32>),
+}
+
 fn seeds() -> Vec<Vec<u8>> {
     let root = env!("CARGO_MANIFEST_DIR");
     let mut files = vec![
@@ -85,6 +108,14 @@ fn exercise(bytes: &[u8]) {
         let _ = env.body::<Reserve>(style);
         let _ = env.body::<Many>(style);
         let _ = env.body::<SoapStruct>(style);
+        if let Ok(open) = env.body::<Open>(style) {
+            // What was captured stands alone.
+            for raw in &open.any {
+                let mut limits = Limits::default();
+                limits.max_document_bytes = usize::MAX;
+                xsd::AnyXml::parse_with(raw.as_str(), &limits).unwrap();
+            }
+        }
         let _ = env.body::<serde::de::IgnoredAny>(style);
         let _ = env.body::<()>(style);
     }

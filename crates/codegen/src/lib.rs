@@ -15,6 +15,8 @@ mod expand;
 mod model;
 #[cfg(feature = "wsdl")]
 mod wsdl;
+#[cfg(feature = "wsdl")]
+mod wsdl_open;
 
 pub use expand::expand;
 pub use model::{FaultDecl, FaultSet, HeaderParam, Method, Param, ResultPart, Service, Style};

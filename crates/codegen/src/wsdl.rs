@@ -57,7 +57,12 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
         .schema
         .types()
         .iter()
-        .filter(|t| matches!(t.def, TypeDef::Struct(_) | TypeDef::Enum(_)))
+        .filter(|t| {
+            matches!(
+                t.def,
+                TypeDef::Struct(_) | TypeDef::Enum(_) | TypeDef::Choice(_)
+            )
+        })
         .map(|t| (t.name.clone(), type_names.type_ident(&t.name)))
         .collect();
     let g = Gen { model, types };
@@ -79,7 +84,12 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
             TypeDef::Struct(fields) => {
                 let mut names = Names::default();
                 let fields = fields.iter().map(|f| {
-                    let id = names.field_ident(&markup::ident_source(f));
+                    let open = f.is_any() || f.choice().is_some();
+                    let id = names.field_ident(&if open {
+                        g.field_name(f)
+                    } else {
+                        markup::ident_source(f)
+                    });
                     // A field that leads back to this struct without a `Vec` between is boxed,
                     // or the type would be infinitely large.
                     let ty = if !f.ty.repeated && g.reaches(&f.ty.name.local, &t.name) {
@@ -90,7 +100,7 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
                     let wire = &f.name;
                     let default =
                         (f.ty.optional && f.ty.repeated).then(|| quote!(#[serde(default)]));
-                    let doc = markup::doc(f);
+                    let doc = if open { g.field_doc(f) } else { markup::doc(f) };
                     let values = markup::values(f);
                     quote!(#[doc = #doc] #[serde(rename = #wire)] #default #values pub #id: #ty)
                 });
@@ -115,8 +125,11 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
                     pub enum #ident { #(#variants),* }
                 });
             }
-            // Arrays and list wrappers are `Vec`s where they are used.
-            TypeDef::Array { .. } | TypeDef::List(_) => {}
+            TypeDef::Choice(alternatives) => {
+                items.push(g.choice(ident, wire, &doc, t, alternatives))
+            }
+            // Arrays, list wrappers and lists are `Vec`s and `List`s where they are used.
+            TypeDef::Array { .. } | TypeDef::List(_) | TypeDef::SimpleList(_) => {}
             _ => {
                 return Err(GenerateError(format!(
                     "type `{}` has a kind this generator does not know",
@@ -159,7 +172,7 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
             .input
             .iter()
             .map(|p| Param {
-                ident: names.field_ident(&p.name),
+                ident: names.field_ident(&g.part_name(p)),
                 ty: g.rust(&p.ty),
                 part: p.name.clone(),
             })
@@ -291,15 +304,15 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
     })
 }
 
-struct Gen<'m> {
-    model: &'m ServiceModel,
+pub(crate) struct Gen<'m> {
+    pub(crate) model: &'m ServiceModel,
     /// The Rust name of each struct and enum of the schema.
-    types: HashMap<String, Ident>,
+    pub(crate) types: HashMap<String, Ident>,
 }
 
 impl Gen<'_> {
     /// The Rust type of a part or field.
-    fn rust(&self, t: &TypeRef) -> Type {
+    pub(crate) fn rust(&self, t: &TypeRef) -> Type {
         let base = self.base(&t.name.namespace, &t.name.local);
         if t.repeated {
             syn::parse_quote!(::soapstone_service::codegen::Vec<#base>)
@@ -311,7 +324,7 @@ impl Gen<'_> {
     }
 
     /// `Option<Box<T>>` or `Box<T>`.
-    fn rust_boxed(&self, t: &TypeRef) -> Type {
+    pub(crate) fn rust_boxed(&self, t: &TypeRef) -> Type {
         let base = self.base(&t.name.namespace, &t.name.local);
         let boxed: Type = syn::parse_quote!(::soapstone_service::codegen::Box<#base>);
         if t.optional {
@@ -323,7 +336,7 @@ impl Gen<'_> {
 
     /// Whether the struct `from` contains `to` (itself or through other structs' fields),
     /// not counting fields that repeat (a `Vec` is already indirect).
-    fn reaches(&self, from: &str, to: &str) -> bool {
+    pub(crate) fn reaches(&self, from: &str, to: &str) -> bool {
         let mut stack = vec![from.to_string()];
         let mut seen = HashSet::new();
         while let Some(name) = stack.pop() {
@@ -333,7 +346,9 @@ impl Gen<'_> {
             if !seen.insert(name.clone()) {
                 continue;
             }
-            if let Some(TypeDef::Struct(fields)) = self.model.schema.get(&name) {
+            if let Some(TypeDef::Struct(fields) | TypeDef::Choice(fields)) =
+                self.model.schema.get(&name)
+            {
                 for f in fields.iter().filter(|f| !f.ty.repeated) {
                     if f.ty.name.namespace != XSD_NS {
                         stack.push(f.ty.name.local.clone());
@@ -355,6 +370,10 @@ impl Gen<'_> {
                     t = syn::parse_quote!(::soapstone_service::codegen::Vec<#t>);
                 }
                 t
+            }
+            Some(TypeDef::SimpleList(item)) => {
+                let inner = self.base(&item.name.namespace, &item.name.local);
+                syn::parse_quote!(::soapstone_service::codegen::codec::xsd::List<#inner>)
             }
             Some(TypeDef::List(item)) => {
                 let inner = self.base(&item.name.namespace, &item.name.local);
@@ -393,13 +412,14 @@ fn builtin(local: &str) -> Type {
         "hexBinary" => syn::parse_quote!(#xsd::HexBinary),
         "anyURI" => syn::parse_quote!(#xsd::AnyUri),
         "QName" => syn::parse_quote!(#xsd::QNameValue),
+        "anyType" => syn::parse_quote!(#xsd::AnyXml),
         _ => syn::parse_quote!(::soapstone_service::codegen::String),
     }
 }
 
 /// Identifiers handed out in one scope, each once.
 #[derive(Default)]
-struct Names {
+pub(crate) struct Names {
     used: HashSet<String>,
 }
 
@@ -414,12 +434,12 @@ impl Names {
         name
     }
 
-    fn field_ident(&mut self, wire: &str) -> Ident {
+    pub(crate) fn field_ident(&mut self, wire: &str) -> Ident {
         let name = self.unique(sanitize(&snake(&wire.replace(['-', '.'], "_")), false));
         ident(&name)
     }
 
-    fn type_ident(&mut self, wire: &str) -> Ident {
+    pub(crate) fn type_ident(&mut self, wire: &str) -> Ident {
         let name = self.unique(sanitize(&pascal(wire), true));
         ident(&name)
     }

@@ -1,5 +1,6 @@
 //! `#[derive(XsdType)]`: a struct with named fields becomes an XSD complex type (a sequence of
-//! its fields), a unit-only enum a string enumeration.
+//! its fields), a unit-only enum a string enumeration, an enum of newtype variants a `choice`
+//! (see `derive_choice.rs`).
 //!
 //! Names follow serde (`rename`, `rename_all`, `skip`), because the codec writes what serde
 //! says; a field with `default` or `skip_serializing_if` may be absent (`minOccurs="0"`).
@@ -14,6 +15,9 @@ use syn::{Data, DeriveInput, Fields};
 
 use crate::attr::{Serde, XsdValues};
 use crate::ctxt::Ctxt;
+
+#[path = "derive_choice.rs"]
+mod choice;
 
 pub(crate) fn expand(input: DeriveInput) -> Result<TokenStream, syn::Error> {
     let mut cx = Ctxt::default();
@@ -104,27 +108,15 @@ pub(crate) fn expand(input: DeriveInput) -> Result<TokenStream, syn::Error> {
                     "`XsdType` enums must be externally tagged (no `tag`, `content` or `untagged`)",
                 );
             }
-            let mut values = Vec::new();
-            for variant in &data.variants {
-                if !matches!(variant.fields, Fields::Unit) {
-                    cx.error_spanned_by(variant, "`XsdType` enums must have unit variants only");
-                }
-                let attrs = Serde::from_attrs(&mut cx, &variant.attrs);
-                if attrs.skip {
-                    continue;
-                }
-                let v = variant.ident.to_string();
-                values.push(
-                    attrs
-                        .rename
-                        .clone()
-                        .unwrap_or_else(|| match container.rename_all {
-                            Some(rule) => rule.apply_to_variant(&v),
-                            None => v,
-                        }),
-                );
+            if data
+                .variants
+                .iter()
+                .any(|v| !matches!(v.fields, Fields::Unit))
+            {
+                choice::describe(&mut cx, &container, data)
+            } else {
+                unit_enum(&mut cx, &container, data)
             }
-            quote!(#cg::wsdl::TypeDef::Enum(#cg::Vec::from([#(#cg::String::from(#values)),*])))
         }
         Data::Union(_) => {
             cx.error_spanned_by(ident, "`XsdType` cannot be derived for a union");
@@ -142,4 +134,27 @@ pub(crate) fn expand(input: DeriveInput) -> Result<TokenStream, syn::Error> {
             }
         }
     })
+}
+
+/// A unit-only enum: a string enumeration.
+fn unit_enum(cx: &mut Ctxt, container: &Serde, data: &syn::DataEnum) -> TokenStream {
+    let cg = quote!(::soapstone_service::codegen);
+    let mut values = Vec::new();
+    for variant in &data.variants {
+        let attrs = Serde::from_attrs(cx, &variant.attrs);
+        if attrs.skip {
+            continue;
+        }
+        let v = variant.ident.to_string();
+        values.push(
+            attrs
+                .rename
+                .clone()
+                .unwrap_or_else(|| match container.rename_all {
+                    Some(rule) => rule.apply_to_variant(&v),
+                    None => v,
+                }),
+        );
+    }
+    quote!(#cg::wsdl::TypeDef::Enum(#cg::Vec::from([#(#cg::String::from(#values)),*])))
 }

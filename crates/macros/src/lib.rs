@@ -42,9 +42,10 @@ pub fn service(args: TokenStream, input: TokenStream) -> TokenStream {
     service::expand(args.into(), input.into()).into()
 }
 
-/// Describes a struct with named fields (an XSD complex type) or a unit-only enum (a string
-/// enumeration) to a WSDL schema, honouring serde's `rename`, `rename_all`, `skip`,
-/// `default` and `skip_serializing_if`.
+/// Describes a struct with named fields (an XSD complex type), a unit-only enum (a string
+/// enumeration) or an enum with one value per variant (a `choice` of elements named after the
+/// variants, held by a field renamed `$choice:a|b`) to a WSDL schema, honouring serde's
+/// `rename`, `rename_all`, `skip`, `default` and `skip_serializing_if`.
 #[proc_macro_derive(XsdType, attributes(serde, xsd))]
 pub fn derive_xsd_type(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as syn::DeriveInput);

@@ -57,14 +57,17 @@ pub fn wsdl(model: &ServiceModel, endpoint: &str) -> String {
     let mut w = Writer {
         out: String::with_capacity(8 * 1024),
         ns: &model.namespace,
+        schema: Some(&model.schema),
     };
     w.definitions(model, endpoint);
     w.out
 }
 
-struct Writer<'a> {
-    out: String,
-    ns: &'a str,
+pub(crate) struct Writer<'a> {
+    pub(crate) out: String,
+    pub(crate) ns: &'a str,
+    /// The schema's choices, written inline where a field refers to one.
+    pub(crate) schema: Option<&'a crate::Schema>,
 }
 
 fn esc(s: &str) -> std::borrow::Cow<'_, str> {
@@ -72,7 +75,7 @@ fn esc(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 impl Writer<'_> {
-    fn line(&mut self, indent: usize, text: &str) {
+    pub(crate) fn line(&mut self, indent: usize, text: &str) {
         for _ in 0..indent {
             self.out.push_str("  ");
         }
@@ -82,7 +85,7 @@ impl Writer<'_> {
 
     /// `prefix:local` for a type name, plus an `xmlns` declaration when the namespace has no
     /// prefix bound on the root.
-    fn qname(&self, q: &QName) -> (String, String) {
+    pub(crate) fn qname(&self, q: &QName) -> (String, String) {
         let prefix = match q.namespace.as_str() {
             XSD_NS => "xsd",
             SOAP_ENC_NS => "soapenc",
@@ -277,6 +280,7 @@ impl Writer<'_> {
                     self.line(4, "</xsd:restriction>");
                     self.line(3, "</xsd:simpleType>");
                 }
+                TypeDef::Choice(_) | TypeDef::SimpleList(_) => self.open_type(&t.name, &t.def),
                 TypeDef::Array { item, dims } => {
                     let (item, decl) = self.qname(item);
                     let commas = ",".repeat(dims.saturating_sub(1));
@@ -303,13 +307,16 @@ impl Writer<'_> {
         self.line(3, "</xsd:element>");
     }
 
-    fn sequence(&mut self, indent: usize, fields: &[Field]) {
+    pub(crate) fn sequence(&mut self, indent: usize, fields: &[Field]) {
         if fields.is_empty() {
             self.line(indent, "<xsd:sequence/>");
             return;
         }
         self.line(indent, "<xsd:sequence>");
         for f in fields {
+            if self.open_content(indent + 1, f) {
+                continue;
+            }
             let (ty, decl) = self.qname(&f.ty.name);
             let mut el = format!("<xsd:element name=\"{}\" type=\"{ty}\"", esc(&f.name));
             if f.ty.optional {

@@ -26,6 +26,7 @@
 //! This crate must never depend on HTTP: endpoints are plain strings here.
 
 mod generate;
+mod generate_open;
 mod model;
 pub mod read;
 mod soapenc;
@@ -37,8 +38,8 @@ pub use model::{
 };
 pub use soapenc::SOAP_ENCODING_SCHEMA;
 pub use xsd::{
-    attribute_name, Field, NamedType, Schema, TypeDef, TypeRef, XsdType, SOAP_ENC_NS, TEXT_FIELD,
-    XSD_NS,
+    attribute_name, choice_field_name, Field, NamedType, Schema, TypeDef, TypeRef, XsdType,
+    ANY_FIELD, CHOICE_FIELD, SOAP_ENC_NS, TEXT_FIELD, XSD_NS,
 };
 
 #[cfg(test)]

@@ -350,7 +350,8 @@ impl ServiceModel {
             for (dir, parts) in [("input", &op.input), ("output", &op.output)] {
                 let mut seen = HashSet::new();
                 for part in parts {
-                    if !is_ncname(&part.name) {
+                    let open = is_open_content_name(&part.name) && !self.style.is_rpc();
+                    if !is_ncname(&part.name) && !open {
                         problems.push(format!(
                             "{dir} part `{}` of `{}` is not an XML name",
                             part.name, op.name
@@ -366,6 +367,7 @@ impl ServiceModel {
             }
         }
         problems.extend(self.schema.problems().iter().cloned());
+        crate::xsd::check_choices(&self.schema, &mut problems);
         problems.extend(crate::generate::markup_problems(&self.schema));
         if problems.is_empty() {
             Ok(())
@@ -382,6 +384,13 @@ pub(crate) fn message_name(op: &OperationModel, input: bool) -> String {
     } else {
         format!("{}Response", op.name)
     }
+}
+
+/// Whether `s` names a choice (`$choice:a|b`) or a wildcard (`$any`) rather than an element.
+pub(crate) fn is_open_content_name(s: &str) -> bool {
+    s == crate::xsd::ANY_FIELD
+        || s.strip_prefix(crate::xsd::CHOICE_FIELD)
+            .is_some_and(|list| list.split('|').all(is_ncname))
 }
 
 /// Whether `s` is an XML NCName (ASCII approximation plus any non-ASCII letter).

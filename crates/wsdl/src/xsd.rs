@@ -91,7 +91,8 @@ impl Field {
 
     /// Whether this is a child element (neither an attribute nor the text).
     pub fn is_element(&self) -> bool {
-        !self.name.starts_with(['@', '$'])
+        // A choice (`$choice:a|b`) and a wildcard (`$any`) are element content too.
+        !self.name.starts_with('@') && self.name != TEXT_FIELD
     }
 }
 
@@ -128,6 +129,70 @@ pub enum TypeDef {
     /// A literal list wrapper: a sequence of repeated `item` elements (used for a `Vec`
     /// nested in a `Vec` in literal style, where a bare repetition cannot nest).
     List(TypeRef),
+    /// A `choice` of elements (a Rust enum with one variant per alternative, see
+    /// [`CHOICE_FIELD`]). It has no name on the wire: a struct field refers to it, and the
+    /// WSDL writes the `<choice>` inline where the field is.
+    Choice(Vec<Field>),
+    /// An `xsd:list` simple type of `item` (`soapstone_codec::xsd::List<T>`): the items in
+    /// one text node, separated by whitespace.
+    SimpleList(TypeRef),
+}
+
+/// Prefix of the name of a struct field that holds a [`TypeDef::Choice`]: `$choice:` then the
+/// alternatives' element names separated by `|` (what the codec reads, see its conventions).
+pub const CHOICE_FIELD: &str = "$choice:";
+/// The name of a struct field that holds the elements of an `xsd:any` wildcard (of type
+/// `xsd:anyType`, a `soapstone_codec::xsd::AnyXml`).
+pub const ANY_FIELD: &str = "$any";
+
+impl Field {
+    /// The alternatives' element names when this field holds a choice.
+    pub fn choice(&self) -> Option<impl Iterator<Item = &str>> {
+        self.name
+            .strip_prefix(CHOICE_FIELD)
+            .map(|list| list.split('|'))
+    }
+
+    /// Whether this field holds the elements of an `xsd:any` wildcard.
+    pub fn is_any(&self) -> bool {
+        self.name == ANY_FIELD
+    }
+}
+
+/// Records every choice field (`$choice:a|b`) whose type is not a [`TypeDef::Choice`] of the
+/// alternatives it names, in that order: the codec picks the field by those names and the
+/// variant by the element's, so the two lists must agree.
+pub(crate) fn check_choices(schema: &Schema, problems: &mut Vec<String>) {
+    for t in schema.types() {
+        let TypeDef::Struct(fields) = &t.def else {
+            continue;
+        };
+        for f in fields {
+            let Some(named) = f.choice() else {
+                continue;
+            };
+            let named: Vec<&str> = named.collect();
+            let alternatives: Option<Vec<&str>> = match schema.get(&f.ty.name.local) {
+                Some(TypeDef::Choice(alts)) => Some(alts.iter().map(|a| a.name.as_str()).collect()),
+                _ => None,
+            };
+            if alternatives.as_deref() != Some(named.as_slice()) {
+                problems.push(format!(
+                    "field `{}` of `{}` names the alternatives `{}` but its type `{}` is not a choice of them",
+                    f.name,
+                    t.name,
+                    named.join("`, `"),
+                    f.ty.name.local
+                ));
+            }
+        }
+    }
+}
+
+/// The name of a field holding a choice of the elements `names`.
+pub fn choice_field_name<'n>(names: impl IntoIterator<Item = &'n str>) -> String {
+    let names: Vec<&str> = names.into_iter().collect();
+    format!("{CHOICE_FIELD}{}", names.join("|"))
 }
 
 /// A named type of a schema.
@@ -371,6 +436,24 @@ impl<T: XsdType> XsdType for Vec<T> {
     }
 }
 
+/// `anyType` (and the elements of `xsd:any` in a field named [`ANY_FIELD`]).
+impl XsdType for xsd::AnyXml {
+    fn describe(_: &mut Schema) -> TypeRef {
+        TypeRef::xsd("anyType")
+    }
+}
+
+/// A named `xsd:list` type, `ListOf<item>` (as `Vec<T>` is `ArrayOf<item>` when encoded).
+impl<T: XsdType> XsdType for xsd::List<T> {
+    fn describe(schema: &mut Schema) -> TypeRef {
+        let item = T::describe(schema);
+        let name = format!("ListOf{}", item.name.local);
+        schema.define(&name, "soapstone_wsdl::SimpleList", |_| {
+            TypeDef::SimpleList(item)
+        })
+    }
+}
+
 impl<T: XsdType> XsdType for Box<T> {
     fn describe(schema: &mut Schema) -> TypeRef {
         T::describe(schema)
@@ -485,6 +568,28 @@ mod tests {
         let mut s = Schema::new("urn:t", Style::Encoded);
         let t = Option::<bool>::describe(&mut s);
         assert!(t.optional && t.nillable);
+    }
+
+    #[test]
+    fn a_choice_field_must_name_its_alternatives() {
+        let mut s = Schema::new("urn:t", Style::Literal);
+        let alts = vec![
+            Field::new("a", TypeRef::xsd("int")),
+            Field::new("b", TypeRef::xsd("int")),
+        ];
+        let choice = s.define("AChoice", "x::AChoice", |_| TypeDef::Choice(alts));
+        s.define("T", "x::T", |_| {
+            TypeDef::Struct(vec![
+                Field::new(choice_field_name(["a", "b"]), choice.clone()),
+                Field::new(choice_field_name(["a", "c"]), choice.clone()),
+            ])
+        });
+        let mut problems = Vec::new();
+        check_choices(&s, &mut problems);
+        assert_eq!(
+            problems,
+            ["field `$choice:a|c` of `T` names the alternatives `a`, `c` but its type `AChoice` is not a choice of them"]
+        );
     }
 
     #[test]

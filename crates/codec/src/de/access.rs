@@ -7,6 +7,7 @@
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use super::info::{Dims, Info};
+use super::pick::{self, Pick, PickDe};
 use super::{element_seed, Ctx, ElemDe};
 use crate::error::DecodeError;
 use crate::xml::{split_qname, Cursor, Ev};
@@ -42,6 +43,8 @@ pub(crate) struct ChildrenMap<'c, 'a, 's> {
     fields: &'static [&'static str],
     seen: u64,
     pending: Option<Info<'a>>,
+    /// The pending element goes to a choice or `xsd:any` field (see `pick`).
+    pick: Option<Pick>,
     absent: Option<&'static str>,
     absent_at: usize,
     ended: bool,
@@ -65,6 +68,7 @@ impl<'c, 'a, 's> ChildrenMap<'c, 'a, 's> {
             fields,
             seen: 0,
             pending: None,
+            pick: None,
             absent: None,
             absent_at: 0,
             ended: false,
@@ -90,12 +94,23 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
                         self.cur.skip_element()?;
                         continue;
                     }
+                    let mut key = local;
                     if let Some(i) = self.fields.iter().position(|f| *f == local) {
                         self.seen |= 1 << i;
+                    } else if let Some((i, p)) = pick::field_for(self.fields, local) {
+                        if self.seen & (1 << i) != 0 && matches!(p, Pick::Other(_)) {
+                            // The wildcard took its run of elements already: a later unknown
+                            // element is skipped, as it would be without a wildcard.
+                            self.cur.skip_element()?;
+                            continue;
+                        }
+                        self.seen |= 1 << i;
+                        self.pick = Some(p);
+                        key = self.fields[i];
                     }
                     self.pending = Some(info);
                     return seed
-                        .deserialize(de::value::BorrowedStrDeserializer::new(local))
+                        .deserialize(de::value::BorrowedStrDeserializer::new(key))
                         .map(Some);
                 }
                 Ev::End => self.ended = true,
@@ -122,15 +137,28 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
         seed: V,
     ) -> Result<V::Value, DecodeError> {
         if let Some(info) = self.pending.take() {
+            if let Some(pick) = self.pick.take() {
+                let depth = self.cur.depth();
+                let name = info.qname;
+                let elem = ElemDe {
+                    cur: &mut *self.cur,
+                    ctx: self.ctx,
+                    info,
+                    items: false,
+                };
+                return seed
+                    .deserialize(PickDe { elem, pick })
+                    .map_err(|e| e.at(|| path_at(self.cur, depth, name)));
+            }
             return element_seed(seed, self.cur, self.ctx, info, false);
         }
         let name = self.absent.take().unwrap_or("?");
-        let path = format!(
-            "{}/{}/{}",
-            self.cur.path(),
-            split_qname(self.element).1,
-            name
-        );
+        let mut path = format!("{}/{}", self.cur.path(), split_qname(self.element).1);
+        // A choice or wildcard field is no element of its own: its message names what is missing.
+        if !name.starts_with('$') {
+            path.push('/');
+            path.push_str(name);
+        }
         seed.deserialize(Absent(name)).map_err(|e| e.at(|| path))
     }
 }
@@ -138,6 +166,7 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
 impl<'c, 'a, 's> ChildrenMap<'c, 'a, 's> {
     /// Reads whatever the visitor left, through the end tag.
     pub(crate) fn finish(&mut self) -> Result<(), DecodeError> {
+        self.pick = None;
         if self.pending.take().is_some() {
             self.cur.skip_element()?;
         }
@@ -462,6 +491,15 @@ impl<'a> de::Deserializer<'a> for Absent {
     type Error = DecodeError;
 
     fn deserialize_any<V: Visitor<'a>>(self, _visitor: V) -> Result<V::Value, DecodeError> {
+        if let Some(list) = self.0.strip_prefix(pick::CHOICE) {
+            return Err(DecodeError::value(format!(
+                "missing one of the elements `{}`",
+                list.replace('|', "`, `")
+            )));
+        }
+        if self.0 == pick::ANY {
+            return Err(DecodeError::value("missing an element (`xsd:any`)"));
+        }
         Err(DecodeError::value(match self.0.strip_prefix('@') {
             Some(attribute) => format!("missing attribute `{attribute}`"),
             None => format!("missing element `{}`", self.0),

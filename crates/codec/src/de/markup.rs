@@ -26,9 +26,7 @@ pub(crate) const TEXT: &str = "$text";
 /// `@...` or `$text`.
 #[inline]
 pub(crate) fn wanted(fields: &[&str]) -> bool {
-    fields
-        .iter()
-        .any(|f| matches!(f.as_bytes().first(), Some(b'@' | b'$')))
+    fields.iter().any(|f| f.starts_with('@') || *f == TEXT)
 }
 
 /// The local name an attribute field (`@name`, `@{ns}name`) matches.
@@ -101,6 +99,8 @@ fn is_envelope(uri: &str) -> bool {
 enum Pending<'a> {
     None,
     Child(Info<'a>),
+    /// A child a choice or `xsd:any` field takes (see `pick`).
+    Picked(Info<'a>, super::pick::Pick),
     Value(&'static str, Cow<'a, str>),
     Absent(&'static str),
 }
@@ -153,7 +153,7 @@ impl<'a> MarkupMap<'_, 'a, '_> {
     fn finish(&mut self) -> Result<(), DecodeError> {
         if matches!(
             std::mem::replace(&mut self.pending, Pending::None),
-            Pending::Child(_)
+            Pending::Child(_) | Pending::Picked(..)
         ) {
             self.cur.skip_element()?;
         }
@@ -190,6 +190,14 @@ impl<'a> MapAccess<'a> for MarkupMap<'_, 'a, '_> {
                     let local = info.local();
                     if let Some(i) = self.fields.iter().position(|f| *f == local) {
                         self.seen |= 1 << i;
+                    } else if let Some((i, p)) = super::pick::field_for(self.fields, local) {
+                        if self.seen & (1 << i) != 0 && matches!(p, super::pick::Pick::Other(_)) {
+                            self.cur.skip_element()?;
+                            continue;
+                        }
+                        self.seen |= 1 << i;
+                        self.pending = Pending::Picked(info, p);
+                        return seed.deserialize(key(self.fields[i])).map(Some);
                     }
                     self.pending = Pending::Child(info);
                     return seed.deserialize(key(local)).map(Some);
@@ -231,6 +239,9 @@ impl<'a> MapAccess<'a> for MarkupMap<'_, 'a, '_> {
     ) -> Result<V::Value, DecodeError> {
         match std::mem::replace(&mut self.pending, Pending::None) {
             Pending::Child(info) => element_seed(seed, self.cur, self.ctx, info, false),
+            Pending::Picked(info, pick) => {
+                super::pick::picked(seed, self.cur, self.ctx, info, pick)
+            }
             // paths are made only for an error
             Pending::Value(field, text) => seed
                 .deserialize(Scalar { text, field })

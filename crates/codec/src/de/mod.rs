@@ -20,6 +20,7 @@
 mod access;
 mod info;
 mod markup;
+mod pick;
 
 use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
@@ -612,6 +613,9 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
+        if name == crate::any::RAW {
+            return pick::capture(self, visitor);
+        }
         let Some(xsd) = name.strip_prefix(crate::xsd::RESERVED) else {
             return visitor.visit_newtype_struct(self);
         };

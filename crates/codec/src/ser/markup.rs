@@ -18,7 +18,8 @@ use crate::write;
 /// Whether a field name is an attribute (`@...`) or the text content (`$text`).
 #[inline]
 pub(super) fn is_markup(key: &str) -> bool {
-    matches!(key.as_bytes().first(), Some(b'@' | b'$'))
+    // `$choice:...` and `$any` are elements (see `raw`), not markup.
+    key.starts_with('@') || key == "$text"
 }
 
 /// Writes the field `key` (an attribute or `$text`) of `c`. The value's lexical form is written

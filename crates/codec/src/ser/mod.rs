@@ -11,6 +11,7 @@
 
 mod markup;
 mod probe;
+mod raw;
 mod seq;
 
 use serde::ser::{self, Impossible, Serialize};
@@ -38,6 +39,8 @@ fn xsd_static(name: &str) -> &'static str {
         "hexBinary" => "hexBinary",
         "QName" => "QName",
         "anyURI" => "anyURI",
+        // `AnyXml`: an array of raw values is an array of `xsd:anyType`.
+        "anyType" => "anyType",
         _ => "anySimpleType",
     }
 }
@@ -418,7 +421,7 @@ impl<'o, 'n> ser::SerializeStruct for Children<'o, 'n> {
         }
         match self.ns {
             // A child in another namespace than the one in scope declares it on itself.
-            Some(ns) if self.scope != Some(ns) => {
+            Some(ns) if self.scope != Some(ns) && key != raw::ANY => {
                 self.key.clear();
                 self.key.push_str(key);
                 self.key.push_str(" xmlns=\"");
@@ -695,6 +698,15 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         _i: u32,
         variant: &'static str,
     ) -> Result<(), EncodeError> {
+        if self.name.starts_with(raw::CHOICE) {
+            // An alternative of a choice with no content: the empty element.
+            let name = raw::variant_name(self.name, variant);
+            return ValueSer {
+                name: &name,
+                ..self
+            }
+            .serialize_unit();
+        }
         self.open_named(name);
         write::text(self.out, variant);
         self.close();
@@ -705,6 +717,9 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         name: &'static str,
         v: &T,
     ) -> Result<(), EncodeError> {
+        if name == crate::any::RAW {
+            return raw::write(self, v);
+        }
         let Some(xsd) = name.strip_prefix(crate::xsd::RESERVED) else {
             return v.serialize(self);
         };
@@ -758,9 +773,18 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         n: &'static str,
         _i: u32,
         v: &'static str,
-        _value: &T,
+        value: &T,
     ) -> Result<(), EncodeError> {
-        Err(variant_error(n, v))
+        if !self.name.starts_with(raw::CHOICE) {
+            return Err(variant_error(n, v));
+        }
+        // An alternative of a choice: the element the variant is named after.
+        let name = raw::variant_name(self.name, v);
+        value.serialize(ValueSer {
+            name: &name,
+            kind: Kind::Field,
+            ..self
+        })
     }
     fn serialize_seq(mut self, len: Option<usize>) -> Result<SeqSer<'o, 'n>, EncodeError> {
         if self.opts.encoded {

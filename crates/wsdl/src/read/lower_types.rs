@@ -2,13 +2,15 @@
 //! named and anonymous complex types that are sequences of elements (nested sequences, model
 //! groups and extensions flattened, which is the same on the wire), element references, string
 //! enumerations, restrictions of built-in simple types (their base type: facets are not
-//! checked), SOAP-ENC arrays and list wrappers.
+//! checked), SOAP-ENC arrays and list wrappers; choices, wildcards, `anyType`, lists and unions
+//! through `lower_open`.
 //!
 //! Attributes and text content are lowered by `lower_attrs` (fields `@name` and `$text`).
 //!
 //! Must never approximate what goes on the wire: a construct whose instances the codec would
-//! write or read differently (a choice, `xsd:any`, an element in another namespace, qualified
-//! and unqualified elements mixed, text between elements) is refused with its file and line.
+//! write or read differently (a choice with a sequence among several alternatives, an element
+//! in another namespace, qualified and unqualified elements mixed, text between elements) is
+//! refused with its file and line.
 
 use std::collections::{HashMap, HashSet};
 
@@ -20,6 +22,7 @@ use super::components::{
     Particle, SimpleType, TypeDecl, TypeKind, TypeUse,
 };
 use super::lower::LowerError;
+use super::lower_open::Item;
 use crate::model::{BindingStyle, Part};
 use crate::xsd::{Field, Schema, TypeDef, TypeRef, SOAP_ENC_NS, XSD_NS};
 
@@ -33,7 +36,7 @@ const MAX_DEPTH: usize = 32;
 pub(super) struct Lower<'d> {
     pub(super) defs: &'d Definitions,
     pub(super) namespace: String,
-    style: BindingStyle,
+    pub(super) style: BindingStyle,
     /// Whether local elements are qualified, once the first one said so.
     pub(super) qualified: Option<(bool, Loc)>,
     /// The names given to anonymous types (by address of their declaration).
@@ -71,7 +74,7 @@ impl<'d> Lower<'d> {
         &self,
         ty: Option<&'d TypeUse>,
         element: &ElementDecl,
-    ) -> Result<Vec<&'d ElementDecl>, LowerError> {
+    ) -> Result<Vec<Item<'d>>, LowerError> {
         let at = &element.loc;
         let c = match ty {
             Some(TypeUse::Inline(d)) => match &d.kind {
@@ -98,14 +101,13 @@ impl<'d> Lower<'d> {
                     ))
                 }
             },
+            // `anyType` content: any elements, kept raw (text directly inside is not kept).
             None => {
-                return Err(LowerError::new(
-                    at,
-                    format!(
-                        "element `{}` has no type (`anyType`): the service model has no raw XML values yet",
-                        element.name.local
-                    ),
-                ))
+                return Ok(vec![Item::Any {
+                    min: 0,
+                    max: MaxOccurs::Unbounded,
+                    loc: at.clone(),
+                }])
             }
         };
         self.refuse_wrapper_markup(c, &element.name.local, at)?;
@@ -120,7 +122,7 @@ impl<'d> Lower<'d> {
         c: &'d ComplexType,
         at: &Loc,
         depth: usize,
-    ) -> Result<Vec<&'d ElementDecl>, LowerError> {
+    ) -> Result<Vec<Item<'d>>, LowerError> {
         // Attributes and text are lowered by `markup_fields` (lower_attrs.rs).
         if c.simple_content {
             return Ok(Vec::new());
@@ -156,7 +158,7 @@ impl<'d> Lower<'d> {
             _ => Vec::new(),
         };
         if let Some(p) = &c.content {
-            self.particle(p, at, depth, true, &mut out)?;
+            self.particle(p, at, depth, true, false, &mut out)?;
         }
         Ok(out)
     }
@@ -169,20 +171,24 @@ impl<'d> Lower<'d> {
         at: &Loc,
         depth: usize,
         top: bool,
-        out: &mut Vec<&'d ElementDecl>,
+        optional: bool,
+        out: &mut Vec<Item<'d>>,
     ) -> Result<(), LowerError> {
         let once = |min: u32, max: MaxOccurs| min == 1 && max == MaxOccurs::Bounded(1);
+        // An optional sequence (or group) that occurs at most once: its elements are optional.
+        let maybe = |min: u32, max: MaxOccurs| min == 0 && max == MaxOccurs::Bounded(1);
         match p {
-            Particle::Element(e) => out.push(e),
+            Particle::Element(e) => out.push(Item::Element(e, optional)),
             // `all` is written in declaration order, which is one of the orders it allows.
             Particle::Group {
                 compositor: Compositor::Sequence | Compositor::All,
                 min,
                 max,
                 items,
-            } if once(*min, *max) || (top && items.is_empty()) => {
+            } if once(*min, *max) || maybe(*min, *max) || (top && items.is_empty()) => {
+                let optional = optional || *min == 0;
                 for item in items {
-                    self.particle(item, at, depth + 1, false, out)?;
+                    self.particle(item, at, depth + 1, false, optional, out)?;
                 }
             }
             Particle::GroupRef {
@@ -190,30 +196,45 @@ impl<'d> Lower<'d> {
                 min,
                 max,
                 loc,
-            } if once(*min, *max) && depth < MAX_DEPTH => {
+            } if (once(*min, *max) || maybe(*min, *max)) && depth < MAX_DEPTH => {
                 let Some((group, _)) = self.defs.schema.groups.get(name) else {
                     return Err(LowerError::new(
                         loc,
                         format!("group `{}` is not defined", name.local),
                     ));
                 };
-                self.particle(group, loc, depth + 1, false, out)?;
+                let optional = optional || *min == 0;
+                self.particle(group, loc, depth + 1, false, optional, out)?;
             }
-            Particle::Any { .. } => {
-                return Err(LowerError::new(
-                    at,
-                    "`xsd:any`: the service model has no raw XML values yet",
-                ))
+            Particle::Any { min, max } => out.push(Item::Any {
+                min: if optional { 0 } else { *min },
+                max: *max,
+                loc: at.clone(),
+            }),
+            // A choice of one sequence (or group) is that sequence: the same on the wire.
+            Particle::Group {
+                compositor: Compositor::Choice,
+                min,
+                max,
+                items,
+            } if items.len() == 1
+                && !matches!(items[0], Particle::Element(_))
+                && (once(*min, *max) || maybe(*min, *max)) =>
+            {
+                let optional = optional || *min == 0;
+                self.particle(&items[0], at, depth + 1, false, optional, out)?;
             }
             Particle::Group {
                 compositor: Compositor::Choice,
-                ..
-            } => {
-                return Err(LowerError::new(
-                    at,
-                    "`choice`: the service model has no enums with data yet",
-                ))
-            }
+                min,
+                max,
+                items,
+            } => out.push(Item::Choice {
+                items,
+                min: if optional { 0 } else { *min },
+                max: *max,
+                loc: at.clone(),
+            }),
             _ => {
                 return Err(LowerError::new(
                     at,
@@ -228,16 +249,21 @@ impl<'d> Lower<'d> {
     pub(super) fn fields(
         &mut self,
         schema: &mut Schema,
-        elements: Vec<&'d ElementDecl>,
+        elements: Vec<Item<'d>>,
     ) -> Result<Vec<Part>, LowerError> {
-        elements
+        let owner = self.namespace.clone();
+        let mut fields = Vec::new();
+        for item in &elements {
+            let (name, t) = self.item_ref(schema, item, &owner)?;
+            fields.push(Field::new(name, t));
+        }
+        if let Some(at) = elements.first().map(Item::loc) {
+            self.check_open(&fields, &at)?;
+        }
+        Ok(fields
             .into_iter()
-            .map(|e| {
-                let owner = self.namespace.clone();
-                let (name, t) = self.element_ref(schema, e, &owner)?;
-                Ok(Part::new(name, t))
-            })
-            .collect()
+            .map(|f| Part::new(f.name, f.ty))
+            .collect())
     }
 
     /// Checks that a local element is qualified as the others are, and, when it is, in the
@@ -281,7 +307,7 @@ impl<'d> Lower<'d> {
     }
 
     /// The wire name and type of an element (a reference is resolved to its global element).
-    fn element_ref(
+    pub(super) fn element_ref(
         &mut self,
         schema: &mut Schema,
         e: &'d ElementDecl,
@@ -306,15 +332,8 @@ impl<'d> Lower<'d> {
         let mut t = match &decl.ty {
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
             Some(TypeUse::Inline(d)) => self.anonymous_ref(schema, d, &decl.name.local, owner)?,
-            None => {
-                return Err(LowerError::new(
-                    &decl.loc,
-                    format!(
-                        "element `{}` has no type (`anyType`): the service model has no raw XML values yet",
-                        decl.name.local
-                    ),
-                ))
-            }
+            // No type: `anyType`, a raw XML value.
+            None => TypeRef::xsd("anyType"),
         };
         t.optional = e.min == 0;
         t.repeated = e.max.repeats();
@@ -382,18 +401,15 @@ impl<'d> Lower<'d> {
             if let Some(t) = self.simple_base(s, 0) {
                 return Ok(t);
             }
+            if let SimpleType::List { item } = s {
+                return self.list_ref(schema, item, &decl.loc);
+            }
         }
         let key = decl as *const TypeDecl;
         let local = match self.anonymous.get(&key) {
             Some(name) => name.clone(),
             None => {
-                let mut name = hint.to_string();
-                let mut n = 2;
-                while self.taken.contains(&name) {
-                    name = format!("{hint}{n}");
-                    n += 1;
-                }
-                self.taken.insert(name.clone());
+                let name = self.unique_name(hint);
                 self.anonymous.insert(key, name.clone());
                 name
             }
@@ -403,10 +419,23 @@ impl<'d> Lower<'d> {
         self.register(schema, &QName::new(ns, local), decl)
     }
 
+    /// A local name no registered type has, made from `hint` (`hint`, `hint2`, ...).
+    pub(super) fn unique_name(&mut self, hint: &str) -> String {
+        let mut name = hint.to_string();
+        let mut n = 2;
+        while self.taken.contains(&name) {
+            name = format!("{hint}{n}");
+            n += 1;
+        }
+        self.taken.insert(name.clone());
+        name
+    }
+
     /// The built-in type a simple type restricts (through named restrictions), unless it is a
-    /// string enumeration (an enum of its own).
+    /// string enumeration (an enum of its own); a union's common built-in, else a string.
     fn simple_base(&self, s: &SimpleType, depth: usize) -> Option<TypeRef> {
         match s {
+            SimpleType::Union { members } => Some(self.union_base(members, depth)),
             SimpleType::Restriction { base, enumeration } => match base {
                 TypeUse::Named(b) if is_builtin(b) => {
                     let string_enum = b.local == "string" && !enumeration.is_empty();
@@ -438,12 +467,6 @@ impl<'d> Lower<'d> {
         at: &Loc,
     ) -> Result<TypeRef, LowerError> {
         if is_builtin(name) {
-            if name.local == "anyType" {
-                return Err(LowerError::new(
-                    at,
-                    "`anyType`: the service model has no raw XML values yet",
-                ));
-            }
             return Ok(TypeRef::xsd(&name.local));
         }
         if let Some(local) = soapenc_simple(name) {
@@ -459,6 +482,9 @@ impl<'d> Lower<'d> {
         if let TypeKind::Simple(s) = &decl.kind {
             if let Some(t) = self.simple_base(s, 0) {
                 return Ok(t);
+            }
+            if let SimpleType::List { item } = s {
+                return self.list_ref(schema, item, &decl.loc);
             }
         }
         self.register(schema, name, decl)
@@ -541,7 +567,10 @@ impl<'d> Lower<'d> {
             {
                 Ok(TypeDef::Enum(enumeration.clone()))
             }
-            TypeKind::Simple(_) => Err(LowerError::new(at, format!("simple type `{}` is a list, a union or an enumeration of an enumeration: the service model has no such simple types yet", name.local))),
+            TypeKind::Simple(s) => match self.enum_values(s, 0) {
+                Some(values) => Ok(TypeDef::Enum(values)),
+                None => Err(LowerError::new(at, format!("simple type `{}` is not a restriction, list or union of a built-in type or an enumeration", name.local))),
+            },
             TypeKind::Complex(c) => {
                 if let Some((base, Derivation::Restriction)) = &c.base {
                     if base.namespace == SOAP_ENC_NS && base.local == "Array" {
@@ -551,7 +580,7 @@ impl<'d> Lower<'d> {
                 let elements = self.flattened(c, at, 0)?;
                 let markup = self.markup_fields(schema, c, name, at, !elements.is_empty())?;
                 // The list wrapper the writer emits for a `Vec` in a `Vec` (literal style).
-                if let ([item], true) = (elements.as_slice(), markup.is_empty()) {
+                if let ([Item::Element(item, false)], true) = (elements.as_slice(), markup.is_empty()) {
                     if item.name.local == "item" && name.local.starts_with("ArrayOf") && item.max.repeats() && item.min == 0 {
                         let (_, mut t) = self.element_ref(schema, item, &name.namespace)?;
                         t.optional = true;
@@ -560,8 +589,8 @@ impl<'d> Lower<'d> {
                     }
                 }
                 let mut fields = markup;
-                for e in elements {
-                    let (wire, t) = self.element_ref(schema, e, &name.namespace)?;
+                for e in &elements {
+                    let (wire, t) = self.item_ref(schema, e, &name.namespace)?;
                     // The codec declares a type's namespace on the children of a type of
                     // another schema, but cannot come back to the service's below it.
                     if name.namespace != self.namespace
@@ -569,10 +598,11 @@ impl<'d> Lower<'d> {
                         && matches!(schema.get(&t.name.local), Some(TypeDef::Struct(_) | TypeDef::List(_)))
                         && self.back_to_service.is_none()
                     {
-                        self.back_to_service = Some((e.loc.clone(), t.name.local.clone()));
+                        self.back_to_service = Some((e.loc(), t.name.local.clone()));
                     }
                     fields.push(Field::new(wire, t));
                 }
+                self.check_open(&fields, at)?;
                 Ok(TypeDef::Struct(fields))
             }
         }

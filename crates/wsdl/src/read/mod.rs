@@ -21,6 +21,7 @@ mod inspect;
 mod load;
 mod lower;
 mod lower_attrs;
+mod lower_open;
 mod lower_types;
 mod schema;
 mod wsdl;
@@ -209,3 +210,5 @@ pub fn read_str(
 mod tests;
 #[cfg(test)]
 mod tests_attrs;
+#[cfg(test)]
+mod tests_open;

@@ -194,6 +194,11 @@ impl UsersFile {
                 user: name.clone(),
                 message,
             };
+            if name.is_empty() || name.chars().any(|c| c.is_control()) {
+                return Err(invalid(
+                    "a user name must be non-empty and printable".into(),
+                ));
+            }
             if let Some(h) = &e.password_hash {
                 PasswordHash::new(h)
                     .map_err(|err| invalid(format!("bad `password_hash`: {err}")))?;
@@ -430,6 +435,14 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains("pasword_hash"), "{e}");
+        // The empty name is the anonymous scope of idempotency keys: no user may have it.
+        let e = UsersFile::parse("[users.\"\"]\ndigest_secret = \"d\"\n")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e.to_string(),
+            "users file: user ``: a user name must be non-empty and printable"
+        );
     }
 
     #[test]

@@ -264,11 +264,13 @@ pub async fn run_serve_until(
         }
         None => None,
     };
-    let reload = server
-        .config()
-        .tls
-        .clone()
-        .map(|tls| tokio::spawn(crate::serve_security::reload_on_hangup(tls)));
+    let tls = server.config().tls.clone();
+    let users = services_config
+        .auth
+        .as_ref()
+        .map(|a| a.authenticator.clone());
+    let reload = (tls.is_some() || users.is_some())
+        .then(|| tokio::spawn(crate::serve_security::reload_on_hangup(tls, users)));
     let serving = server
         .serve_with_shutdown(listener, shutdown)
         .context("cannot start the server")?;

@@ -1,13 +1,16 @@
 //! The security checks of `soapstone serve` (issue 11): `--auth`/`--users` turned into the
 //! services' authentication, the refusal of a non-loopback `--addr` without TLS and
-//! authentication (unless `--insecure`), and the certificate reload on SIGHUP.
+//! authentication (unless `--insecure`), and the reload of the certificate and the users file
+//! on SIGHUP.
 //!
 //! Must never: let `serve` start beyond loopback without TLS and authentication unless the
 //! operator said `--insecure`, or resolve a host name to decide what is loopback.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use soapstone_server::{ServerConfig, Tls};
+use soapstone_wssec::Authenticator;
 
 use crate::build::ServicesConfig;
 use crate::serve::{AuthArg, ServeArgs};
@@ -31,15 +34,10 @@ impl ServeArgs {
         let Some(path) = &self.users else {
             anyhow::bail!("`--auth` needs `--users FILE` (write one with `soapstone users add`)");
         };
-        let users = soapstone_wssec::UsersFile::load(path)?;
-        if users.is_empty() {
-            anyhow::bail!("users file `{}` has no user", path.display());
-        }
+        // Read again on SIGHUP (see `reload_on_hangup`).
+        let users = soapstone_wssec::ReloadableUsers::load(path)?;
         let config = soapstone_wssec::WsseConfig::default().accept(wsse, cert);
-        Ok(Some(crate::build::Auth::new(
-            std::sync::Arc::new(users),
-            config,
-        )))
+        Ok(Some(crate::build::Auth::new(Arc::new(users), config)))
     }
 
     /// Refuses a non-loopback address without both TLS and authentication, unless
@@ -79,9 +77,10 @@ fn is_loopback(addr: &str) -> bool {
     matches!(addr.rsplit_once(':'), Some(("localhost", _)))
 }
 
-/// Reloads the TLS certificate and key files on every SIGHUP (new handshakes get them; on an
-/// error the old ones stay and the error is printed).
-pub(crate) async fn reload_on_hangup(tls: Tls) {
+/// On every SIGHUP, reloads the TLS certificate and key files (new handshakes get them) and
+/// the users file (requests from then on are judged by it). On an error the old ones stay and
+/// the error is printed; the line printed says which.
+pub(crate) async fn reload_on_hangup(tls: Option<Tls>, users: Option<Arc<dyn Authenticator>>) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
@@ -89,15 +88,24 @@ pub(crate) async fn reload_on_hangup(tls: Tls) {
             return;
         };
         while hup.recv().await.is_some() {
-            match tls.reload() {
-                Ok(()) => eprintln!("tls: certificate reloaded"),
-                Err(e) => eprintln!("tls: reload failed, keeping the old certificate: {e}"),
+            if let Some(tls) = &tls {
+                match tls.reload() {
+                    Ok(()) => eprintln!("tls: certificate reloaded"),
+                    Err(e) => eprintln!("tls: reload failed, keeping the old certificate: {e}"),
+                }
+            }
+            if let Some(users) = &users {
+                match users.reload() {
+                    Ok(Some(what)) => eprintln!("users: reloaded {what}"),
+                    Ok(None) => {}
+                    Err(e) => eprintln!("users: reload failed, keeping the old users: {e}"),
+                }
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tls;
+        let _ = (tls, users);
         std::future::pending::<()>().await
     }
 }

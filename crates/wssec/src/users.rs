@@ -49,6 +49,9 @@ pub enum UsersError {
         /// The parser's message.
         message: String,
     },
+    /// The file has no user: every request would be refused.
+    #[error("users file `{0}` has no user")]
+    Empty(PathBuf),
     /// An entry is unusable.
     #[error("users file: user `{user}`: {message}")]
     Invalid {
@@ -239,6 +242,13 @@ impl UsersFile {
     /// default costs; the rest wait). Default: one per CPU.
     pub fn with_hashing_limit(mut self, permits: usize) -> Self {
         self.hashing = Arc::new(tokio::sync::Semaphore::new(permits.max(1)));
+        self
+    }
+
+    /// The same users sharing `other`'s bound on argon2 verifications (a reload keeps one
+    /// bound across the old and the new users).
+    pub(crate) fn sharing_hashing_with(mut self, other: &UsersFile) -> Self {
+        self.hashing = other.hashing.clone();
         self
     }
 

@@ -23,6 +23,7 @@ pub(crate) mod echo;
 pub(crate) mod parse;
 pub(crate) mod peers_table;
 pub(crate) mod thesis;
+pub(crate) mod tls;
 pub(crate) mod wsb;
 
 use std::path::PathBuf;
@@ -293,6 +294,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
             Experiment::Clients => clients::run(&mut lab).await,
             Experiment::Causes => causes::run(&mut lab).await,
             Experiment::Cluster => cluster::run(&mut lab).await,
+            Experiment::Tls => tls::run(&mut lab).await,
         };
         if let Err(e) = result {
             lab.problem(format!("{exp}: the experiment could not run: {e:#}"));
@@ -419,6 +421,7 @@ pub(crate) fn sections(results: &Results) -> Vec<Section> {
             Experiment::Clients => clients::section(results),
             Experiment::Causes => causes_report::section(results),
             Experiment::Cluster => cluster_report::section(results),
+            Experiment::Tls => tls::section(results),
         });
     }
     if !results.systems.is_empty() {

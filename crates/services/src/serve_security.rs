@@ -19,6 +19,11 @@ impl ServeArgs {
     pub(crate) fn auth_config(&self) -> anyhow::Result<Option<crate::build::Auth>> {
         let wsse = self.auth.contains(&AuthArg::Wsse);
         let cert = self.auth.contains(&AuthArg::Cert);
+        match self.wsse_replay_capacity {
+            Some(_) if !wsse => anyhow::bail!("`--wsse-replay-capacity` needs `--auth wsse`"),
+            Some(0) => anyhow::bail!("`--wsse-replay-capacity` must be at least 1"),
+            _ => {}
+        }
         if !wsse && !cert {
             if self.users.is_some() {
                 anyhow::bail!("`--users` needs `--auth wsse` or `--auth cert`");
@@ -36,7 +41,10 @@ impl ServeArgs {
         };
         // Read again on SIGHUP (see `reload_on_hangup`).
         let users = soapstone_wssec::ReloadableUsers::load(path)?;
-        let config = soapstone_wssec::WsseConfig::default().accept(wsse, cert);
+        let mut config = soapstone_wssec::WsseConfig::default().accept(wsse, cert);
+        if let Some(n) = self.wsse_replay_capacity {
+            config.replay_capacity = n;
+        }
         Ok(Some(crate::build::Auth::new(Arc::new(users), config)))
     }
 
@@ -166,11 +174,53 @@ mod tests {
             err(&["--auth", "none,wsse", "--users", "u.toml"]),
             "`--auth none` cannot be combined with `wsse` or `cert`"
         );
+        assert_eq!(
+            err(&["--wsse-replay-capacity", "10"]),
+            "`--wsse-replay-capacity` needs `--auth wsse`"
+        );
+        assert_eq!(
+            err(&[
+                "--auth",
+                "wsse",
+                "--users",
+                "u.toml",
+                "--wsse-replay-capacity",
+                "0"
+            ]),
+            "`--wsse-replay-capacity` must be at least 1"
+        );
         let e = err(&["--auth", "wsse", "--users", "/nonexistent/users.toml"]);
         assert!(
             e.starts_with("users file `/nonexistent/users.toml`: "),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_replay_capacity_reaches_the_wsse_layer() {
+        let dir = tempfile::tempdir().unwrap();
+        let users = dir.path().join("users.toml");
+        std::fs::write(&users, "[users.a]\ndigest_secret = \"x\"\n").unwrap();
+        let users = users.to_str().unwrap();
+        let capacity = |extra: &[&str]| {
+            let args = ["--auth", "wsse", "--users", users];
+            let cli = Cli::try_parse_from(
+                std::iter::once("serve")
+                    .chain(args)
+                    .chain(extra.iter().copied()),
+            )
+            .unwrap();
+            cli.serve
+                .to_configs()
+                .unwrap()
+                .0
+                .auth
+                .unwrap()
+                .config
+                .replay_capacity
+        };
+        assert_eq!(capacity(&[]), 100_000);
+        assert_eq!(capacity(&["--wsse-replay-capacity", "7"]), 7);
     }
 
     #[test]

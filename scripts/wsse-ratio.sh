@@ -6,8 +6,9 @@
 # `--wsse-user/--wsse-password-file --wsse-digest` (a fresh nonce per request). Latency with
 # server and client pinned to one CPU (and the cross-CPU figure beside it), throughput with 8
 # connections. Plain http on loopback for both, so the ratio is WS-Security's alone.
-# Each point gets fresh servers: the replay cache remembers every nonce for 6 minutes and holds
-# 100,000 by default, so a long run at full speed would fill it ("retry later" faults).
+# The replay cache remembers every nonce for 6 minutes and holds 100,000 by default, so a run at
+# full speed would fill it ("retry later" faults): each point gets fresh servers, the wsse one
+# with --wsse-replay-capacity 1000000 (the check of each nonce against it is part of the cost).
 # Loopback only; each run is bounded by --duration. Usage: scripts/wsse-ratio.sh [DURATION]
 # (default 4s).
 set -euo pipefail
@@ -54,7 +55,7 @@ PY
 point() { # label client-cpu connections
   local none wsse a b
   none=$(start none 0 --auth none)
-  wsse=$(start wsse 0 --auth wsse --users "$work/users.toml")
+  wsse=$(start wsse 0 --auth wsse --users "$work/users.toml" --wsse-replay-capacity 1000000)
   a=$(bench "$2" "$none" "$3")
   b=$(bench "$2" "$wsse" "$3" --wsse-user loader --wsse-password-file "$work/secret" --wsse-digest)
   stop_all

@@ -159,3 +159,44 @@ fn dp_runs_on_the_emulated_lan_where_permitted() {
     assert_eq!(on_lan("soapstone"), 7, "problems: {:#?}", results.problems);
     assert_eq!(on_lan("tcp-connect"), 1);
 }
+
+/// Issue 11's TLS row: the echo server over https (a certificate the lab made) beside plain
+/// http, every point answered, and the ratio rows filled with numbers.
+#[test]
+fn tls_row_compares_https_with_plain_from_real_runs() {
+    let (dir, results) = lab("tls");
+    assert!(
+        results.problems.is_empty(),
+        "problems: {:#?}",
+        results.problems
+    );
+    for system in ["soapstone-http", "soapstone-https"] {
+        let tls = runs(&results, "tls", system);
+        assert_eq!(tls.len(), 4, "{system}: 2 loads x 2 placements");
+        for r in tls {
+            assert!(
+                r.p50_us > 0.0 && r.throughput_rps > 0.0 && r.ok > 0,
+                "{r:?}"
+            );
+            assert_eq!(r.errors + r.timeouts, 0, "{r:?}");
+        }
+    }
+    let https = runs(&results, "tls", "soapstone-https");
+    assert!(https.iter().all(|r| r
+        .settings
+        .command
+        .as_deref()
+        .unwrap_or("")
+        .contains("--tls-ca")));
+    let md = std::fs::read_to_string(dir.0.join("report.md")).expect("report.md");
+    for what in ["p50 round trip", "throughput"] {
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| TLS / plain ({what}) |")))
+            .unwrap_or_else(|| panic!("no ratio row for {what}:\n{md}"));
+        assert!(
+            line.matches('×').count() == 2 && !line.contains('–'),
+            "{line}"
+        );
+    }
+}

@@ -18,6 +18,7 @@ use crate::baseline::{start_baseline, Baseline};
 use crate::engine::{run, BenchConfig, Progress};
 use crate::schedule::{parse_duration, Arrivals, Load, Schedule};
 use crate::target::{host_port, GrpcCall, NaiveCauses, SoapVersion, Target};
+use crate::wsse::WsseCredentials;
 use crate::ECHO_FLOAT;
 
 /// A load shape of Elfwing & Paulsson's thesis.
@@ -68,6 +69,17 @@ pub struct BenchArgs {
     /// https: trust only the CA certificates of this PEM file (default: the Mozilla roots)
     #[arg(long, value_name = "PEM")]
     pub tls_ca: Option<PathBuf>,
+    /// WS-Security: a UsernameToken of this user in every request (a fresh nonce and created
+    /// time each), in the envelope's Header
+    #[arg(long, value_name = "NAME", requires = "wsse_password_file")]
+    pub wsse_user: Option<String>,
+    /// WS-Security: the password (or digest secret), the first line of FILE
+    #[arg(long, value_name = "FILE", requires = "wsse_user")]
+    pub wsse_password_file: Option<PathBuf>,
+    /// WS-Security: send PasswordDigest (SHA-1 of nonce, created, password) instead of the
+    /// password as text
+    #[arg(long, requires = "wsse_user")]
+    pub wsse_digest: bool,
     /// Connections, one task each [default: 10 in open loop, 5 for stress and peak, else 1]
     #[arg(long, short = 'c', value_name = "N")]
     pub connections: Option<usize>,
@@ -164,6 +176,27 @@ impl BenchArgs {
         Ok(config)
     }
 
+    /// The UsernameToken of `--wsse-user` and `--wsse-password-file`.
+    fn wsse(&self) -> anyhow::Result<Option<WsseCredentials>> {
+        let (Some(user), Some(file)) = (&self.wsse_user, &self.wsse_password_file) else {
+            return Ok(None);
+        };
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read `--wsse-password-file` `{}`", file.display()))?;
+        let password = text.lines().next().unwrap_or("");
+        if password.is_empty() {
+            bail!(
+                "`--wsse-password-file` `{}` has an empty first line",
+                file.display()
+            );
+        }
+        Ok(Some(if self.wsse_digest {
+            WsseCredentials::digest(user, password)
+        } else {
+            WsseCredentials::text(user, password)
+        }))
+    }
+
     /// Every `--body` file, a directory standing for its files in name order.
     fn bodies(&self) -> anyhow::Result<Vec<Bytes>> {
         let mut bodies = Vec::new();
@@ -215,6 +248,9 @@ impl BenchArgs {
             }
             Ok(())
         };
+        if self.wsse_user.is_some() && !matches!(scheme, "http" | "https") {
+            bail!("`--wsse-user` has no use with a `{scheme}://` target");
+        }
         let target = match scheme {
             "http" | "https" => {
                 let bodies = self.bodies()?;
@@ -234,6 +270,9 @@ impl BenchArgs {
                     let pem = std::fs::read(ca)
                         .with_context(|| format!("cannot read `--tls-ca` `{}`", ca.display()))?;
                     t = t.with_tls_ca_pem(&pem)?;
+                }
+                if let Some(credentials) = self.wsse()? {
+                    t = t.with_wsse(credentials)?;
                 }
                 t
             }

@@ -38,6 +38,7 @@ mod recorder;
 mod report;
 pub mod schedule;
 mod target;
+mod wsse;
 
 /// The gRPC messages and service generated from `proto/echo.proto` by tonic-build.
 #[allow(missing_docs, unreachable_pub, clippy::all, clippy::pedantic)]
@@ -56,6 +57,7 @@ pub use report::{
 };
 pub use schedule::{Arrivals, Load, Phase, Schedule, ScheduleError};
 pub use target::{GrpcCall, NaiveCauses, SoapTarget, SoapVersion, Target, TargetError};
+pub use wsse::WsseCredentials;
 
 /// The float `echoFloat` sends by default (SOAPBuilders' test value).
 pub const ECHO_FLOAT: f32 = 654.321;

@@ -43,6 +43,9 @@ pub struct SoapTarget {
     /// The seeds' client-side causes, for the lab (`soapstone bench --naive`): when any is on,
     /// the calls take a raw HTTP/1.x path of their own (see [`NaiveCauses`]). Default: all off.
     pub naive: NaiveCauses,
+    /// A fresh WS-Security UsernameToken spliced into every request's Header (see
+    /// [`Target::with_wsse`]). Default: `None`, the bodies go as they are.
+    pub(crate) wsse: Option<std::sync::Arc<crate::wsse::WsseBodies>>,
 }
 
 /// The gRPC echo call a `grpc://` target makes (see `proto/echo.proto`).
@@ -131,6 +134,7 @@ impl Target {
             version: SoapVersion::Soap11,
             tls,
             naive: NaiveCauses::default(),
+            wsse: None,
         }))
     }
 
@@ -144,6 +148,26 @@ impl Target {
             }
             _ => Err(TargetError(
                 "a tls ca is only of use with an `https://` target".to_owned(),
+            )),
+        }
+    }
+
+    /// Puts a WS-Security UsernameToken with a fresh nonce and created time into every
+    /// request (SOAP targets only): each body gets it first in its `Header`, which is added
+    /// when missing. An error names a body that is not a SOAP envelope.
+    pub fn with_wsse(
+        mut self,
+        credentials: crate::wsse::WsseCredentials,
+    ) -> Result<Self, TargetError> {
+        match &mut self {
+            Target::Soap(t) => {
+                let bodies = crate::wsse::WsseBodies::new(&t.bodies, credentials)?;
+                t.wsse = Some(std::sync::Arc::new(bodies));
+                Ok(self)
+            }
+            _ => Err(TargetError(
+                "ws-security headers are only of use with an `http://` or `https://` target"
+                    .to_owned(),
             )),
         }
     }

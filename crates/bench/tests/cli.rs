@@ -285,3 +285,76 @@ async fn run_cli_writes_the_json_report() {
     assert_eq!(err.to_string(), "no request succeeded (2 errors)");
     server.shutdown().await;
 }
+
+#[test]
+fn wsse_arguments_are_checked() {
+    let body = body_file();
+    let body = body.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let secret = dir.path().join("secret");
+    std::fs::write(&secret, "s3cret\n").unwrap();
+    let secret = secret.to_str().unwrap();
+    let url = "http://127.0.0.1:9/soap";
+    let ok = bench(&[
+        url,
+        "--body",
+        body,
+        "--wsse-user",
+        "op",
+        "--wsse-password-file",
+        secret,
+    ]);
+    assert!(ok.unwrap().to_config().is_ok());
+    let digest = bench(&[
+        url,
+        "--body",
+        body,
+        "--wsse-user",
+        "op",
+        "--wsse-password-file",
+        secret,
+        "--wsse-digest",
+    ]);
+    assert!(digest.unwrap().to_config().is_ok());
+    // Each needs the other; a tcp target has no envelope to put a token in.
+    assert!(bench(&[url, "--body", body, "--wsse-user", "op"]).is_err());
+    assert!(bench(&[url, "--body", body, "--wsse-password-file", secret]).is_err());
+    assert!(bench(&[url, "--body", body, "--wsse-digest"]).is_err());
+    let e = bench(&[
+        "tcp://127.0.0.1:9",
+        "--request-size",
+        "4",
+        "--response-size",
+        "4",
+        "--wsse-user",
+        "op",
+        "--wsse-password-file",
+        secret,
+    ])
+    .unwrap()
+    .to_config()
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "`--wsse-user` has no use with a `tcp://` target"
+    );
+    let empty = dir.path().join("empty");
+    std::fs::write(&empty, "\n").unwrap();
+    let empty = empty.to_str().unwrap();
+    let e = bench(&[
+        url,
+        "--body",
+        body,
+        "--wsse-user",
+        "op",
+        "--wsse-password-file",
+        empty,
+    ])
+    .unwrap()
+    .to_config()
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("`--wsse-password-file` `{empty}` has an empty first line")
+    );
+}

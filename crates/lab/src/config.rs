@@ -39,11 +39,13 @@ pub enum Experiment {
     /// throughput per replica count, the balancer hop, a replica SIGKILLed and PostgreSQL
     /// restarted under load. Needs haproxy and the PostgreSQL server binaries.
     Cluster,
+    /// Issue 11's TLS row: echoFloat round trip and throughput over https against plain http.
+    Tls,
 }
 
 impl Experiment {
     /// Every experiment, in the order the lab runs them and the report shows them.
-    pub const ALL: [Experiment; 9] = [
+    pub const ALL: [Experiment; 10] = [
         Experiment::Echo,
         Experiment::Dp,
         Experiment::Thesis,
@@ -53,6 +55,7 @@ impl Experiment {
         Experiment::Clients,
         Experiment::Causes,
         Experiment::Cluster,
+        Experiment::Tls,
     ];
 
     /// Whether `--quick` runs it without `--only` (the cluster experiment takes ~2 minutes even
@@ -73,6 +76,7 @@ impl Experiment {
             Experiment::Clients => "clients",
             Experiment::Causes => "causes",
             Experiment::Cluster => "cluster",
+            Experiment::Tls => "tls",
         }
     }
 }
@@ -97,9 +101,10 @@ impl FromStr for Experiment {
             "clients" | "client-language" => Experiment::Clients,
             "causes" | "packets" | "trace" => Experiment::Causes,
             "cluster" | "replicas" | "haproxy" => Experiment::Cluster,
+            "tls" | "https" => Experiment::Tls,
             other => bail!(
                 "unknown experiment `{other}`: expected one of echo, dp, thesis, contacts, wsb, \
-                 parse, clients, causes, cluster"
+                 parse, clients, causes, cluster, tls"
             ),
         })
     }

@@ -97,6 +97,12 @@ pub struct ServeArgs {
     /// service port. With `--auth`, the service port has no `/metrics` at all.
     #[arg(long, value_name = "ADDR")]
     pub metrics_addr: Option<String>,
+    /// Most WS-Security nonces remembered against replay, each for the token age plus the clock
+    /// skew (360 s), about 100 bytes each. Full of live ones, the server answers new tokens
+    /// with a Server fault ("retry later") rather than forget one: it admits at most N / 360
+    /// UsernameToken requests per second sustained. [default: 100000: ~10 MB, ~278/s]
+    #[arg(long, value_name = "N")]
+    pub wsse_replay_capacity: Option<usize>,
     /// Every limit (HTTP, XML, timeouts) and `--config FILE`.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -123,6 +129,7 @@ impl Default for ServeArgs {
             users: None,
             insecure: false,
             metrics_addr: None,
+            wsse_replay_capacity: None,
             limits: LimitArgs::default(),
             naive: None,
         }
@@ -264,11 +271,13 @@ pub async fn run_serve_until(
         }
         None => None,
     };
-    let reload = server
-        .config()
-        .tls
-        .clone()
-        .map(|tls| tokio::spawn(crate::serve_security::reload_on_hangup(tls)));
+    let tls = server.config().tls.clone();
+    let users = services_config
+        .auth
+        .as_ref()
+        .map(|a| a.authenticator.clone());
+    let reload = (tls.is_some() || users.is_some())
+        .then(|| tokio::spawn(crate::serve_security::reload_on_hangup(tls, users)));
     let serving = server
         .serve_with_shutdown(listener, shutdown)
         .context("cannot start the server")?;

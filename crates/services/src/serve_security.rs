@@ -1,13 +1,16 @@
 //! The security checks of `soapstone serve` (issue 11): `--auth`/`--users` turned into the
 //! services' authentication, the refusal of a non-loopback `--addr` without TLS and
-//! authentication (unless `--insecure`), and the certificate reload on SIGHUP.
+//! authentication (unless `--insecure`), and the reload of the certificate and the users file
+//! on SIGHUP.
 //!
 //! Must never: let `serve` start beyond loopback without TLS and authentication unless the
 //! operator said `--insecure`, or resolve a host name to decide what is loopback.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use soapstone_server::{ServerConfig, Tls};
+use soapstone_wssec::Authenticator;
 
 use crate::build::ServicesConfig;
 use crate::serve::{AuthArg, ServeArgs};
@@ -16,6 +19,11 @@ impl ServeArgs {
     pub(crate) fn auth_config(&self) -> anyhow::Result<Option<crate::build::Auth>> {
         let wsse = self.auth.contains(&AuthArg::Wsse);
         let cert = self.auth.contains(&AuthArg::Cert);
+        match self.wsse_replay_capacity {
+            Some(_) if !wsse => anyhow::bail!("`--wsse-replay-capacity` needs `--auth wsse`"),
+            Some(0) => anyhow::bail!("`--wsse-replay-capacity` must be at least 1"),
+            _ => {}
+        }
         if !wsse && !cert {
             if self.users.is_some() {
                 anyhow::bail!("`--users` needs `--auth wsse` or `--auth cert`");
@@ -31,15 +39,13 @@ impl ServeArgs {
         let Some(path) = &self.users else {
             anyhow::bail!("`--auth` needs `--users FILE` (write one with `soapstone users add`)");
         };
-        let users = soapstone_wssec::UsersFile::load(path)?;
-        if users.is_empty() {
-            anyhow::bail!("users file `{}` has no user", path.display());
+        // Read again on SIGHUP (see `reload_on_hangup`).
+        let users = soapstone_wssec::ReloadableUsers::load(path)?;
+        let mut config = soapstone_wssec::WsseConfig::default().accept(wsse, cert);
+        if let Some(n) = self.wsse_replay_capacity {
+            config.replay_capacity = n;
         }
-        let config = soapstone_wssec::WsseConfig::default().accept(wsse, cert);
-        Ok(Some(crate::build::Auth::new(
-            std::sync::Arc::new(users),
-            config,
-        )))
+        Ok(Some(crate::build::Auth::new(Arc::new(users), config)))
     }
 
     /// Refuses a non-loopback address without both TLS and authentication, unless
@@ -79,9 +85,10 @@ fn is_loopback(addr: &str) -> bool {
     matches!(addr.rsplit_once(':'), Some(("localhost", _)))
 }
 
-/// Reloads the TLS certificate and key files on every SIGHUP (new handshakes get them; on an
-/// error the old ones stay and the error is printed).
-pub(crate) async fn reload_on_hangup(tls: Tls) {
+/// On every SIGHUP, reloads the TLS certificate and key files (new handshakes get them) and
+/// the users file (requests from then on are judged by it). On an error the old ones stay and
+/// the error is printed; the line printed says which.
+pub(crate) async fn reload_on_hangup(tls: Option<Tls>, users: Option<Arc<dyn Authenticator>>) {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
@@ -89,15 +96,24 @@ pub(crate) async fn reload_on_hangup(tls: Tls) {
             return;
         };
         while hup.recv().await.is_some() {
-            match tls.reload() {
-                Ok(()) => eprintln!("tls: certificate reloaded"),
-                Err(e) => eprintln!("tls: reload failed, keeping the old certificate: {e}"),
+            if let Some(tls) = &tls {
+                match tls.reload() {
+                    Ok(()) => eprintln!("tls: certificate reloaded"),
+                    Err(e) => eprintln!("tls: reload failed, keeping the old certificate: {e}"),
+                }
+            }
+            if let Some(users) = &users {
+                match users.reload() {
+                    Ok(Some(what)) => eprintln!("users: reloaded {what}"),
+                    Ok(None) => {}
+                    Err(e) => eprintln!("users: reload failed, keeping the old users: {e}"),
+                }
             }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tls;
+        let _ = (tls, users);
         std::future::pending::<()>().await
     }
 }
@@ -158,11 +174,53 @@ mod tests {
             err(&["--auth", "none,wsse", "--users", "u.toml"]),
             "`--auth none` cannot be combined with `wsse` or `cert`"
         );
+        assert_eq!(
+            err(&["--wsse-replay-capacity", "10"]),
+            "`--wsse-replay-capacity` needs `--auth wsse`"
+        );
+        assert_eq!(
+            err(&[
+                "--auth",
+                "wsse",
+                "--users",
+                "u.toml",
+                "--wsse-replay-capacity",
+                "0"
+            ]),
+            "`--wsse-replay-capacity` must be at least 1"
+        );
         let e = err(&["--auth", "wsse", "--users", "/nonexistent/users.toml"]);
         assert!(
             e.starts_with("users file `/nonexistent/users.toml`: "),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_replay_capacity_reaches_the_wsse_layer() {
+        let dir = tempfile::tempdir().unwrap();
+        let users = dir.path().join("users.toml");
+        std::fs::write(&users, "[users.a]\ndigest_secret = \"x\"\n").unwrap();
+        let users = users.to_str().unwrap();
+        let capacity = |extra: &[&str]| {
+            let args = ["--auth", "wsse", "--users", users];
+            let cli = Cli::try_parse_from(
+                std::iter::once("serve")
+                    .chain(args)
+                    .chain(extra.iter().copied()),
+            )
+            .unwrap();
+            cli.serve
+                .to_configs()
+                .unwrap()
+                .0
+                .auth
+                .unwrap()
+                .config
+                .replay_capacity
+        };
+        assert_eq!(capacity(&[]), 100_000);
+        assert_eq!(capacity(&["--wsse-replay-capacity", "7"]), 7);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use common::server::{faultstring, post, text_of, TestServer};
 use soapstone_services::charging::{
-    ChargingClient, IdempotencyKey, KeyedChargingClient, Op, SeedConfig,
+    ChargingClient, ChargingStub, IdempotencyKey, KeyedChargingClient, Op, SeedConfig,
 };
 use soapstone_services::{Db, ServiceKind, ServicesConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -148,7 +148,7 @@ async fn the_retrying_client_is_charged_once_when_an_answer_is_lost() {
 
     // Without a key the same loss charges twice: what the key is for.
     let (proxy, _) = lossy_proxy(server.addr).await;
-    let unkeyed = ChargingClient::new(&format!("http://{proxy}/charging")).unwrap();
+    let unkeyed = ChargingStub::new(&format!("http://{proxy}/charging")).unwrap();
     assert!(
         unkeyed.direct_debit(4, 1).await.is_err(),
         "the answer was lost"
@@ -279,4 +279,59 @@ async fn the_retrying_client_retries_server_trouble_with_one_key_and_never_a_cli
     let keys = keys.lock().unwrap().clone();
     assert_eq!(keys.len(), 2);
     assert_ne!(keys[0], keys[1], "a fresh key per operation");
+}
+
+/// The default `ChargingClient` sends a fresh key with every money operation (one attempt
+/// each) and none with reads and confirmations; the generated `ChargingStub` sends none.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_client_sends_a_fresh_key_with_every_money_operation() {
+    let (addr, keys) = canned(500, "Client").await;
+    let url = format!("http://{addr}/charging");
+    let c = ChargingClient::new(&url).unwrap();
+    let _ = c.credit(1, 5).await;
+    let _ = c.direct_debit(1, 5).await;
+    let _ = c.reserve(1, 5).await;
+    let _ = c.debit_reservation(1, 5, 9).await;
+    let _ = c.release_res(9).await;
+    let money = keys.lock().unwrap().clone();
+    assert_eq!(money.len(), 5, "one attempt each: {money:?}");
+    for (i, k) in money.iter().enumerate() {
+        assert!(
+            IdempotencyKey::new(k).is_ok(),
+            "a key with operation {i}: {money:?}"
+        );
+        assert!(
+            !money[..i].contains(k),
+            "a fresh key per operation: {money:?}"
+        );
+    }
+    let _ = c.credit_control(1).await;
+    let _ = c.confirm_action(3).await;
+    let stub = ChargingStub::new(&url).unwrap();
+    let _ = stub.credit(1, 5).await;
+    let all = keys.lock().unwrap().clone();
+    assert_eq!(
+        all[5..],
+        ["", "", ""],
+        "no key on reads, confirmations, the stub"
+    );
+}
+
+/// A caller retrying by itself with the default client reuses the key: charged once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_default_client_retried_with_its_key_is_charged_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = TestServer::start(config(dir.path())).await;
+    let c = ChargingClient::new(&server.url("/charging")).unwrap();
+    let before = c.credit_control(6).await.unwrap();
+    let key = IdempotencyKey::random();
+    let op = Op::DirectDebit { id: 6, am: 30 };
+    let first = c.apply_with_key(&key, op).await.unwrap();
+    assert_eq!(c.apply_with_key(&key, op).await.unwrap(), first);
+    assert_eq!(c.credit_control(6).await.unwrap(), before - 30);
+    // Without the caller's key, two calls are two operations.
+    c.direct_debit(6, 1).await.unwrap();
+    c.direct_debit(6, 1).await.unwrap();
+    assert_eq!(c.credit_control(6).await.unwrap(), before - 32);
+    server.stop().await;
 }

@@ -140,9 +140,14 @@ async fn check_after_reopen(c: &ChargingSystem, (debit, deb): (i32, i32)) {
 /// Reservations expire: by sweep, at use, and with a ledger entry that the audit accepts.
 async fn check_expiry(store: Arc<dyn Store>) {
     let seed = common::small_seed();
+    // Long enough that "not yet due" holds on a loaded machine; the check at use below takes
+    // a short one and waits past it.
     let mut policy = ChargingPolicy::default();
-    policy.reservation_ttl = Some(Duration::from_millis(200));
+    policy.reservation_ttl = Some(Duration::from_secs(30));
     let c = ChargingSystem::new(store.clone()).with_policy(policy);
+    let mut short = ChargingPolicy::default();
+    short.reservation_ttl = Some(Duration::from_millis(200));
+    let short = ChargingSystem::new(store.clone()).with_policy(short);
     let b6 = common::initial(&seed, 6);
     let res = c.reserve(6, 100).await.unwrap();
     assert_eq!(c.balance(6).await.unwrap(), b6 - 100);
@@ -173,9 +178,9 @@ async fn check_expiry(store: Arc<dyn Store>) {
     );
 
     // At use: no sweep ran, the time passed, the debit is refused and the amount is back.
-    let res2 = c.reserve(6, 50).await.unwrap();
+    let res2 = short.reserve(6, 50).await.unwrap();
     tokio::time::sleep(Duration::from_millis(400)).await;
-    let e = c.release(res2.cn).await.unwrap_err();
+    let e = short.release(res2.cn).await.unwrap_err();
     assert_eq!(
         e,
         ChargingError::ReservationClosed {

@@ -43,6 +43,13 @@ pub trait Authenticator: Send + Sync + 'static {
         let _ = der;
         None
     }
+
+    /// Reads the users again from their source (`soapstone serve` calls it on SIGHUP):
+    /// `Ok(Some(what))` says what is served now (for the log), `Ok(None)` that there is
+    /// nothing to reload (the default). On an error the users stay as they were.
+    fn reload(&self) -> Result<Option<String>, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(None)
+    }
 }
 
 /// SHA-1(nonce + created + secret): the PasswordDigest of the UsernameToken profile 1.1

@@ -82,8 +82,29 @@ impl UsernameTokenHeader {
     }
 
     /// The header block with this nonce at this time (what [`HeaderSource::header_blocks`]
-    /// writes, with a fresh nonce and the current time).
+    /// writes, with a fresh nonce and the current time). Its `mustUnderstand` uses the
+    /// envelope's `soap:` prefix, which the codec declares.
     pub fn block_at(&self, nonce: &[u8], now: SystemTime) -> String {
+        self.write_block(" soap:mustUnderstand=\"1\"", nonce, now)
+    }
+
+    /// The header block declaring the envelope namespace `envelope_ns` itself (as `se:`) for
+    /// its `mustUnderstand`, so it fits into any envelope whatever its prefix: for tools that
+    /// splice it into envelopes they did not write (`soapstone bench`).
+    pub fn block_for_envelope_at(
+        &self,
+        envelope_ns: &str,
+        nonce: &[u8],
+        now: SystemTime,
+    ) -> String {
+        let mu = format!(
+            " xmlns:se=\"{}\" se:mustUnderstand=\"1\"",
+            escape(envelope_ns)
+        );
+        self.write_block(&mu, nonce, now)
+    }
+
+    fn write_block(&self, must_understand: &str, nonce: &[u8], now: SystemTime) -> String {
         let now = time::millis(now);
         let created = time::format(now);
         let b64 = base64::engine::general_purpose::STANDARD;
@@ -93,14 +114,15 @@ impl UsernameTokenHeader {
         } else {
             (PASSWORD_TEXT, escape(&self.password))
         };
-        // `soap:` is the envelope's prefix (the codec writes it); mustUnderstand is qualified.
         let mu = if self.must_understand {
-            " soap:mustUnderstand=\"1\""
+            must_understand
         } else {
             ""
         };
-        let mut out =
-            format!("<wsse:Security xmlns:wsse=\"{WSSE_NS}\" xmlns:wsu=\"{WSU_NS}\"{mu}>");
+        let mut out = String::with_capacity(640);
+        out.push_str(&format!(
+            "<wsse:Security xmlns:wsse=\"{WSSE_NS}\" xmlns:wsu=\"{WSU_NS}\"{mu}>"
+        ));
         if let Some(ttl) = self.timestamp {
             out.push_str(&format!(
                 "<wsu:Timestamp><wsu:Created>{created}</wsu:Created><wsu:Expires>{}</wsu:Expires></wsu:Timestamp>",

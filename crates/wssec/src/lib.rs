@@ -12,7 +12,7 @@
 //! ([`WsseFault`]), with the specification's sentence as the only reason.
 //!
 //! [`UsersFile`] is the default authenticator (TOML, argon2 hashes; see its docs for the
-//! PasswordDigest trade-off). Client side, [`UsernameTokenHeader`] goes into
+//! PasswordDigest trade-off); [`ReloadableUsers`] reads it again on demand (SIGHUP). Client side, [`UsernameTokenHeader`] goes into
 //! `ClientConfig::headers` and writes a fresh token into every call.
 //!
 //! Must never: let a request reach the wrapped service unauthenticated, or answer a refusal
@@ -22,6 +22,7 @@
 mod auth;
 mod client;
 mod fault;
+mod reload;
 mod replay;
 mod secured;
 mod time;
@@ -31,6 +32,7 @@ mod users;
 pub use auth::{digest_matches, password_digest, Authenticator, BoxFuture, Credentials};
 pub use client::UsernameTokenHeader;
 pub use fault::WsseFault;
+pub use reload::ReloadableUsers;
 pub use secured::{security_header, Secured, WsseConfig};
 pub use token::Password;
 pub use users::{certificate_fingerprint, hash_password, UserEntry, UsersError, UsersFile};

@@ -49,6 +49,9 @@ pub enum UsersError {
         /// The parser's message.
         message: String,
     },
+    /// The file has no user: every request would be refused.
+    #[error("users file `{0}` has no user")]
+    Empty(PathBuf),
     /// An entry is unusable.
     #[error("users file: user `{user}`: {message}")]
     Invalid {
@@ -194,6 +197,11 @@ impl UsersFile {
                 user: name.clone(),
                 message,
             };
+            if name.is_empty() || name.chars().any(|c| c.is_control()) {
+                return Err(invalid(
+                    "a user name must be non-empty and printable".into(),
+                ));
+            }
             if let Some(h) = &e.password_hash {
                 PasswordHash::new(h)
                     .map_err(|err| invalid(format!("bad `password_hash`: {err}")))?;
@@ -234,6 +242,13 @@ impl UsersFile {
     /// default costs; the rest wait). Default: one per CPU.
     pub fn with_hashing_limit(mut self, permits: usize) -> Self {
         self.hashing = Arc::new(tokio::sync::Semaphore::new(permits.max(1)));
+        self
+    }
+
+    /// The same users sharing `other`'s bound on argon2 verifications (a reload keeps one
+    /// bound across the old and the new users).
+    pub(crate) fn sharing_hashing_with(mut self, other: &UsersFile) -> Self {
+        self.hashing = other.hashing.clone();
         self
     }
 
@@ -430,6 +445,14 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains("pasword_hash"), "{e}");
+        // The empty name is the anonymous scope of idempotency keys: no user may have it.
+        let e = UsersFile::parse("[users.\"\"]\ndigest_secret = \"d\"\n")
+            .err()
+            .unwrap();
+        assert_eq!(
+            e.to_string(),
+            "users file: user ``: a user name must be non-empty and printable"
+        );
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub(crate) struct HttpConn {
     path: Uri,
     headers: HeaderMap,
     bodies: Vec<Bytes>,
+    /// The bodies with a fresh WS-Security token each time, when the target has one.
+    wsse: Option<Arc<crate::wsse::WsseBodies>>,
     /// Index in `bodies` of the next request's body.
     next: usize,
     counters: Arc<IoCounters>,
@@ -61,6 +63,7 @@ impl HttpConn {
             path,
             headers: headers(target),
             bodies: target.bodies.clone(),
+            wsse: target.wsse.clone(),
             next: idx % target.bodies.len().max(1),
             counters,
             sender: None,
@@ -135,7 +138,10 @@ impl HttpConn {
 
     async fn exchange(&mut self) -> Outcome {
         let sender = self.sender.as_mut().ok_or(ErrorKind::Io)?;
-        let body = self.bodies.get(self.next).cloned().unwrap_or_default();
+        let body = match &self.wsse {
+            None => self.bodies.get(self.next).cloned().unwrap_or_default(),
+            Some(w) => w.body(self.next),
+        };
         self.next = (self.next + 1) % self.bodies.len().max(1);
         let mut request = Request::new(Full::new(body));
         *request.method_mut() = Method::POST;

@@ -29,6 +29,7 @@ pub(crate) mod peers_table;
 pub(crate) mod thesis;
 pub(crate) mod thesis_peers;
 pub(crate) mod thesis_report;
+pub(crate) mod tls;
 pub(crate) mod wsb;
 mod wsb_peers;
 
@@ -311,6 +312,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
             Experiment::Clients => clients::run(&mut lab).await,
             Experiment::Causes => causes::run(&mut lab).await,
             Experiment::Cluster => cluster::run(&mut lab).await,
+            Experiment::Tls => tls::run(&mut lab).await,
         };
         if let Err(e) = result {
             lab.problem(format!("{exp}: the experiment could not run: {e:#}"));
@@ -437,6 +439,7 @@ pub(crate) fn sections(results: &Results) -> Vec<Section> {
             Experiment::Clients => clients::section(results),
             Experiment::Causes => causes_report::section(results),
             Experiment::Cluster => cluster_report::section(results),
+            Experiment::Tls => tls::section(results),
         });
     }
     if !results.systems.is_empty() {

@@ -1,22 +1,32 @@
-//! The charging client for money: every money operation carries an idempotency key (a fresh
-//! random one unless the caller gives its own) and is retried with the same key after a lost
-//! answer, a `503`, a balancer's `502`, or a `Server` fault, so a retry after a dead replica or
-//! a timeout is charged once (see [`super::once`]).
+//! The charging clients. Every money operation carries an idempotency key (a fresh random one
+//! unless the caller gives its own), so the store applies it once whatever happens to the
+//! answer (see [`super::once`]):
 //!
-//! The generated [`ChargingClient`] stays the plain typed stub (one attempt, no header); this
-//! one wraps the same stub and adds the key and the retries. Must never: retry a money
-//! operation without its key, retry a `Client` fault (the request is wrong, the answer will not
-//! change), or retry without bound.
+//! - [`ChargingClient`], the default, sends a fresh key with every money operation and makes
+//!   one attempt (the issue: "the generated client sends one by default"); a caller that
+//!   retries itself takes the key from [`IdempotencyKey::random`] and calls
+//!   [`ChargingClient::apply_with_key`] again with it.
+//! - [`KeyedChargingClient`] adds the retries: the same key again after a lost answer, a `503`,
+//!   a balancer's `502`, or a `Server` fault, so a retry after a dead replica or a timeout is
+//!   charged once.
+//! - [`ChargingStub`] is what `#[service]` generates from the trait: one attempt, no key. It is
+//!   for servers that do not know the key header (the block is `mustUnderstand`, so they would
+//!   refuse it) and for measuring the bare protocol.
+//!
+//! Reads (`creditControl`) and confirmations (`confirmAction`, harmless twice) carry no key.
+//! Must never: send a money operation without a key unless asked ([`ChargingStub`]), retry a
+//! money operation without its key, retry a `Client` fault (the request is wrong, the answer
+//! will not change), or retry without bound.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use soapstone_client::{Client, Error};
-use soapstone_codec::FaultCode;
-use soapstone_service::codegen::Stub;
+use soapstone_codec::{FaultCode, Version};
+use soapstone_service::codegen::{Header, Stub};
 
 use super::once::IdempotencyKey;
-use super::{charging_model, ChargingClient, Op};
+use super::{charging_model, ChargingStub, Op};
 
 /// How a [`KeyedChargingClient`] retries.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,66 +96,64 @@ struct Cn {
     cn: i32,
 }
 
-/// A charging client whose money operations apply once however often they are retried. See
-/// the module documentation.
+/// The charging client: a fresh idempotency key with every money operation, one attempt each
+/// (see the module documentation). Same methods as the generated [`ChargingStub`].
 #[derive(Debug, Clone)]
-pub struct KeyedChargingClient {
+pub struct ChargingClient {
     stub: Stub,
-    plain: ChargingClient,
-    retry: RetryPolicy,
+    plain: ChargingStub,
 }
 
-impl KeyedChargingClient {
-    /// A client of the charging service at `url` with the default [`RetryPolicy`].
+impl ChargingClient {
+    /// A client of the charging service at `url`, speaking SOAP 1.1.
     pub fn new(url: &str) -> Result<Self, Error> {
         Ok(Self::with_client(Client::new(url)?))
     }
 
-    /// Over an existing (configured, pooled) client.
+    /// Over an existing (configured, pooled) client: TLS, WS-Security headers and limits come
+    /// from its `ClientConfig`.
     pub fn with_client(client: Client) -> Self {
-        KeyedChargingClient {
+        ChargingClient {
             stub: Stub::new(client.clone(), charging_model()),
-            plain: ChargingClient::with_client(client),
-            retry: RetryPolicy::default(),
+            plain: ChargingStub::with_client(client),
         }
     }
 
-    /// Replaces the retry policy.
-    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
-        self
+    /// Speaks `version` (SOAP 1.1 or 1.2) from now on.
+    pub fn with_version(self, version: Version) -> Self {
+        ChargingClient {
+            stub: self.stub.with_version(version),
+            plain: self.plain.with_version(version),
+        }
     }
 
-    /// The plain stub (one attempt, no key), for reads and confirmations.
-    pub fn plain(&self) -> &ChargingClient {
+    /// Sends header block `H` with every call from now on.
+    pub fn with_header<H: Header>(self, value: &H) -> Result<Self, Error> {
+        Ok(ChargingClient {
+            stub: self.stub.with_header(value)?,
+            plain: self.plain.with_header(value)?,
+        })
+    }
+
+    /// The underlying client.
+    pub fn client(&self) -> &Client {
+        self.stub.client()
+    }
+
+    /// The generated stub over the same client: one attempt, no key.
+    pub fn plain(&self) -> &ChargingStub {
         &self.plain
     }
 
-    /// Applies `op` with a fresh key, retrying; returns the transaction number (for
-    /// `reserve`, the reservation id).
+    /// Applies `op` once under a fresh key; returns the transaction number (for `reserve`,
+    /// the reservation id).
     pub async fn apply(&self, op: Op) -> Result<i32, Error> {
         self.apply_with_key(&IdempotencyKey::random(), op).await
     }
 
-    /// Applies `op` under `key`, retrying with the same key (see [`RetryPolicy`]).
+    /// One attempt of `op` carrying `key`: sent again with the same key, it answers the first
+    /// answer and applies nothing (the key is scoped to the authenticated principal).
     pub async fn apply_with_key(&self, key: &IdempotencyKey, op: Op) -> Result<i32, Error> {
-        let mut backoff = self.retry.first_backoff;
-        let mut attempt = 1;
-        loop {
-            match self.attempt(key, op).await {
-                Err(e) if attempt < self.retry.attempts && is_retryable(&e) => {
-                    tracing::debug!(error = %e, attempt, key = %key, "charging call failed; retrying");
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(self.retry.max_backoff);
-                    attempt += 1;
-                }
-                other => return other,
-            }
-        }
-    }
-
-    /// One attempt of `op` carrying `key` (no retry).
-    pub async fn attempt(&self, key: &IdempotencyKey, op: Op) -> Result<i32, Error> {
         let header = key.header_xml(self.stub.version().envelope_ns());
         let headers = || vec![header.clone()];
         // Operation indices in the trait's declaration order (see `service`).
@@ -176,6 +184,103 @@ impl KeyedChargingClient {
         Ok(r.cn)
     }
 
+    /// `credit(id, am)` under a fresh key.
+    pub async fn credit(&self, id: i32, am: i32) -> Result<i32, Error> {
+        self.apply(Op::Credit { id, am }).await
+    }
+
+    /// `directDebit(id, am)` under a fresh key.
+    pub async fn direct_debit(&self, id: i32, am: i32) -> Result<i32, Error> {
+        self.apply(Op::DirectDebit { id, am }).await
+    }
+
+    /// `reserve(id, am)` under a fresh key; the reservation id.
+    pub async fn reserve(&self, id: i32, am: i32) -> Result<i32, Error> {
+        self.apply(Op::Reserve { id, am }).await
+    }
+
+    /// `debitReservation(id, am, res)` under a fresh key.
+    pub async fn debit_reservation(&self, id: i32, am: i32, res: i32) -> Result<i32, Error> {
+        self.apply(Op::DebitReservation { id, am, res }).await
+    }
+
+    /// `releaseRes(res)` under a fresh key.
+    pub async fn release_res(&self, res: i32) -> Result<i32, Error> {
+        self.apply(Op::Release { res }).await
+    }
+
+    /// `creditControl(id)`: the balance (a read, no key).
+    pub async fn credit_control(&self, id: i32) -> Result<i32, Error> {
+        self.plain.credit_control(id).await
+    }
+
+    /// `confirmAction(cn)` (harmless twice, no key).
+    pub async fn confirm_action(&self, cn: i32) -> Result<(), Error> {
+        self.plain.confirm_action(cn).await
+    }
+}
+
+/// A charging client whose money operations apply once however often they are retried. See
+/// the module documentation.
+#[derive(Debug, Clone)]
+pub struct KeyedChargingClient {
+    client: ChargingClient,
+    retry: RetryPolicy,
+}
+
+impl KeyedChargingClient {
+    /// A client of the charging service at `url` with the default [`RetryPolicy`].
+    pub fn new(url: &str) -> Result<Self, Error> {
+        Ok(Self::with_client(Client::new(url)?))
+    }
+
+    /// Over an existing (configured, pooled) client.
+    pub fn with_client(client: Client) -> Self {
+        KeyedChargingClient {
+            client: ChargingClient::with_client(client),
+            retry: RetryPolicy::default(),
+        }
+    }
+
+    /// Replaces the retry policy.
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The generated stub (one attempt, no key), for reads and confirmations.
+    pub fn plain(&self) -> &ChargingStub {
+        self.client.plain()
+    }
+
+    /// Applies `op` with a fresh key, retrying; returns the transaction number (for
+    /// `reserve`, the reservation id).
+    pub async fn apply(&self, op: Op) -> Result<i32, Error> {
+        self.apply_with_key(&IdempotencyKey::random(), op).await
+    }
+
+    /// Applies `op` under `key`, retrying with the same key (see [`RetryPolicy`]).
+    pub async fn apply_with_key(&self, key: &IdempotencyKey, op: Op) -> Result<i32, Error> {
+        let mut backoff = self.retry.first_backoff;
+        let mut attempt = 1;
+        loop {
+            match self.attempt(key, op).await {
+                Err(e) if attempt < self.retry.attempts && is_retryable(&e) => {
+                    tracing::debug!(error = %e, attempt, key = %key, "charging call failed; retrying");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(self.retry.max_backoff);
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// One attempt of `op` carrying `key` (no retry).
+    pub async fn attempt(&self, key: &IdempotencyKey, op: Op) -> Result<i32, Error> {
+        self.client.apply_with_key(key, op).await
+    }
+
     /// `credit(id, am)` with a fresh key, retried.
     pub async fn credit(&self, id: i32, am: i32) -> Result<i32, Error> {
         self.apply(Op::Credit { id, am }).await
@@ -203,12 +308,12 @@ impl KeyedChargingClient {
 
     /// `creditControl(id)`, retried (a read).
     pub async fn credit_control(&self, id: i32) -> Result<i32, Error> {
-        self.retried(|| self.plain.credit_control(id)).await
+        self.retried(|| self.client.credit_control(id)).await
     }
 
     /// `confirmAction(cn)`, retried (confirming twice is harmless).
     pub async fn confirm_action(&self, cn: i32) -> Result<(), Error> {
-        self.retried(|| self.plain.confirm_action(cn)).await
+        self.retried(|| self.client.confirm_action(cn)).await
     }
 
     async fn retried<T, F: std::future::Future<Output = Result<T, Error>>>(

@@ -5,7 +5,8 @@
 //!
 //! This module holds the domain (operations, outcomes, errors, validation) and the [`Store`]
 //! trait; [`sqlite`] and [`postgres`] implement it. The SOAP face is in `service`; idempotency
-//! keys and reservation expiry (exactly-once) in [`once`], the retrying client in `client`.
+//! keys and reservation expiry (exactly-once) in [`once`], the clients (keyed by default, and
+//! the retrying one) in `client`.
 //!
 //! Must never: acknowledge an operation before it is durable, apply part of an operation, let a
 //! balance go negative, or lose an update under concurrency.
@@ -24,12 +25,13 @@ mod service;
 pub mod sqlite;
 mod sqlite_once;
 
-pub use client::{is_retryable, KeyedChargingClient, RetryPolicy};
+pub use client::{is_retryable, ChargingClient, KeyedChargingClient, RetryPolicy};
 pub use once::{Applied, ChargingPolicy, IdempotencyKey, Swept};
 pub use seed::SeedConfig;
-pub use service::{
-    charging_model, Charging, ChargingClient, ChargingServer, MOVE, NAMESPACE, READ,
-};
+/// The client `#[service]` generates for [`Charging`]: one attempt, no idempotency key (see
+/// [`ChargingClient`], which sends one by default).
+pub use service::ChargingClient as ChargingStub;
+pub use service::{charging_model, Charging, ChargingServer, MOVE, NAMESPACE, READ};
 
 /// A boxed, sendable future (stores are used as `Arc<dyn Store>`).
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

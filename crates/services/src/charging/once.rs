@@ -6,7 +6,10 @@
 //! the same transaction as the ledger entry, so the key exists exactly when the operation
 //! happened, also across a crash or a restart and from any replica sharing the store. A retry
 //! finds the key and gets the first answer back; a key reused with other arguments is the
-//! client's mistake (a `Client` fault). Refused operations change nothing and keep no key: their
+//! client's mistake (a `Client` fault). A key belongs to the principal that sent it: the same
+//! key from another principal is another key, applied afresh, so nobody can read another
+//! principal's receipt or block their key by guessing it; without authentication every
+//! request shares the anonymous scope ([`ANONYMOUS_SCOPE`]). Refused operations change nothing and keep no key: their
 //! retry is judged afresh. Keys are forgotten after [`ChargingPolicy::key_retention`].
 //!
 //! Reservations hold part of a balance; one the client forgets would hold it forever. With
@@ -29,6 +32,10 @@ use super::{ChargingError, Store, NAMESPACE};
 
 /// The local name of the idempotency key header block, in [`NAMESPACE`].
 pub const IDEMPOTENCY_KEY: &str = "IdempotencyKey";
+
+/// The key scope of requests without a principal (`--auth none`): the empty name, which no
+/// user of a users file can have.
+pub const ANONYMOUS_SCOPE: &str = "";
 
 /// Longest idempotency key, in bytes.
 pub const MAX_KEY_LEN: usize = 128;
@@ -167,11 +174,17 @@ pub struct Applied {
     pub reservation_expires_ms: Option<i64>,
     /// Keys created before this time are forgotten (treated as absent).
     pub keys_valid_after_ms: i64,
-    /// Who issued the operation (the principal's name), written in its ledger entry.
+    /// Who issued the operation (the principal's name), written in its ledger entry; also the
+    /// scope of its idempotency key.
     pub issuer: Option<String>,
 }
 
 impl Applied {
+    /// Whose keys `key` is looked up among: the issuer's, or [`ANONYMOUS_SCOPE`].
+    pub fn key_scope(&self) -> &str {
+        self.issuer.as_deref().unwrap_or(ANONYMOUS_SCOPE)
+    }
+
     /// No key, no expiry.
     pub fn plain() -> Self {
         Applied {

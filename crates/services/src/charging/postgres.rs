@@ -153,8 +153,8 @@ impl PostgresStore {
         tx.execute("SELECT pg_advisory_xact_lock(7907223472)", &[])
             .await?;
         tx.batch_execute(SCHEMA).await?;
-        postgres_once::migrate(&tx).await?;
         tx.batch_execute(MIGRATE_ISSUER).await?;
+        postgres_once::migrate(&tx).await?;
         let n: i64 = tx
             .query_one("SELECT count(*) FROM charging_accounts", &[])
             .await?

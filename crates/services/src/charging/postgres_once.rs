@@ -1,6 +1,8 @@
 //! The PostgreSQL side of exactly-once (see [`super::once`]): the `charging_idempotency`
 //! table and the reservations' `expires` column (a migration step of its own, schema key
-//! `exactly-once`), the keyed apply and the expiry of reservations.
+//! `exactly-once`), the keys' principal scope (migration step `key-scope`), the keyed apply
+//! and the expiry of reservations. A key is unique per (principal, key): the same key from
+//! another principal is another key.
 //!
 //! A keyed operation runs in one transaction: insert the key (`ON CONFLICT DO NOTHING`: a
 //! concurrent attempt with the same key waits on the unique index until the first commits or
@@ -21,17 +23,41 @@ use super::{ChargingError, Op, Receipt};
 
 const MIGRATE: &str = "
 CREATE TABLE IF NOT EXISTS charging_idempotency (
-    key TEXT PRIMARY KEY,
+    principal TEXT NOT NULL,
+    key TEXT NOT NULL,
     op TEXT NOT NULL,
     cn INTEGER,
     balance BIGINT,
-    created BIGINT NOT NULL
+    created BIGINT NOT NULL,
+    PRIMARY KEY (principal, key)
 );
 CREATE INDEX IF NOT EXISTS charging_idempotency_created ON charging_idempotency (created);
 ALTER TABLE charging_reservations ADD COLUMN IF NOT EXISTS expires BIGINT;
 CREATE INDEX IF NOT EXISTS charging_reservations_open_expiry
     ON charging_reservations (expires) WHERE state = 0;
 INSERT INTO charging_meta (key, value) VALUES ('exactly-once', '1') ON CONFLICT DO NOTHING;
+";
+
+/// Migration step `key-scope`: a table of global keys gets the `principal` column and the
+/// primary key (principal, key); each old key takes the issuer of the ledger entry it answered
+/// (its receipt's `cn`), so a retry after the upgrade still finds it, and keys of anonymous
+/// entries the anonymous scope (`''`). Needs the ledger's `issuer` column.
+const MIGRATE_KEY_SCOPE: &str = "
+DO $$
+BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                   WHERE table_schema = current_schema()
+                     AND table_name = 'charging_idempotency' AND column_name = 'principal') THEN
+        ALTER TABLE charging_idempotency ADD COLUMN principal TEXT NOT NULL DEFAULT '';
+        UPDATE charging_idempotency k SET principal = t.issuer
+            FROM charging_transactions t WHERE t.cn = k.cn AND t.issuer IS NOT NULL;
+        ALTER TABLE charging_idempotency ALTER COLUMN principal DROP DEFAULT;
+        ALTER TABLE charging_idempotency DROP CONSTRAINT charging_idempotency_pkey;
+        ALTER TABLE charging_idempotency ADD PRIMARY KEY (principal, key);
+    END IF;
+END
+$$;
+INSERT INTO charging_meta (key, value) VALUES ('key-scope', '1') ON CONFLICT DO NOTHING;
 ";
 
 /// Releases open reservations expired by `$1` (at most `$2`): state 3 (`Expired`), the amount
@@ -54,6 +80,7 @@ SELECT count(*) FROM t";
 /// schema's advisory lock).
 pub(super) async fn migrate(tx: &deadpool_postgres::Transaction<'_>) -> Result<(), ChargingError> {
     tx.batch_execute(MIGRATE).await?;
+    tx.batch_execute(MIGRATE_KEY_SCOPE).await?;
     Ok(())
 }
 
@@ -97,7 +124,7 @@ pub(super) async fn sweep(
     })
 }
 
-/// Applies `op` once for `at.key` (see the module documentation).
+/// Applies `op` once for `at.key` in the principal's scope (see the module documentation).
 pub(super) async fn apply_keyed(
     store: &PostgresStore,
     op: Op,
@@ -107,32 +134,38 @@ pub(super) async fn apply_keyed(
         return Err(ChargingError::Storage("a keyed apply without a key".into()));
     };
     let print = fingerprint(&op);
+    let scope = at.key_scope();
     for _ in 0..RETRIES {
         let mut client = store.pool.get().await.map_err(pool_err)?;
         let tx = client.transaction().await?;
         // A key older than the retention is forgotten: this use starts afresh.
         let st = tx
             .prepare_cached(
-                "DELETE FROM charging_idempotency WHERE key = $1 AND created < $2::int8",
+                "DELETE FROM charging_idempotency
+                 WHERE principal = $1 AND key = $2 AND created < $3::int8",
             )
             .await?;
-        tx.execute(&st, &[&key.as_str(), &at.keys_valid_after_ms])
+        tx.execute(&st, &[&scope, &key.as_str(), &at.keys_valid_after_ms])
             .await?;
         let st = tx
             .prepare_cached(
-                "INSERT INTO charging_idempotency (key, op, created) VALUES ($1, $2, $3::int8)
-                 ON CONFLICT (key) DO NOTHING RETURNING 1",
+                "INSERT INTO charging_idempotency (principal, key, op, created)
+                 VALUES ($1, $2, $3, $4::int8)
+                 ON CONFLICT (principal, key) DO NOTHING RETURNING 1",
             )
             .await?;
         let fresh = tx
-            .query_opt(&st, &[&key.as_str(), &print, &at.now_ms])
+            .query_opt(&st, &[&scope, &key.as_str(), &print, &at.now_ms])
             .await?
             .is_some();
         if !fresh {
             let st = tx
-                .prepare_cached("SELECT op, cn, balance FROM charging_idempotency WHERE key = $1")
+                .prepare_cached(
+                    "SELECT op, cn, balance FROM charging_idempotency
+                     WHERE principal = $1 AND key = $2",
+                )
                 .await?;
-            let row = tx.query_opt(&st, &[&key.as_str()]).await?;
+            let row = tx.query_opt(&st, &[&scope, &key.as_str()]).await?;
             tx.rollback().await?;
             let Some(row) = row else {
                 continue; // forgotten by a sweep meanwhile: try again
@@ -163,10 +196,11 @@ pub(super) async fn apply_keyed(
             Some(receipt) => {
                 let st = tx
                     .prepare_cached(
-                        "UPDATE charging_idempotency SET cn = $2::int4, balance = $3::int8 WHERE key = $1",
+                        "UPDATE charging_idempotency SET cn = $3::int4, balance = $4::int8
+                         WHERE principal = $1 AND key = $2",
                     )
                     .await?;
-                tx.execute(&st, &[&key.as_str(), &receipt.cn, &receipt.balance])
+                tx.execute(&st, &[&scope, &key.as_str(), &receipt.cn, &receipt.balance])
                     .await?;
                 tx.commit().await?;
                 return Ok(receipt);

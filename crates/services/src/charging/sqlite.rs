@@ -142,8 +142,8 @@ impl SqliteStore {
             SqliteSync::Normal => "PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;",
         })?;
         conn.execute_batch(SCHEMA)?;
-        sqlite_once::migrate(&mut conn)?;
         migrate_issuer(&conn)?;
+        sqlite_once::migrate(&mut conn)?;
         seed_if_empty(&mut conn, seed)?;
         let (tx, rx) = mpsc::channel(QUEUE);
         let writer = std::thread::Builder::new()

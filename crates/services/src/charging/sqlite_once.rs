@@ -1,6 +1,7 @@
 //! The SQLite side of exactly-once (see [`super::once`]): the `idempotency_keys` table and the
 //! reservations' `expires` column (a migration step of its own, schema key `exactly-once`),
-//! the keyed apply and the expiry of reservations. Everything here runs on the writer thread
+//! the keys' principal scope (migration step `key-scope`), the keyed apply and the expiry of
+//! reservations. Everything here runs on the writer thread
 //! inside the batch's transaction, in the operation's own savepoint, so a key is stored exactly
 //! when its operation is.
 //!
@@ -18,11 +19,13 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), ChargingError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(
         "CREATE TABLE IF NOT EXISTS idempotency_keys (
-            key TEXT PRIMARY KEY,
+            principal TEXT NOT NULL,
+            key TEXT NOT NULL,
             op TEXT NOT NULL,
             cn INTEGER NOT NULL,
             balance INTEGER NOT NULL,
-            created INTEGER NOT NULL
+            created INTEGER NOT NULL,
+            PRIMARY KEY (principal, key)
         );
         CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys (created);",
     )?;
@@ -36,11 +39,46 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<(), ChargingError> {
         "CREATE INDEX IF NOT EXISTS reservations_open_expiry ON reservations (expires) WHERE state = 0;
          INSERT OR IGNORE INTO meta (key, value) VALUES ('exactly-once', '1');",
     )?;
+    migrate_key_scope(&tx)?;
     tx.commit()?;
     Ok(())
 }
 
-/// Applies `op` with `apply` unless its key is stored; stores the key with the receipt.
+/// Migration step `key-scope`: a key belongs to the principal that sent it. A store whose
+/// keys were global gets the table rebuilt with the `principal` column in the primary key;
+/// each old key takes the issuer of the ledger entry it answered (its receipt's `cn`), so a
+/// retry after the upgrade still finds it; keys of anonymous entries get the anonymous scope.
+/// Needs the ledger's `issuer` column (run after that step).
+fn migrate_key_scope(tx: &Connection) -> Result<(), ChargingError> {
+    let scoped = tx
+        .prepare("SELECT 1 FROM pragma_table_info('idempotency_keys') WHERE name = 'principal'")?
+        .exists([])?;
+    if !scoped {
+        tx.execute_batch(
+            "CREATE TABLE idempotency_keys_scoped (
+                principal TEXT NOT NULL,
+                key TEXT NOT NULL,
+                op TEXT NOT NULL,
+                cn INTEGER NOT NULL,
+                balance INTEGER NOT NULL,
+                created INTEGER NOT NULL,
+                PRIMARY KEY (principal, key)
+            );
+            INSERT INTO idempotency_keys_scoped (principal, key, op, cn, balance, created)
+                SELECT coalesce((SELECT t.issuer FROM transactions t WHERE t.cn = k.cn), ''),
+                       k.key, k.op, k.cn, k.balance, k.created
+                FROM idempotency_keys k;
+            DROP TABLE idempotency_keys;
+            ALTER TABLE idempotency_keys_scoped RENAME TO idempotency_keys;
+            CREATE INDEX IF NOT EXISTS idempotency_keys_created ON idempotency_keys (created);",
+        )?;
+    }
+    tx.execute_batch("INSERT OR IGNORE INTO meta (key, value) VALUES ('key-scope', '1');")?;
+    Ok(())
+}
+
+/// Applies `op` with `apply` unless its key is stored in the principal's scope
+/// ([`Applied::key_scope`]); stores the key with the receipt in that scope.
 pub(super) fn apply_keyed(
     c: &Connection,
     op: Op,
@@ -50,8 +88,11 @@ pub(super) fn apply_keyed(
     let print = at.key.as_ref().map(|_| fingerprint(&op));
     if let (Some(key), Some(print)) = (&at.key, &print) {
         let stored = c
-            .prepare_cached("SELECT op, cn, balance, created FROM idempotency_keys WHERE key = ?1")?
-            .query_row([key.as_str()], |r| {
+            .prepare_cached(
+                "SELECT op, cn, balance, created FROM idempotency_keys
+                 WHERE principal = ?1 AND key = ?2",
+            )?
+            .query_row([at.key_scope(), key.as_str()], |r| {
                 Ok((
                     r.get::<_, String>(0)?,
                     r.get::<_, i32>(1)?,
@@ -84,10 +125,11 @@ pub(super) fn apply_keyed(
     }
     if let (Some(key), Some(print)) = (&at.key, print) {
         c.prepare_cached(
-            "INSERT OR REPLACE INTO idempotency_keys (key, op, cn, balance, created)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT OR REPLACE INTO idempotency_keys (principal, key, op, cn, balance, created)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         )?
         .execute(params![
+            at.key_scope(),
             key.as_str(),
             print,
             receipt.cn,

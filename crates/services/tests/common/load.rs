@@ -151,6 +151,7 @@ pub async fn client(
                         Outcome::Done(None)
                     }
                     Err(e) if e.fault().is_some() => panic!("confirmAction({cn}) refused: {e}"),
+                    Err(e) if e.status() == Some(503) => Outcome::Refused,
                     Err(_) => Outcome::Lost(id, 0),
                 },
                 None => Outcome::Done(None),
@@ -191,6 +192,9 @@ fn op(
         Err(e) => match e.fault() {
             Some(f) if expected_refusal(&f.reason) => Outcome::Refused,
             Some(f) => panic!("unexpected fault: {}", f.reason),
+            // Shed by the server's overload control before the service ran (the machine is
+            // loaded): answered, nothing applied.
+            None if e.status() == Some(503) => Outcome::Refused,
             None => Outcome::Lost(lost.0, lost.1),
         },
     }

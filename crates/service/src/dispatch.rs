@@ -201,22 +201,22 @@ impl Dispatcher {
             return Err(SoapResponse::new(version, true, None, Bytes::from(out))
                 .with_fault_code(FaultCode::MustUnderstand));
         }
-        let Some(element) = envelope.body_element() else {
+        let Some((namespace, local)) = envelope.body_name() else {
             return Err(fault_response(
                 version,
                 None,
                 &Fault::client("empty `Body`: expected an operation element"),
             ));
         };
-        let ours = element.namespace.is_empty() || element.namespace == self.model.namespace;
+        let ours = namespace.is_empty() || namespace == self.model.namespace;
         let by_action = request
             .action
             .as_deref()
             .and_then(|a| self.by_action.get(a))
             .copied();
         let op = match by_action {
-            Some(i) if ours && self.model.operations[i].request == element.local => Some(i),
-            _ if ours => self.by_request.get(element.local.as_str()).copied(),
+            Some(i) if ours && self.model.operations[i].request == local => Some(i),
+            _ if ours => self.by_request.get(local).copied(),
             _ => None,
         };
         match op {
@@ -229,7 +229,7 @@ impl Dispatcher {
             None => {
                 let mut fault = Fault::client(format!(
                     "unknown operation `{}` in service `{}`",
-                    clark(element),
+                    clark(&QName::new(namespace, local)),
                     self.model.name
                 ));
                 fault

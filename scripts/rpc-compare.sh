@@ -5,6 +5,13 @@
 #   scripts/rpc-compare.sh                 # 6 interleaved repeats, 2 s per point, load too
 #   scripts/rpc-compare.sh --repeats 3 --seconds 1 --no-load
 #   scripts/rpc-compare.sh --runtimes ambient,current-thread,per-core
+#   scripts/rpc-compare.sh --runtimes per-core,per-core+reuse-port   # `serve --reuse-port`
+#   scripts/rpc-compare.sh --before /tmp/old/soapstone --before-loop /tmp/old/echo_loop
+#
+# --before BIN adds a soapstone binary built from an earlier commit (`serve --services echo`
+# with the first of --runtimes), measured interleaved with the rest, round trips and load, and
+# prints the current build's ratio to it: a change's before/after in one run. --before-loop
+# does the same for the Client (an earlier `echo_loop` against the current server).
 #
 # Round trips: one keep-alive connection, calls one after the other, the client and the
 # server pinned to the same CPU (`taskset -c 0`, "one CPU") and to different CPUs (server 1,
@@ -31,6 +38,8 @@ CALLS=20000
 LOAD=1
 LOAD_SECONDS=5
 RUNTIMES="ambient,current-thread"
+BEFORE=""
+BEFORE_LOOP=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --repeats) shift; REPEATS="${1:?}" ;;
@@ -39,10 +48,15 @@ while [ $# -gt 0 ]; do
     --no-load) LOAD=0 ;;
     --load-seconds) shift; LOAD_SECONDS="${1:?}" ;;
     --runtimes) shift; RUNTIMES="${1:?}" ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --before) shift; BEFORE="${1:?}" ;;
+    --before-loop) shift; BEFORE_LOOP="${1:?}" ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "rpc-compare: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift
+done
+for b in "$BEFORE" "$BEFORE_LOOP"; do
+  [ -z "$b" ] || [ -x "$b" ] || { echo "rpc-compare: \`$b\` is not an executable" >&2; exit 2; }
 done
 [ "$(nproc)" -ge 2 ] || { echo "rpc-compare: needs 2 CPUs for the cross-CPU placement" >&2; exit 2; }
 
@@ -98,6 +112,13 @@ start() {
   wait_port "$port"
 }
 
+# rt_args RUNTIME: serve's options for a --runtimes entry (`per-core+reuse-port`: --reuse-port too).
+rt_args() {
+  local rt="$1"
+  echo "--runtime ${rt%%+*}"
+  case "$rt" in *+reuse-port*) echo "--reuse-port" ;; esac
+}
+
 TMP="$OUT/run"; mkdir -p "$TMP"
 # bench_mean CPU URL ARGS...: one closed-loop run on one connection, prints the mean in µs.
 bench_mean() {
@@ -129,9 +150,13 @@ for placement in one cross; do
   say "placement $placement: servers on CPU $SCPU, clients on CPU $CCPU"
   declare -A URL=()
   for rt in "${RT_LIST[@]}"; do
-    p=$(free_port); start "$SCPU" "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo --runtime "$rt"
+    p=$(free_port); start "$SCPU" "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$rt")
     URL[$rt]="http://127.0.0.1:$p/echo"
   done
+  if [ -n "$BEFORE" ]; then
+    p=$(free_port); start "$SCPU" "$p" "$BEFORE" serve --addr "127.0.0.1:$p" --services echo $(rt_args "${RT_LIST[0]}")
+    URL[before]="http://127.0.0.1:$p/echo"
+  fi
   p=$(free_port); start "$SCPU" "$p" "$BIN" baseline tcp-pingpong --addr "127.0.0.1:$p" \
     --request-size "$REQ_BYTES" --response-size "$RESP_BYTES"
   FLOOR="tcp://127.0.0.1:$p"
@@ -142,9 +167,15 @@ for placement in one cross; do
     for rt in "${RT_LIST[@]}"; do
       MEANS[$placement,$rt]+="$(bench_mean "$CCPU" "${URL[$rt]}" --body "$BODY" --soap-action "$ACTION") "
     done
+    if [ -n "$BEFORE" ]; then
+      MEANS[$placement,before]+="$(bench_mean "$CCPU" "${URL[before]}" --body "$BODY" --soap-action "$ACTION") "
+    fi
     MEANS[$placement,gsoap]+="$(bench_mean "$CCPU" "$GSOAP" --body "$BODY" --soap-action "$ACTION") "
     MEANS[$placement,omniorb]+="$(taskset -c "$CCPU" "$OUT/echo-omniorb-client" "$ORB" "$CALLS") "
     MEANS[$placement,client]+="$(taskset -c "$CCPU" "$LOOP" "${URL[${RT_LIST[0]}]}" "$CALLS") "
+    if [ -n "$BEFORE_LOOP" ]; then
+      MEANS[$placement,client-before]+="$(taskset -c "$CCPU" "$BEFORE_LOOP" "${URL[${RT_LIST[0]}]}" "$CALLS") "
+    fi
     say "  repeat $r/$REPEATS done"
   done
   cleanup
@@ -155,7 +186,11 @@ DEF="${RT_LIST[0]}"
 echo
 echo "echoFloat round trip, mean µs per run, median of $REPEATS interleaved runs ($SECONDS_PER_POINT s each; omniORB and Client: $CALLS calls)"
 printf '%-34s %12s %12s\n' "system" "one CPU" "across CPUs"
-for k in floor "${RT_LIST[@]}" gsoap omniorb client; do
+SYSTEMS=(floor "${RT_LIST[@]}")
+[ -z "$BEFORE" ] || SYSTEMS+=(before)
+SYSTEMS+=(gsoap omniorb client)
+[ -z "$BEFORE_LOOP" ] || SYSTEMS+=(client-before)
+for k in "${SYSTEMS[@]}"; do
   printf '%-34s %12.1f %12.1f\n' "$k" "$(med one,$k)" "$(med cross,$k)"
 done
 echo
@@ -169,6 +204,8 @@ row "soapstone Client+server / floor" client floor
 for rt in "${RT_LIST[@]:1}"; do
   row "soapstone $rt / $DEF" "$rt" "$DEF"
 done
+[ -z "$BEFORE" ] || row "soapstone / before ($DEF)" "$DEF" before
+[ -z "$BEFORE_LOOP" ] || row "Client / Client before" client client-before
 
 [ "$LOAD" -eq 1 ] || exit 0
 echo
@@ -183,15 +220,22 @@ load() { # URL CONNECTIONS -> "req/s p99_us"
 p=$(free_port); start - "$p" "$OUT/echo-gsoap" "$p"; GURL="http://127.0.0.1:$p/echo"
 declare -A SURL=()
 for rt in "${RT_LIST[@]}"; do
-  p=$(free_port); start - "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo --runtime "$rt"
+  p=$(free_port); start - "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$rt")
   SURL[$rt]="http://127.0.0.1:$p/echo"
 done
+LOAD_RT=("${RT_LIST[@]}")
+if [ -n "$BEFORE" ]; then
+  p=$(free_port); start - "$p" "$BEFORE" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$DEF")
+  SURL[before]="http://127.0.0.1:$p/echo"
+  LOAD_RT+=(before)
+fi
 for c in 8 64; do
   # gSOAP between the soapstone runs, so that drift over the run touches both sides
   read -r g_rate g_p99 <<< "$(load "$GURL" "$c")"
-  for rt in "${RT_LIST[@]}"; do
+  for rt in "${LOAD_RT[@]}"; do
     read -r s_rate s_p99 <<< "$(load "${SURL[$rt]}" "$c")"
-    printf '%-30s %8s %12.0f %12.0f %8s %10s %10s\n' "soapstone --runtime $rt" "$c" "$s_rate" "$g_rate" \
+    label="soapstone --runtime $rt"; [ "$rt" != before ] || label="before --runtime $DEF"
+    printf '%-30s %8s %12.0f %12.0f %8s %10s %10s\n' "$label" "$c" "$s_rate" "$g_rate" \
       "$(ratio "$s_rate" "$g_rate")" "$s_p99" "$g_p99"
   done
 done

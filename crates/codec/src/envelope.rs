@@ -13,8 +13,10 @@
 //! Must never: read past the first Body child's start
 //! tag here, or copy the body.
 
+use std::sync::atomic::AtomicUsize;
+
 use crate::error::{DecodeError, Kind};
-use crate::xml::{is_blank, ns, split_qname, Binding, Cursor, Ev, NsStack, Source};
+use crate::xml::{is_blank, ns, split_qname, Binding, Cursor, Ev, NsKind, NsStack, Source};
 use crate::{HeaderBlock, Limits, QName, Version};
 
 /// Extra facts about a header block that [`HeaderBlock`] does not carry.
@@ -45,19 +47,74 @@ pub struct Envelope<'a> {
     pub(crate) version: Version,
     pub(crate) headers: Vec<HeaderBlock>,
     pub(crate) header_extra: Vec<HeaderExtra>,
-    /// Bindings in scope inside `Header` (empty when there is none).
-    pub(crate) header_ns: std::sync::Arc<[Binding<'a>]>,
+    /// Bindings in scope inside `Header` (empty when there is none). Inline, like the
+    /// cursor's own stack: an envelope declares a handful, and a parse must not allocate.
+    pub(crate) header_ns: Bindings<'a>,
     /// Raw names of the Envelope and Body elements (for end-tag checks and error paths).
     pub(crate) outer: [&'a str; 2],
     pub(crate) header_name: &'a str,
     /// Bindings in scope inside `Body`.
-    pub(crate) body_ns: std::sync::Arc<[Binding<'a>]>,
+    pub(crate) body_ns: Bindings<'a>,
     pub(crate) body: Option<BodyStart<'a>>,
     /// Offset just after `<Body ...>`: where the body's content starts.
     pub(crate) body_content: usize,
     /// What is left of the multi-ref budget ([`Limits::reference_budget`]), shared by every
-    /// decode of this envelope so that decoding header blocks one by one cannot multiply it.
-    pub(crate) references_left: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    /// decode of this envelope so that decoding header blocks one by one cannot multiply it
+    /// (the decoders borrow the envelope, so they borrow this too).
+    pub(crate) references_left: AtomicUsize,
+}
+
+/// How many bindings a [`Bindings`] keeps without allocating: an envelope typically declares
+/// three to six (envelope, xsi, xsd, encoding, the service's).
+const INLINE_BINDINGS: usize = 8;
+
+/// The namespace bindings in scope at a point of the envelope: inline up to
+/// [`INLINE_BINDINGS`], on the heap past that. Not a `SmallVec`: its `Drop` would make the
+/// borrow checker require the input to outlive every `Envelope` temporary (`SmallVec` cannot
+/// tell the compiler it never reads the borrowed strings while dropping), which callers'
+/// `match Envelope::parse(&text, ..) { .. }` at the end of a block would trip over.
+#[derive(Debug)]
+pub(crate) struct Bindings<'a> {
+    len: usize,
+    inline: [Binding<'a>; INLINE_BINDINGS],
+    spill: Vec<Binding<'a>>,
+}
+
+impl<'a> Bindings<'a> {
+    fn new() -> Self {
+        Bindings {
+            len: 0,
+            inline: std::array::from_fn(|_| Binding {
+                prefix: "",
+                uri: std::borrow::Cow::Borrowed(""),
+                kind: NsKind::None,
+            }),
+            spill: Vec::new(),
+        }
+    }
+
+    fn from_slice(bindings: &[Binding<'a>]) -> Self {
+        let mut b = Bindings::new();
+        if bindings.len() <= INLINE_BINDINGS {
+            b.inline[..bindings.len()].clone_from_slice(bindings);
+            b.len = bindings.len();
+        } else {
+            b.spill = bindings.to_vec();
+        }
+        b
+    }
+}
+
+impl<'a> std::ops::Deref for Bindings<'a> {
+    type Target = [Binding<'a>];
+
+    fn deref(&self) -> &[Binding<'a>] {
+        if self.spill.is_empty() {
+            &self.inline[..self.len]
+        } else {
+            &self.spill
+        }
+    }
 }
 
 /// Checks size, byte order mark, UTF-8 and the XML declaration; returns the text and the
@@ -242,15 +299,13 @@ impl<'a> Envelope<'a> {
             version,
             headers: Vec::new(),
             header_extra: Vec::new(),
-            header_ns: std::sync::Arc::default(),
+            header_ns: Bindings::new(),
             outer: [root, ""],
             header_name: "",
-            body_ns: std::sync::Arc::default(),
+            body_ns: Bindings::new(),
             body: None,
             body_content: 0,
-            references_left: std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(
-                limits.reference_budget(text.len()),
-            )),
+            references_left: AtomicUsize::new(limits.reference_budget(text.len())),
         };
         let mut seen_header = false;
         loop {
@@ -264,7 +319,7 @@ impl<'a> Envelope<'a> {
                     if is_env && local == "Header" && !seen_header {
                         seen_header = true;
                         env.header_name = name;
-                        env.header_ns = std::sync::Arc::from(cur.ns.bindings());
+                        env.header_ns = Bindings::from_slice(cur.ns.bindings());
                         env.read_headers(&mut cur)?;
                     } else if is_env && local == "Body" {
                         env.outer[1] = name;
@@ -363,7 +418,7 @@ impl<'a> Envelope<'a> {
                 }
             }
         }
-        self.body_ns = std::sync::Arc::from(cur.ns.bindings());
+        self.body_ns = Bindings::from_slice(cur.ns.bindings());
         self.body_content = cur.position();
         loop {
             match cur.next()? {
@@ -438,11 +493,19 @@ impl<'a> Envelope<'a> {
         self.input.get(h.start..h.end)
     }
 
-    /// The first child of Body, or `None` for an empty body.
+    /// The first child of Body, or `None` for an empty body. Builds an owned [`QName`] on
+    /// first use (two `String`s); [`Envelope::body_name`] borrows instead.
     pub fn body_element(&self) -> Option<&QName> {
         self.body
             .as_ref()
             .map(|b| b.name.get_or_init(|| QName::new(&*b.uri, b.local)))
+    }
+
+    /// The namespace URI and local name of the first child of Body, borrowed from the input
+    /// (no allocation unless the namespace was written with a character reference), or
+    /// `None` for an empty body: what a router or dispatcher needs to pick the operation.
+    pub fn body_name(&self) -> Option<(&str, &str)> {
+        self.body.as_ref().map(|b| (&*b.uri, b.local))
     }
 
     /// Whether the body holds a Fault.

@@ -101,6 +101,15 @@ pub struct ServerConfig {
     pub public_url: Option<String>,
     /// Where connection tasks run. Default: [`Runtime::Ambient`].
     pub runtime: Runtime,
+    /// With [`Runtime::PerCore`] of two threads or more, on Unix: each runtime thread
+    /// accepts from a listening socket of its own, all bound to the listener's address with
+    /// `SO_REUSEPORT` (the kernel spreads new connections over them by a hash of their
+    /// addresses, and wakes only the thread whose socket got one), instead of every thread
+    /// polling the one listener it was given (the first free thread takes the next connection;
+    /// each new connection wakes them all). Another process of the same user can then bind the
+    /// port too and take a share of the connections. Ignored by [`Runtime::Ambient`] and off
+    /// Unix. Default: `false` (docs/performance.md has the measurements).
+    pub reuse_port: bool,
     /// The seeds' causes on purpose, for the lab only (Nagle on, head and body in two
     /// writes). Default: all off ([`NaiveModes::default`]).
     pub naive: NaiveModes,
@@ -136,6 +145,7 @@ impl Default for ServerConfig {
             metrics_path: Some("/metrics".to_owned()),
             public_url: None,
             runtime: Runtime::Ambient,
+            reuse_port: false,
             naive: NaiveModes::default(),
             tls: None,
         }

@@ -164,8 +164,17 @@ where
     } else {
         let std_listener = listener.into_std()?;
         std_listener.set_nonblocking(true)?;
+        let reuse_port = inner.config.reuse_port && threads > 1;
+        let mut own = if reuse_port {
+            reuse_port_listeners(&std_listener, threads - 1, inner.config.listen_backlog)?
+        } else {
+            Vec::new()
+        };
         for i in 0..threads {
-            let l = std_listener.try_clone()?;
+            let l = match own.pop() {
+                Some(l) => l,
+                None => std_listener.try_clone()?,
+            };
             let (tx, rx) = oneshot::channel();
             let (inner, stop_rx, table) = (inner.clone(), stop_rx.clone(), table.clone());
             std::thread::Builder::new()
@@ -202,6 +211,41 @@ where
     tracing::info!("shutting down: no new connections, draining in-flight requests");
     let _ = stop_tx.send(true);
     finished.await
+}
+
+/// `more` listening sockets beside `first`, all in one `SO_REUSEPORT` group on its address
+/// ([`ServerConfig::reuse_port`](crate::ServerConfig::reuse_port)), non-blocking.
+#[cfg(unix)]
+fn reuse_port_listeners(
+    first: &std::net::TcpListener,
+    more: usize,
+    backlog: u32,
+) -> io::Result<Vec<std::net::TcpListener>> {
+    use socket2::{Domain, Socket, Type};
+    let addr = first.local_addr()?;
+    // Linux puts an already listening socket into the group when the next one binds.
+    socket2::SockRef::from(first).set_reuse_port(true)?;
+    let backlog = i32::try_from(backlog).unwrap_or(i32::MAX);
+    (0..more)
+        .map(|_| {
+            let s = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
+            s.set_reuse_address(true)?;
+            s.set_reuse_port(true)?;
+            s.bind(&addr.into())?;
+            s.listen(backlog)?;
+            s.set_nonblocking(true)?;
+            Ok(s.into())
+        })
+        .collect()
+}
+
+#[cfg(not(unix))]
+fn reuse_port_listeners(
+    _first: &std::net::TcpListener,
+    _more: usize,
+    _backlog: u32,
+) -> io::Result<Vec<std::net::TcpListener>> {
+    Ok(Vec::new())
 }
 
 /// Accepts until stopped, then drains this loop's connections.

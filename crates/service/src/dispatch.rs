@@ -6,6 +6,7 @@
 //! input, never answer without an envelope, and never hold a parsed request across the user's
 //! `.await` (what it hands back is owned).
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use bytes::Bytes;
@@ -25,6 +26,18 @@ const ULTIMATE_12: &str = "http://www.w3.org/2003/05/soap-envelope/role/ultimate
 /// The SOAP 1.2 RPC namespace (Part 2 section 4.4), whose fault subcodes
 /// `ProcedureNotPresent` and `BadArguments` say what was wrong with the call.
 pub const RPC_NS: &str = "http://www.w3.org/2003/05/soap-rpc";
+
+/// Answers to requests up to this size are encoded into a buffer kept per thread and copied
+/// out at their exact length: one allocation, where a fresh `Vec` handed to `Bytes` costs two
+/// (the `Vec`, then `Bytes`' shared header whenever the length is not the capacity). A
+/// thread keeps at most this much (a bigger answer's growth is given back); answers to
+/// bigger requests are encoded into a buffer sized like the request, as before, so a large
+/// echo is not copied.
+const SCRATCH_MAX: usize = 16 << 10;
+
+thread_local! {
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
 
 /// Routing tables and settings of one generated server; shared by all its requests.
 #[derive(Debug)]
@@ -201,22 +214,22 @@ impl Dispatcher {
             return Err(SoapResponse::new(version, true, None, Bytes::from(out))
                 .with_fault_code(FaultCode::MustUnderstand));
         }
-        let Some(element) = envelope.body_element() else {
+        let Some((namespace, local)) = envelope.body_name() else {
             return Err(fault_response(
                 version,
                 None,
                 &Fault::client("empty `Body`: expected an operation element"),
             ));
         };
-        let ours = element.namespace.is_empty() || element.namespace == self.model.namespace;
+        let ours = namespace.is_empty() || namespace == self.model.namespace;
         let by_action = request
             .action
             .as_deref()
             .and_then(|a| self.by_action.get(a))
             .copied();
         let op = match by_action {
-            Some(i) if ours && self.model.operations[i].request == element.local => Some(i),
-            _ if ours => self.by_request.get(element.local.as_str()).copied(),
+            Some(i) if ours && self.model.operations[i].request == local => Some(i),
+            _ if ours => self.by_request.get(local).copied(),
             _ => None,
         };
         match op {
@@ -229,7 +242,7 @@ impl Dispatcher {
             None => {
                 let mut fault = Fault::client(format!(
                     "unknown operation `{}` in service `{}`",
-                    clark(element),
+                    clark(&QName::new(namespace, local)),
                     self.model.name
                 ));
                 fault
@@ -270,25 +283,47 @@ impl Dispatcher {
             Ok(value) => value,
             Err(fault) => return fault_response(reply.version, Some(name), &fault),
         };
-        // Sized like the request (plus room for the response envelope): an echo's answer then
-        // never grows its buffer, so a large one is not copied (and held twice) on the way.
-        // Pages a smaller answer leaves untouched cost address space, not memory.
-        let mut out = Vec::with_capacity(reply.request_len.saturating_add(1024).max(512));
         let wrapper = &self.responses[reply.op];
         let options = match reply.version {
             Version::Soap11 => self.options(reply.version),
             Version::Soap12 => &self.options12[reply.op],
         };
         let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
-        if let Err(e) = codec::encode(&mut out, options, &headers, wrapper, &value) {
-            let fault = Fault::server(format!("cannot encode the response of `{name}`: {e}"));
-            return fault_response(reply.version, Some(name), &fault);
-        }
-        if out.capacity() - out.len() > 64 << 10 {
-            // a small answer to a large request: give the unused guess back
-            out.shrink_to_fit();
-        }
-        let body = Bytes::from(out);
+        let encode = |out: &mut Vec<u8>| codec::encode(out, options, &headers, wrapper, &value);
+        let small = (reply.request_len <= SCRATCH_MAX)
+            .then(|| {
+                SCRATCH.with(|scratch| {
+                    // (a `Serialize` impl that encodes a reply of its own finds it taken)
+                    let mut out = scratch.try_borrow_mut().ok()?;
+                    out.clear();
+                    let encoded = encode(&mut out).map(|()| Bytes::copy_from_slice(&out));
+                    if out.capacity() > SCRATCH_MAX {
+                        *out = Vec::new();
+                    }
+                    Some(encoded)
+                })
+            })
+            .flatten();
+        let encoded = small.unwrap_or_else(|| {
+            // Sized like the request (plus room for the response envelope): an echo's answer
+            // then never grows its buffer, so a large one is not copied (and held twice) on
+            // the way. Pages a smaller answer leaves untouched cost address space, not memory.
+            let mut out = Vec::with_capacity(reply.request_len.saturating_add(1024).max(512));
+            encode(&mut out).map(|()| {
+                if out.capacity() - out.len() > 64 << 10 {
+                    // a small answer to a large request: give the unused guess back
+                    out.shrink_to_fit();
+                }
+                Bytes::from(out)
+            })
+        });
+        let body = match encoded {
+            Ok(body) => body,
+            Err(e) => {
+                let fault = Fault::server(format!("cannot encode the response of `{name}`: {e}"));
+                return fault_response(reply.version, Some(name), &fault);
+            }
+        };
         if let (Some(cache), Some(key)) = (&self.caches[reply.op], reply.cache_key) {
             cache.insert(reply.version, key, body.clone());
         }

@@ -73,10 +73,11 @@ impl ByNamespace {
         let Ok(envelope) = Envelope::parse(body, &self.limits) else {
             return Ok(primary);
         };
-        let Some(element) = envelope.body_element() else {
+        // Borrowed: the peek allocates nothing.
+        let Some((element_ns, local)) = envelope.body_name() else {
             return Ok(primary);
         };
-        let namespace = match element.namespace.as_str() {
+        let namespace = match element_ns {
             "" => primary.namespace.as_str(),
             ns => ns,
         };
@@ -84,7 +85,7 @@ impl ByNamespace {
         let lists = |r: &&Route| {
             r.elements
                 .as_ref()
-                .is_some_and(|e| e.contains(&element.local))
+                .is_some_and(|e| e.iter().any(|e| e == local))
         };
         let listed = candidates.clone().find(lists);
         let whole = candidates.clone().find(|r| r.elements.is_none());
@@ -100,7 +101,7 @@ impl ByNamespace {
                 served.dedup();
                 let mut fault = Fault::client(format!(
                     "no service for namespace `{}` at this endpoint (it serves {})",
-                    element.namespace,
+                    element_ns,
                     served.join(", ")
                 ));
                 fault.subcodes.push(soapstone_service::QName::new(

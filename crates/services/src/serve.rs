@@ -72,6 +72,10 @@ pub struct ServeArgs {
     /// Where connection tasks run.
     #[arg(long, value_enum, default_value_t = RuntimeArg::PerCore)]
     pub runtime: RuntimeArg,
+    /// With `--runtime per-core`: one `SO_REUSEPORT` listening socket per thread (the kernel
+    /// spreads connections over them) instead of one socket all threads accept from.
+    #[arg(long)]
+    pub reuse_port: bool,
     /// Serve https: the certificate chain (PEM, leaf first). Needs `--tls-key`.
     #[arg(long, value_name = "PEM", requires = "tls_key")]
     pub tls_cert: Option<std::path::PathBuf>,
@@ -122,6 +126,7 @@ impl Default for ServeArgs {
             pg_connections: 16,
             sqlite_sync: SqliteSync::Full,
             runtime: RuntimeArg::PerCore,
+            reuse_port: false,
             tls_cert: None,
             tls_key: None,
             tls_client_ca: None,
@@ -172,6 +177,7 @@ impl ServeArgs {
             RuntimeArg::CurrentThread => Runtime::CurrentThread,
             RuntimeArg::PerCore => Runtime::PerCore(0),
         };
+        server.reuse_port = self.reuse_port;
         if let Some(list) = &self.naive {
             server.naive = soapstone_server::NaiveModes::parse(list)
                 .map_err(|e| anyhow::anyhow!("bad `--naive` value: {e}"))?;

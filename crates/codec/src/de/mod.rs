@@ -26,7 +26,6 @@ use std::borrow::Cow;
 use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Visitor};
 
@@ -52,7 +51,7 @@ struct IdTarget {
 #[derive(Debug, Default)]
 struct Headers<'a> {
     above: [&'a str; 2],
-    ns: Arc<[Binding<'a>]>,
+    ns: &'a [Binding<'a>],
     starts: Vec<usize>,
 }
 
@@ -62,19 +61,20 @@ struct IdIndex<'a> {
     arena: Vec<Binding<'a>>,
 }
 
-/// Everything shared by the cursors of one body decode.
+/// Everything shared by the cursors of one body decode. It borrows the envelope (`'a` is
+/// the shorter of the envelope's borrow and its input's), so building one allocates nothing.
 pub(crate) struct Ctx<'a> {
     pub(crate) src: Source<'a>,
     pub(crate) style: Style,
     outer: [&'a str; 2],
-    body_ns: Arc<[Binding<'a>]>,
+    body_ns: &'a [Binding<'a>],
     scan_from: usize,
     headers: Headers<'a>,
     version: Version,
     ids: OnceCell<Result<IdIndex<'a>, DecodeError>>,
     resolving: RefCell<Vec<String>>,
     /// The envelope's multi-ref budget: what is left, and what it was.
-    references_left: Arc<AtomicUsize>,
+    references_left: &'a AtomicUsize,
     references_budget: usize,
 }
 
@@ -112,12 +112,12 @@ impl<'a> Ctx<'a> {
             &self.src,
             self.scan_from,
             &self.outer,
-            NsStack::from_bindings(&self.body_ns),
+            NsStack::from_bindings(self.body_ns),
         );
         self.scan_region(&mut index, cur, self.body_ns.len(), false)?;
         let h = &self.headers;
         for &start in &h.starts {
-            let cur = Cursor::new(&self.src, start, &h.above, NsStack::from_bindings(&h.ns));
+            let cur = Cursor::new(&self.src, start, &h.above, NsStack::from_bindings(h.ns));
             self.scan_region(&mut index, cur, h.ns.len(), true)?;
         }
         Ok(index)
@@ -193,22 +193,22 @@ impl<'a> Ctx<'a> {
 }
 
 impl<'a> Envelope<'a> {
-    fn ctx(&self, style: Style) -> Ctx<'a> {
+    fn ctx<'e>(&'e self, style: Style) -> Ctx<'e> {
         Ctx {
             src: Source::new(self.input, self.limits.clone()),
             style,
             outer: self.outer,
-            body_ns: Arc::clone(&self.body_ns),
+            body_ns: &self.body_ns,
             scan_from: self.body_content,
             headers: Headers {
                 above: [self.outer[0], self.header_name],
-                ns: Arc::clone(&self.header_ns),
+                ns: &self.header_ns,
                 starts: self.header_extra.iter().map(|h| h.start).collect(),
             },
             version: self.version,
             ids: OnceCell::new(),
             resolving: RefCell::new(Vec::new()),
-            references_left: Arc::clone(&self.references_left),
+            references_left: &self.references_left,
             references_budget: self.limits.reference_budget(self.input.len()),
         }
     }
@@ -246,7 +246,7 @@ impl<'a> Envelope<'a> {
 
     /// Reads the rest of Body (skipping other children, e.g. multi-ref targets) and Envelope,
     /// and checks that nothing but whitespace, comments and PIs follows.
-    fn finish(&self, cur: &mut Cursor<'a, '_>) -> Result<(), DecodeError> {
+    fn finish(&self, cur: &mut Cursor<'_, '_>) -> Result<(), DecodeError> {
         // rest of Body: only multi-ref targets (elements with an id) may follow the wrapper
         loop {
             match cur.next()? {

@@ -1,0 +1,88 @@
+//! Heap allocations of reading an envelope, counted by a counting global allocator
+//! (`stats_alloc`; this file is its own test binary, and its tests take one lock for their
+//! whole run, so nothing else of this binary allocates while one counts). A server parses each request's envelope once per router in
+//! front of the dispatcher and once more to decode it, so what a parse allocates is paid
+//! several times per request: reading up to the body element and naming it must allocate
+//! nothing (issue 12), and an envelope with more bindings than are kept inline still reads
+//! right.
+
+use std::sync::Mutex;
+
+use serde::Deserialize;
+use soapstone_codec::{Envelope, Limits, Style};
+use stats_alloc::{StatsAlloc, INSTRUMENTED_SYSTEM};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<std::alloc::System> = &INSTRUMENTED_SYSTEM;
+
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Allocations (reallocations included) made while `f` runs.
+fn allocations(f: impl FnOnce()) -> usize {
+    let before = GLOBAL.stats();
+    f();
+    let after = GLOBAL.stats();
+    (after.allocations + after.reallocations) - (before.allocations + before.reallocations)
+}
+
+/// SOAPBuilders' echoFloat, as `soapstone bench` sends it in `scripts/rpc-compare.sh`.
+const ECHO_FLOAT: &str = r#"<?xml version="1.0" encoding="UTF-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><SOAP-ENV:Body><ns1:echoFloat xmlns:ns1="http://soapinterop.org/" SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"><inputFloat xsi:type="xsd:float">654.321</inputFloat></ns1:echoFloat></SOAP-ENV:Body></SOAP-ENV:Envelope>"#;
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct EchoFloat {
+    input_float: f32,
+}
+
+#[test]
+fn parsing_to_the_body_element_allocates_nothing() {
+    let _one = one_at_a_time();
+    let limits = Limits::default();
+    // the first parse may set up lazily initialised statics; steady state is what counts
+    let _ = Envelope::parse(ECHO_FLOAT.as_bytes(), &limits).unwrap();
+    let n = allocations(|| {
+        let env = Envelope::parse(ECHO_FLOAT.as_bytes(), &limits).unwrap();
+        assert_eq!(
+            env.body_name(),
+            Some(("http://soapinterop.org/", "echoFloat"))
+        );
+        assert!(!env.is_fault());
+    });
+    assert_eq!(n, 0, "Envelope::parse and body_name allocated {n} times");
+}
+
+#[test]
+fn decoding_a_scalar_body_allocates_nothing_beyond_the_value() {
+    let _one = one_at_a_time();
+    let limits = Limits::default();
+    let env = Envelope::parse(ECHO_FLOAT.as_bytes(), &limits).unwrap();
+    let _: EchoFloat = env.body(Style::Encoded).unwrap();
+    let n = allocations(|| {
+        let env = Envelope::parse(ECHO_FLOAT.as_bytes(), &limits).unwrap();
+        let v: EchoFloat = env.body(Style::Encoded).unwrap();
+        assert_eq!(v.input_float, 654.321);
+    });
+    assert_eq!(n, 0, "parsing and decoding echoFloat allocated {n} times");
+}
+
+#[test]
+fn more_bindings_than_kept_inline_still_resolve() {
+    let _one = one_at_a_time();
+    // twelve declarations on Envelope: past the inline capacity, the bindings spill to the heap
+    let mut decls = String::new();
+    for i in 0..10 {
+        decls.push_str(&format!(r#" xmlns:p{i}="urn:p{i}""#));
+    }
+    let doc = format!(
+        r#"<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"{decls}><e:Body><p9:echoFloat><inputFloat xsi:type="p3:float">1.5</inputFloat></p9:echoFloat></e:Body></e:Envelope>"#
+    );
+    let env = Envelope::parse(doc.as_bytes(), &Limits::default()).unwrap();
+    assert_eq!(env.body_name(), Some(("urn:p9", "echoFloat")));
+    assert_eq!(env.body_element().unwrap().namespace, "urn:p9");
+    let v: EchoFloat = env.body(Style::Literal).unwrap();
+    assert_eq!(v.input_float, 1.5);
+}

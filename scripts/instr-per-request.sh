@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Instructions per echoFloat request in the soapstone server, counted by callgrind: a figure
+# that does not move with the machine's load (timings on the shared 2-vCPU box swing 2-3x
+# between runs), so two builds compare exactly. The before/after of a hot-path change:
+#
+#   scripts/instr-per-request.sh BIN [BIN...]        # e.g. an old build and target/release/soapstone
+#   scripts/instr-per-request.sh --requests 5000 --runtime per-core BIN...
+#
+# For each binary: `serve --services echo --runtime current-thread` (default; queue-delay
+# shedding off, as valgrind makes every request look late) under
+# `valgrind --tool=callgrind`, 300 warm-up requests on one keep-alive connection, counters
+# zeroed (`callgrind_control --zero`), N more requests (default 2000), counters dumped; prints
+# the instructions (Ir) of the whole server process per request, and each binary's ratio to
+# the first. The client is a raw socket in Python outside valgrind; the request is the
+# SOAPBuilders echoFloat that scripts/rpc-compare.sh sends. Needs valgrind and python3;
+# listens on 127.0.0.1 only and stops what it started.
+set -euo pipefail
+
+REQUESTS=2000
+RUNTIME=current-thread
+BINS=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --requests) shift; REQUESTS="${1:?}" ;;
+    --runtime) shift; RUNTIME="${1:?}" ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -*) echo "instr-per-request: unknown option \`$1\` (see --help)" >&2; exit 2 ;;
+    *) [ -x "$1" ] || { echo "instr-per-request: \`$1\` is not an executable" >&2; exit 2; }
+       BINS+=("$1") ;;
+  esac
+  shift
+done
+[ "${#BINS[@]}" -gt 0 ] || { echo "instr-per-request: give at least one soapstone binary" >&2; exit 2; }
+command -v valgrind >/dev/null || { echo "instr-per-request: needs valgrind" >&2; exit 2; }
+
+OUT="$(mktemp -d)"
+PID=""
+cleanup() {
+  [ -z "$PID" ] || { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; }
+  rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+# drive PORT N: N echoFloat requests on one keep-alive connection; fails on anything but 200.
+drive() {
+  python3 - "$1" "$2" <<'EOF'
+import socket, sys
+port, n = int(sys.argv[1]), int(sys.argv[2])
+body = (b'<?xml version="1.0" encoding="UTF-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><SOAP-ENV:Body><ns1:echoFloat xmlns:ns1="http://soapinterop.org/" SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"><inputFloat xsi:type="xsd:float">654.321</inputFloat></ns1:echoFloat></SOAP-ENV:Body></SOAP-ENV:Envelope>')
+req = (b'POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/xml; charset=utf-8\r\n'
+       b'SOAPAction: "http://soapinterop.org/"\r\nContent-Length: %d\r\n\r\n' % len(body)) + body
+s = socket.create_connection(("127.0.0.1", port), timeout=60)
+buf = b""
+for _ in range(n):
+    s.sendall(req)
+    while b"\r\n\r\n" not in buf:
+        chunk = s.recv(65536)
+        if not chunk:
+            sys.exit("connection closed")
+        buf += chunk
+    head, _, rest = buf.partition(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1.1 200"):
+        sys.exit("unexpected answer: " + head.decode(errors="replace"))
+    length = int([l.split(b":")[1] for l in head.split(b"\r\n") if l.lower().startswith(b"content-length:")][0])
+    while len(rest) < length:
+        chunk = s.recv(65536)
+        if not chunk:
+            sys.exit("connection closed")
+        rest += chunk
+    buf = rest[length:]
+EOF
+}
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+declare -a PER
+for i in "${!BINS[@]}"; do
+  bin="${BINS[$i]}"
+  port=$(free_port)
+  valgrind --tool=callgrind --callgrind-out-file="$OUT/cg.$i.%p" \
+    "$bin" serve --addr "127.0.0.1:$port" --services echo --runtime "$RUNTIME" --queue-delay-target off \
+    >"$OUT/log.$i" 2>&1 &
+  PID=$!
+  for _ in $(seq 600); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+    sleep 0.1
+  done
+  drive "$port" 300
+  callgrind_control --zero "$PID" >/dev/null 2>&1
+  drive "$port" "$REQUESTS"
+  callgrind_control --dump=measured "$PID" >/dev/null 2>&1
+  kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
+  # the dump named "measured" holds the counts since --zero (all threads summed)
+  ir=0
+  for f in "$OUT"/cg."$i".*; do
+    grep -q '^desc: Trigger: dump measured' "$f" 2>/dev/null || continue
+    n=$(awk '/^(summary|totals):/ {print $2; exit}' "$f")
+    ir=$((ir + n))
+  done
+  [ "$ir" -gt 0 ] || { echo "instr-per-request: no counts for $bin (see $OUT/log.$i)" >&2; exit 1; }
+  PER[$i]=$((ir / REQUESTS))
+done
+
+echo "instructions per echoFloat request (callgrind, serve --runtime $RUNTIME, $REQUESTS requests after 300)"
+for i in "${!BINS[@]}"; do
+  printf '%-60s %10d  %5s\n' "${BINS[$i]}" "${PER[$i]}" \
+    "$(awk -v a="${PER[$i]}" -v b="${PER[0]}" 'BEGIN { printf "%.3f", a / b }')"
+done

@@ -125,8 +125,19 @@ fn a_read_to_eof_client_ends_each_call_at_the_servers_fin() {
     let dir = TempDir::new("causes-eof");
     let (_naive, base) = common::serve(&["--naive", "nagle,split-writes"]);
     let url = format!("{base}/echo");
-    let Some(calls) = traced(&url, &dir.0, "eof", &["--naive", "read-to-eof"]) else {
-        return;
+    // Under a loaded machine tcpdump has been seen to lose a call's last packets (1 run in 5):
+    // a capture in which some call has no answer at all is taken again, once. The pattern is
+    // then checked on every call of the capture that has them all.
+    let mut attempt = 0;
+    let calls = loop {
+        let Some(calls) = traced(&url, &dir.0, "eof", &["--naive", "read-to-eof"]) else {
+            return;
+        };
+        attempt += 1;
+        if attempt == 2 || calls.iter().all(|c| !answer_segments(c).is_empty()) {
+            break calls;
+        }
+        eprintln!("a call's answer is missing from the capture: capturing again");
     };
     for c in &calls {
         let p = during(c);

@@ -23,7 +23,12 @@ fn lab(only: &str) -> (TempDir, Results) {
 
 /// The lab on `only` with `--lan LAN` (the emulated LAN has its own test below).
 fn lab_with(only: &str, lan: &str) -> (TempDir, Results) {
-    let dir = std::env::temp_dir().join(format!("soapstone-lab-test-{}-{lan}", std::process::id()));
+    // One directory per call: the tests run in parallel, and each removes its own when done.
+    let dir = std::env::temp_dir().join(format!(
+        "soapstone-lab-test-{}-{}-{lan}",
+        std::process::id(),
+        only.replace(',', "-")
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     let dir = TempDir(dir);
     let status = Command::new(env!("CARGO_BIN_EXE_soapstone"))

@@ -116,7 +116,9 @@ fn generate_refuses_what_it_cannot_express_with_file_and_line() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.contains("bar.xsd:8: attribute `id`: the service model has no attributes yet"),
+        err.contains(
+            "bar.xsd:15: attribute `id` of the body wrapper element `fooRq`: operation parameters are its child elements"
+        ),
         "{err}"
     );
 }

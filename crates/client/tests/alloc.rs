@@ -113,7 +113,9 @@ fn echo_float_call_allocations() {
     server.join().unwrap();
     eprintln!("echoFloat: {per_call:.2} allocations per Client call");
     assert!(
-        per_call <= MAX_PER_CALL,
+        per_call < MAX_PER_CALL + 0.5,
+        // (a fraction is another thread's allocation over the calls counted; one more per call
+        // is a whole one)
         "{per_call:.2} allocations per echoFloat Client call, expected at most {MAX_PER_CALL}"
     );
 }

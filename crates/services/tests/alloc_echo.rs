@@ -47,6 +47,12 @@ fn round_trip(stream: &mut TcpStream, request: &[u8], buf: &mut [u8]) -> usize {
     }
 }
 
+/// Allocations the count may hold that are not the request's: over 2,000 requests, a few
+/// allocations of the runtime or the test harness on another thread (a timer wheel growing, a
+/// connection's buffers) add a fraction. One more allocation per request adds a whole one, so the
+/// check still fails for it (seen: 10.00 printed, just above 10, once in a full run).
+const STRAY: f64 = 0.5;
+
 fn per_request(mut f: impl FnMut()) -> f64 {
     for _ in 0..200 {
         f();
@@ -112,11 +118,11 @@ fn echo_float_allocations_per_request() {
         "echoFloat: {server_allocs:.2} allocations per request through the server, {service_allocs:.2} of them in the service call"
     );
     assert!(
-        server_allocs <= MAX_SERVER,
+        server_allocs < MAX_SERVER + STRAY,
         "{server_allocs:.2} allocations per echoFloat request through the server, expected at most {MAX_SERVER}"
     );
     assert!(
-        service_allocs <= MAX_SERVICE,
+        service_allocs < MAX_SERVICE + STRAY,
         "{service_allocs:.2} allocations per echoFloat service call, expected at most {MAX_SERVICE}"
     );
 }

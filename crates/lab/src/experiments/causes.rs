@@ -740,11 +740,7 @@ async fn corba_with(lab: &mut Lab, peer: &crate::peers::ManifestPeer) -> anyhow:
         anyhow::bail!("no ready client peer calls it");
     };
     let server = PeerServer::start(&lab.launcher, peer, Some(&lab.cfg.server_cpu), READY).await?;
-    let url = peer
-        .url
-        .clone()
-        .unwrap_or_default()
-        .replace("{port}", &server.port.to_string());
+    let url = crate::peers::server::fill(peer.url.as_deref().unwrap_or_default(), &server);
     let name = format!("causes-doNothing-{}", peer.id);
     let pcap = lab.cfg.out.join("logs").join(format!("{name}.pcap"));
     let capture = crate::capture::Capture::start("lo", server.port, &pcap).await;

@@ -5,6 +5,8 @@
 //! TcpStream), the WSDL served back declares the same headers and faults, and zeep (when
 //! installed) calls the generated server.
 
+mod support;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -13,7 +15,6 @@ use soapstone_build_test::calculator::{
 };
 use soapstone_server::Server;
 use soapstone_service::{CallError, Context, Fault, ServiceConfig};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 struct Calc;
 
@@ -127,25 +128,6 @@ async fn the_generated_client_sends_and_reads_headers_and_gets_typed_faults() {
     server.stop().await;
 }
 
-async fn post(addr: SocketAddr, body: &str) -> (u16, String) {
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let head = format!(
-        "POST /calc HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml; charset=utf-8\r\nSOAPAction: \"urn:example:calc#divide\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    s.write_all(format!("{head}{body}").as_bytes())
-        .await
-        .unwrap();
-    let mut buf = Vec::new();
-    tokio::time::timeout(std::time::Duration::from_secs(30), s.read_to_end(&mut buf))
-        .await
-        .expect("an answer in time")
-        .unwrap();
-    let text = String::from_utf8(buf).unwrap();
-    let status = text[9..12].parse().unwrap();
-    (status, text)
-}
-
 fn envelope(headers: &str) -> String {
     format!(
         r#"<?xml version="1.0"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" xmlns:c="urn:example:calc"><s:Header>{headers}</s:Header><s:Body><c:Divide><c:dividend>7</c:dividend><c:divisor>2</c:divisor></c:Divide></s:Body></s:Envelope>"#
@@ -159,7 +141,13 @@ const AUTH: &str =
 async fn declared_headers_are_understood_and_roles_are_honoured() {
     let server = serve(ServiceConfig::default().role("urn:example:auditor")).await;
     // A declared header with mustUnderstand is understood; the response carries `Trace`.
-    let (status, reply) = post(server.addr, &envelope(AUTH)).await;
+    let (status, reply) = support::post(
+        server.addr,
+        "/calc",
+        "urn:example:calc#divide",
+        &envelope(AUTH),
+    )
+    .await;
     assert_eq!(status, 200, "{reply}");
     assert!(
         reply.contains("<c:quotient>3</c:quotient>") || reply.contains("quotient>3<"),
@@ -169,32 +157,57 @@ async fn declared_headers_are_understood_and_roles_are_honoured() {
 
     // An undeclared mustUnderstand block aimed at us is a MustUnderstand fault...
     let other = r#"<x:Other xmlns:x="urn:other" s:mustUnderstand="1"/>"#;
-    let (status, reply) = post(server.addr, &envelope(&format!("{AUTH}{other}"))).await;
+    let (status, reply) = support::post(
+        server.addr,
+        "/calc",
+        "urn:example:calc#divide",
+        &envelope(&format!("{AUTH}{other}")),
+    )
+    .await;
     assert_eq!(status, 500, "{reply}");
     assert!(reply.contains("MustUnderstand"), "{reply}");
 
     // ... also when aimed at a role this node was configured to play ...
     let audited =
         r#"<x:Other xmlns:x="urn:other" s:mustUnderstand="1" s:actor="urn:example:auditor"/>"#;
-    let (status, reply) = post(server.addr, &envelope(&format!("{AUTH}{audited}"))).await;
+    let (status, reply) = support::post(
+        server.addr,
+        "/calc",
+        "urn:example:calc#divide",
+        &envelope(&format!("{AUTH}{audited}")),
+    )
+    .await;
     assert_eq!(status, 500, "{reply}");
     assert!(reply.contains("MustUnderstand"), "{reply}");
 
     // ... but not when aimed at a role it does not play.
     let elsewhere =
         r#"<x:Other xmlns:x="urn:other" s:mustUnderstand="1" s:actor="urn:example:cache"/>"#;
-    let (status, reply) = post(server.addr, &envelope(&format!("{AUTH}{elsewhere}"))).await;
+    let (status, reply) = support::post(
+        server.addr,
+        "/calc",
+        "urn:example:calc#divide",
+        &envelope(&format!("{AUTH}{elsewhere}")),
+    )
+    .await;
     assert_eq!(status, 200, "{reply}");
 
     // A declared header that does not decode is a Client fault naming it.
     let bad = r#"<c:Auth><c:user>bob</c:user></c:Auth>"#;
-    let (status, reply) = post(server.addr, &envelope(bad)).await;
+    let (status, reply) = support::post(
+        server.addr,
+        "/calc",
+        "urn:example:calc#divide",
+        &envelope(bad),
+    )
+    .await;
     assert_eq!(status, 500, "{reply}");
     assert!(reply.contains("header `Auth`"), "{reply}");
 
     // The declared fault's detail on the wire.
     let zero = envelope(AUTH).replace("<c:divisor>2<", "<c:divisor>0<");
-    let (status, reply) = post(server.addr, &zero).await;
+    let (status, reply) =
+        support::post(server.addr, "/calc", "urn:example:calc#divide", &zero).await;
     assert_eq!(status, 500, "{reply}");
     assert!(
         reply.contains("<detail><c:DivideByZero") || reply.contains("DivideByZero xmlns"),
@@ -229,38 +242,17 @@ fn the_wsdl_served_back_declares_the_same_headers_and_faults() {
     assert_eq!(b.input, a.input);
 }
 
-fn zeep_available() -> bool {
-    std::process::Command::new("python3")
-        .args(["-c", "import zeep"])
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// zeep reads the WSDL the generated server publishes, sends the declared header, reads the
 /// response header and gets the declared fault's detail. Skipped loudly without zeep, a
 /// failure without it under `CI`.
 #[tokio::test]
 async fn zeep_calls_the_generated_server_with_headers_and_faults() {
-    if !zeep_available() {
-        if std::env::var_os("CI").is_some() {
-            panic!("zeep is required in CI: python3 -m pip install zeep");
-        }
-        eprintln!("\n*** SKIPPED: python3 cannot import zeep; install it to run this test ***\n");
+    if !support::zeep_or_skip() {
         return;
     }
     let server = serve(ServiceConfig::default()).await;
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/calc_zeep.py");
     let url = format!("http://{}/calc?wsdl", server.addr);
-    let output = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        tokio::process::Command::new("python3")
-            .arg(script)
-            .arg(&url)
-            .output(),
-    )
-    .await
-    .expect("zeep finishes in time")
-    .expect("run python3");
+    let output = support::run_zeep("calc_zeep.py", &url).await;
     server.stop().await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -5,6 +5,8 @@
 //! a missing required attribute is a Client fault naming it; the WSDL served back declares the
 //! same attributes; zeep (when installed) calls the generated server.
 
+mod support;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -13,7 +15,6 @@ use soapstone_build_test::catalog::{
 };
 use soapstone_server::Server;
 use soapstone_service::{Fault, Version};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Echoes the product with its id and rank plus one, `!` after its code and one more label,
 /// under a result coded `quoted:<id>`; the total is price x quantity.
@@ -125,25 +126,6 @@ async fn the_generated_client_and_server_agree_on_attributes_and_text() {
     server.stop().await;
 }
 
-async fn post(addr: SocketAddr, body: &str) -> (u16, String) {
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let head = format!(
-        "POST /catalog HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml; charset=utf-8\r\nSOAPAction: \"urn:example:catalog#quote\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    s.write_all(format!("{head}{body}").as_bytes())
-        .await
-        .unwrap();
-    let mut buf = Vec::new();
-    tokio::time::timeout(std::time::Duration::from_secs(30), s.read_to_end(&mut buf))
-        .await
-        .expect("an answer in time")
-        .unwrap();
-    let text = String::from_utf8(buf).unwrap();
-    let status = text[9..12].parse().unwrap();
-    (status, text)
-}
-
 fn envelope(product_attrs: &str) -> String {
     format!(
         r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><c:quote xmlns:c="urn:example:catalog"><c:product {product_attrs} unknown="ignored"><c:name>ink</c:name><c:label language="de">Tinte &amp; mehr</c:label><c:price currency="EUR">2</c:price></c:product><c:quantity>5</c:quantity></c:quote></s:Body></s:Envelope>"#
@@ -153,8 +135,10 @@ fn envelope(product_attrs: &str) -> String {
 #[tokio::test]
 async fn attributes_travel_in_start_tags_and_a_missing_one_is_a_client_fault() {
     let server = serve().await;
-    let (status, reply) = post(
+    let (status, reply) = support::post(
         server.addr,
+        "/catalog",
+        "urn:example:catalog#quote",
         &envelope(r#"id="7" rank="65534" code="x&lt;y""#),
     )
     .await;
@@ -170,7 +154,13 @@ async fn attributes_travel_in_start_tags_and_a_missing_one_is_a_client_fault() {
         assert!(reply.contains(expected), "{expected}\n{reply}");
     }
 
-    let (status, reply) = post(server.addr, &envelope(r#"rank="1""#)).await;
+    let (status, reply) = support::post(
+        server.addr,
+        "/catalog",
+        "urn:example:catalog#quote",
+        &envelope(r#"rank="1""#),
+    )
+    .await;
     assert_eq!(status, 500, "{reply}");
     assert!(reply.contains("Client"), "{reply}");
     assert!(
@@ -178,7 +168,13 @@ async fn attributes_travel_in_start_tags_and_a_missing_one_is_a_client_fault() {
         "{reply}"
     );
 
-    let (status, reply) = post(server.addr, &envelope(r#"id="1" rank="65536""#)).await;
+    let (status, reply) = support::post(
+        server.addr,
+        "/catalog",
+        "urn:example:catalog#quote",
+        &envelope(r#"id="1" rank="65536""#),
+    )
+    .await;
     assert_eq!(status, 500, "{reply}");
     assert!(
         reply.contains("/quote/product/@rank: expected xsd:unsignedShort, found `65536`"),
@@ -213,38 +209,17 @@ fn the_wsdl_served_back_declares_the_same_attributes() {
     }
 }
 
-fn zeep_available() -> bool {
-    std::process::Command::new("python3")
-        .args(["-c", "import zeep"])
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// zeep reads the WSDL the generated server publishes and calls it with attributes and simple
 /// content; the values it reads back are checked in the script. Skipped loudly without zeep,
 /// a failure without it under `CI`.
 #[tokio::test]
 async fn zeep_calls_the_generated_server_with_attributes() {
-    if !zeep_available() {
-        if std::env::var_os("CI").is_some() {
-            panic!("zeep is required in CI: python3 -m pip install zeep");
-        }
-        eprintln!("\n*** SKIPPED: python3 cannot import zeep; install it to run this test ***\n");
+    if !support::zeep_or_skip() {
         return;
     }
     let server = serve().await;
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/catalog_zeep.py");
     let url = format!("http://{}/catalog?wsdl", server.addr);
-    let output = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        tokio::process::Command::new("python3")
-            .arg(script)
-            .arg(&url)
-            .output(),
-    )
-    .await
-    .expect("zeep finishes in time")
-    .expect("run python3");
+    let output = support::run_zeep("catalog_zeep.py", &url).await;
     server.stop().await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);

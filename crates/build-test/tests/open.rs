@@ -5,6 +5,8 @@
 //! WSDL served back reads to the same model, and zeep (when installed) calls the generated
 //! server.
 
+mod support;
+
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -17,7 +19,6 @@ use soapstone_build_test::open::{
 };
 use soapstone_service::codegen::codec::xsd::{AnyXml, List};
 use soapstone_service::{Fault, SoapService};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 struct Impl;
 
@@ -188,25 +189,6 @@ async fn the_generated_client_and_server_carry_choices_lists_and_raw_xml() {
     server.stop().await;
 }
 
-async fn post(addr: SocketAddr, path: &str, action: &str, body: &str) -> (u16, String) {
-    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml; charset=utf-8\r\nSOAPAction: \"{action}\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    s.write_all(format!("{head}{body}").as_bytes())
-        .await
-        .unwrap();
-    let mut buf = Vec::new();
-    tokio::time::timeout(std::time::Duration::from_secs(30), s.read_to_end(&mut buf))
-        .await
-        .expect("an answer in time")
-        .unwrap();
-    let text = String::from_utf8(buf).unwrap();
-    let status = text[9..12].parse().unwrap();
-    (status, text)
-}
-
 fn envelope(body: &str) -> String {
     format!(
         r#"<?xml version="1.0"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" xmlns:o="urn:soapstone:open"><s:Body>{body}</s:Body></s:Envelope>"#
@@ -221,7 +203,8 @@ async fn the_wire_holds_the_chosen_elements_and_raw_values_in_place() {
          <o:note>x</o:note><o:sizes> 7  8 </o:sizes><o:payload><k:v xmlns:k=\"urn:k\"/></o:payload>\
          <z:w xmlns:z=\"urn:z\">raw</z:w></o:drawing></o:draw>",
     );
-    let (status, reply) = post(server.addr, "/open", "urn:soapstone:open#draw", &request).await;
+    let (status, reply) =
+        support::post(server.addr, "/open", "urn:soapstone:open#draw", &request).await;
     assert_eq!(status, 200, "{reply}");
     for part in [
         "<circle>2</circle><colour>red</colour><note>x</note><note>extra:1</note><sizes>7 8</sizes>",
@@ -236,7 +219,8 @@ async fn the_wire_holds_the_chosen_elements_and_raw_values_in_place() {
     let none = envelope(
         "<o:draw><o:drawing><o:title>w</o:title><o:sizes/><o:payload/></o:drawing></o:draw>",
     );
-    let (status, reply) = post(server.addr, "/open", "urn:soapstone:open#draw", &none).await;
+    let (status, reply) =
+        support::post(server.addr, "/open", "urn:soapstone:open#draw", &none).await;
     assert_eq!(status, 500, "{reply}");
     assert!(
         reply.contains(
@@ -247,7 +231,8 @@ async fn the_wire_holds_the_chosen_elements_and_raw_values_in_place() {
     let bad = envelope(
         "<o:draw><o:drawing><o:title>w</o:title><o:circle>1</o:circle><o:sizes>1 two</o:sizes><o:payload/></o:drawing></o:draw>",
     );
-    let (status, reply) = post(server.addr, "/open", "urn:soapstone:open#draw", &bad).await;
+    let (status, reply) =
+        support::post(server.addr, "/open", "urn:soapstone:open#draw", &bad).await;
     assert_eq!(status, 500, "{reply}");
     assert!(reply.contains("list item `two` is not a i32"), "{reply}");
     // A raw value cannot bring a DTD in: the envelope is refused before any decoding.
@@ -255,12 +240,13 @@ async fn the_wire_holds_the_chosen_elements_and_raw_values_in_place() {
         "<!DOCTYPE s:Envelope [<!ENTITY big \"x\">]>{}",
         envelope("<o:annotate><o:note>n</o:note><x>&big;</x></o:annotate>")
     );
-    let (status, reply) = post(server.addr, "/open", "urn:soapstone:open#annotate", &dtd).await;
+    let (status, reply) =
+        support::post(server.addr, "/open", "urn:soapstone:open#annotate", &dtd).await;
     assert_eq!(status, 500, "{reply}");
     assert!(reply.contains("DOCTYPE"), "{reply}");
     // Raw values nest no deeper than the depth limit.
     let deep = format!("{}{}", "<x>".repeat(100), "</x>".repeat(100));
-    let (status, reply) = post(
+    let (status, reply) = support::post(
         server.addr,
         "/open",
         "urn:soapstone:open#annotate",
@@ -277,7 +263,7 @@ async fn the_wire_holds_the_chosen_elements_and_raw_values_in_place() {
     let sample = include_str!(
         "../../../testdata/node-soap/request-response-samples/administrate__Complex_json_object_namespace_issue/request.xml"
     );
-    let (status, reply) = post(server.addr, "/admin", "", sample).await;
+    let (status, reply) = support::post(server.addr, "/admin", "", sample).await;
     assert_eq!(status, 500, "{reply}");
     assert!(
         reply.contains("/Envelope/Body/Administrate/AdminOperation/CreateUser/IgnoreDup"),
@@ -287,7 +273,7 @@ async fn the_wire_holds_the_chosen_elements_and_raw_values_in_place() {
         "<typens:IgnoreDup></typens:IgnoreDup>",
         "<typens:IgnoreDup>true</typens:IgnoreDup>",
     );
-    let (status, reply) = post(server.addr, "/admin", "", &fixed).await;
+    let (status, reply) = support::post(server.addr, "/admin", "", &fixed).await;
     assert_eq!(status, 200, "{reply}");
     assert!(reply.contains("AdministrateResponse"), "{reply}");
     server.stop().await;
@@ -326,38 +312,17 @@ fn the_wsdl_served_back_reads_to_the_same_model() {
     );
 }
 
-fn zeep_available() -> bool {
-    std::process::Command::new("python3")
-        .args(["-c", "import zeep"])
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// zeep reads the WSDL the generated server publishes and calls both operations with a
 /// choice, a list, an `anyType` value and `xsd:any` elements. Skipped loudly without zeep, a
 /// failure without it under `CI`.
 #[tokio::test]
 async fn zeep_calls_the_generated_server_with_open_content() {
-    if !zeep_available() {
-        if std::env::var_os("CI").is_some() {
-            panic!("zeep is required in CI: python3 -m pip install zeep");
-        }
-        eprintln!("\n*** SKIPPED: python3 cannot import zeep; install it to run this test ***\n");
+    if !support::zeep_or_skip() {
         return;
     }
     let server = serve().await;
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/open_zeep.py");
     let url = format!("http://{}/open?wsdl", server.addr);
-    let output = tokio::time::timeout(
-        std::time::Duration::from_secs(120),
-        tokio::process::Command::new("python3")
-            .arg(script)
-            .arg(&url)
-            .output(),
-    )
-    .await
-    .expect("zeep finishes in time")
-    .expect("run python3");
+    let output = support::run_zeep("open_zeep.py", &url).await;
     server.stop().await;
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);

@@ -28,6 +28,7 @@ pub(crate) mod parse;
 pub(crate) mod peers_table;
 pub(crate) mod thesis;
 pub(crate) mod thesis_peers;
+pub(crate) mod thesis_pool;
 pub(crate) mod thesis_report;
 pub(crate) mod tls;
 pub(crate) mod wsb;

@@ -296,34 +296,37 @@ setup_rmi() {
 }
 
 setup_axis1() {
-  local name="Apache Axis 1.4" stands="the thesis's and Davis & Parashar's Apache Axis rows" why=""
+  local name="Apache Axis 1.4 on Tomcat 9" stands="the thesis's and Davis & Parashar's Apache Axis rows" why=""
   if ! command -v javac >/dev/null || ! command -v mvn >/dev/null; then
     why=$(apt_install openjdk-17-jdk-headless maven 2>&1) || { missing axis1 server soap-http "$name" "$stands" "$why"; return; }
   fi
   local out="$BUILD/axis1"
   mkdir -p "$out/lib" "$out/classes"
-  if ! ls "$out/lib"/axis-1.4.jar "$out"/lib/sqlite-jdbc-*.jar >/dev/null 2>&1; then
+  if ! ls "$out/lib"/axis-1.4.jar "$out"/lib/sqlite-jdbc-*.jar "$out"/lib/tomcat-embed-core-*.jar >/dev/null 2>&1 \
+    || ! newer "$out/lib/.fetched" "$HERE/axis1/pom.xml"; then
     if [ "$INSTALL" -eq 0 ]; then
-      missing axis1 server soap-http "$name" "$stands" "Axis 1.4 jars not fetched (--no-install)"; return
+      missing axis1 server soap-http "$name" "$stands" "Axis 1.4 and Tomcat jars not fetched (--no-install)"; return
     fi
     say "axis1: mvn dependency:copy-dependencies (Maven Central)"
     mvn -q -B -f "$HERE/axis1/pom.xml" dependency:copy-dependencies -DoutputDirectory="$out/lib" >>"$LOG" 2>&1 \
-      || { missing axis1 server soap-http "$name" "$stands" "mvn could not fetch axis:axis:1.4 and sqlite-jdbc (see $LOG)"; return; }
+      || { missing axis1 server soap-http "$name" "$stands" "mvn could not fetch axis:axis:1.4, tomcat-embed-core and sqlite-jdbc (see $LOG)"; return; }
+    touch "$out/lib/.fetched"
   fi
-  if ! newer "$out/classes/DpAxisServer.class" "$HERE"/axis1/*.java "$HERE"/chargingstore/*.java; then
+  if ! newer "$out/classes/DpAxisTomcatServer.class" "$HERE"/axis1/*.java "$HERE"/chargingstore/*.java; then
     say "axis1: javac --release 8"
     # Axis 1.4 reads parameter names from the service's bytecode and cannot parse class files
     # newer than Java 8.
     javac --release 8 -nowarn -d "$out/classes" -cp "$out/lib/*" "$HERE"/axis1/*.java "$HERE"/chargingstore/*.java >>"$LOG" 2>&1 \
       || { missing axis1 server soap-http "$name" "$stands" "javac failed (see $LOG)"; return; }
   fi
-  local jflags="-XX:+UseSerialGC -Xms64m -Xmx256m" jv sv
+  local jv sv tv
   jv=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
   sv=$(basename "$out"/lib/sqlite-jdbc-*.jar .jar); sv=${sv#sqlite-jdbc-}
-  entry axis1 server soap-http "$name (SimpleAxisServer, JDK $jv)" "$stands" ready "" "1.4" \
-    "Maven Central axis:axis:1.4, org.xerial:sqlite-jdbc:$sv (mvn dependency:copy-dependencies)" "javac --release 8" \
-    "Axis's own SimpleAxisServer (no Tomcat), rpc/encoded, multi-ref arrays and return values (Axis defaults), binds HOST; charging at /axis/services/charging on SQLite through sqlite-jdbc $sv (WAL, synchronous=FULL, one commit per write); JVM flags $jflags; JIT warm-up: 5 s of untimed calls before the first point" \
-    "\"command\":$(jarr java $jflags "-Dcharging.db={db}" -cp "$out/classes:$out/lib/*" DpAxisServer "{port}" "{host}" "$HERE/axis1/server-config.wsdd"),\"path\":\"/axis/services/dp\",\"charging\":\"/axis/services/charging\",\"request\":\"rpc-encoded\",\"warmup_s\":5"
+  tv=$(basename "$out"/lib/tomcat-embed-core-*.jar .jar); tv=${tv#tomcat-embed-core-}
+  entry axis1 server soap-http "Apache Axis 1.4 (AxisServlet on Tomcat $tv, JDK $jv)" "$stands" ready "" "1.4" \
+    "Maven Central axis:axis:1.4, org.apache.tomcat.embed:tomcat-embed-core:$tv, org.xerial:sqlite-jdbc:$sv (lab/peers/axis1/pom.xml)" "javac --release 8" \
+    "AxisServlet at /axis/services/* on embedded Tomcat $tv (Tomcat's defaults: NIO connector, maxThreads 200, minSpareThreads 10, maxKeepAliveRequests 100, keepAliveTimeout 60 s, acceptCount 100; binds HOST), server-config.wsdd deployed as WEB-INF/server-config.wsdd; rpc/encoded, multi-ref arrays and return values (Axis defaults); charging at /axis/services/charging on SQLite through sqlite-jdbc $sv (WAL, synchronous=FULL, one commit per write); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS "-Dcharging.db={db}" -cp "$out/classes:$out/lib/*" DpAxisTomcatServer "{port}" "{host}" "$HERE/axis1/server-config.wsdd"),\"path\":\"/axis/services/dp\",\"charging\":\"/axis/services/charging\",\"request\":\"rpc-encoded\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 # ---------------------------------------------------------------------------------------------

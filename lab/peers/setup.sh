@@ -103,6 +103,8 @@ apt_install() {
 newer() { local out="$1" s; shift; [ -e "$out" ] || return 1; for s in "$@"; do [ "$s" -nt "$out" ] && return 1; done; return 0; }
 
 CXXFLAGS="-O2"
+# The warm-up of a peer without a JIT, in its config (the JVM and Mono peers say their own).
+NO_JIT_WARMUP="warm-up: each point's own untimed warm-up only (no JIT to warm)"
 
 # ---------------------------------------------------------------------------------------------
 setup_gsoap() {
@@ -121,11 +123,11 @@ setup_gsoap() {
   fi
   entry gsoap server soap-http "$name" "$stands" ready "" "$(deb_version gsoap)" "Debian packages gsoap, libgsoap-dev" \
     "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
-    "standalone server, one thread, one connection at a time, HTTP keep-alive" \
+    "standalone server, one thread, one connection at a time, HTTP keep-alive; $NO_JIT_WARMUP" \
     "\"command\":$(jarr "$bin" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
   entry gsoap-client client soap-http "$name client" "a C/C++ SOAP client (Zilora & Ketha's table: C++)" ready "" "$(deb_version gsoap)" \
     "Debian packages gsoap, libgsoap-dev" "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
-    "one soap context, HTTP keep-alive, memory released after each call" \
+    "one soap context, HTTP keep-alive, memory released after each call; $NO_JIT_WARMUP" \
     "\"command\":$(jarr "$cbin")"
 }
 
@@ -145,10 +147,10 @@ setup_php() {
   fi
   entry php-soapserver server soap-http "$name SoapServer" "a PHP SOAP server (WSDL mode, contract/dp.wsdl)" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted; WSDL cached on disk)" \
-    "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer" \
+    "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer; $NO_JIT_WARMUP (no opcache JIT)" \
     "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
   entry php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" ready "" "$v" \
-    "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive" \
+    "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive; $NO_JIT_WARMUP (no opcache JIT)" \
     "\"command\":$(jarr php "$HERE/php/client.php")"
 }
 
@@ -163,10 +165,10 @@ setup_perl() {
     || { missing soaplite-server server soap-http "SOAP::Lite server" "Davis & Parashar's SOAP::Lite row" "SOAP::Lite does not load"; return; }
   entry soaplite-server server soap-http "SOAP::Lite $v server (Perl)" "Davis & Parashar's SOAP::Lite row" ready "" "$v" \
     "Debian package libsoap-lite-perl" "none (interpreted)" \
-    "SOAP::Transport::HTTP::Daemon: one process, one connection at a time, keep-alive" \
+    "SOAP::Transport::HTTP::Daemon: one process, one connection at a time, keep-alive; $NO_JIT_WARMUP" \
     "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
   entry soaplite-client client soap-http "SOAP::Lite $v client (Perl)" "a Perl SOAP client (Davis & Parashar's SOAP::Lite)" ready "" "$v" \
-    "Debian package libsoap-lite-perl" "none (interpreted)" "LWP keep-alive; calls built by name (no WSDL)" \
+    "Debian package libsoap-lite-perl" "none (interpreted)" "LWP keep-alive; calls built by name (no WSDL); $NO_JIT_WARMUP" \
     "\"command\":$(jarr perl "$HERE/perl/client.pl")"
 }
 
@@ -194,7 +196,7 @@ setup_python() {
   if [ -z "$why" ] && "$venv/bin/python" -c "import spyne" 2>/dev/null; then
     local v; v=$("$venv/bin/python" -c "import spyne; print(spyne.__version__)")
     entry spyne server soap-http "spyne $v (Python $py)" "a Python SOAP server" ready "" "$v" "PyPI spyne==$SPYNE_VERSION (venv in the build directory)" \
-      "none (interpreted)" "wsgiref's single-threaded server (HTTP/1.0: a connection per call); document/literal only, so it gets the request without xsi:type" \
+      "none (interpreted)" "wsgiref's single-threaded server (HTTP/1.0: a connection per call); document/literal only, so it gets the request without xsi:type; $NO_JIT_WARMUP" \
       "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"literal\""
   else
     missing spyne server soap-http "spyne (Python)" "a Python SOAP server" "${why:-spyne does not import}"
@@ -202,7 +204,7 @@ setup_python() {
   if [ -z "$why" ] && "$venv/bin/python" -c "import zeep" 2>/dev/null; then
     local v; v=$("$venv/bin/python" -c "import importlib.metadata as m; print(m.version('zeep'))")
     entry zeep client soap-http "zeep $v (Python $py)" "Zilora & Ketha's client-language table: Python" ready "" "$v" "PyPI zeep==$ZEEP_VERSION (venv in the build directory)" \
-      "none (interpreted)" "WSDL mode (contract/dp.wsdl), requests session with keep-alive" \
+      "none (interpreted)" "WSDL mode (contract/dp.wsdl), requests session with keep-alive; $NO_JIT_WARMUP" \
       "\"command\":$(jarr "$venv/bin/python" "$HERE/python/zeep_client.py")"
   else
     missing zeep client soap-http "zeep (Python)" "a Python SOAP client" "${why:-zeep does not import}"
@@ -233,10 +235,10 @@ setup_node() {
   fi
   local v nv; v=$(cd "$HERE/node" && node -p 'require("soap/package.json").version'); nv=$(node --version)
   entry node-soap-server server soap-http "node-soap $v (Node $nv)" "a JavaScript SOAP server" ready "" "$v" "npm soap@$v (package-lock.json)" \
-    "none (JIT)" "Node http server, one event loop, keep-alive; WSDL mode (contract/dp.wsdl)" \
+    "none (JIT)" "Node http server, one event loop, keep-alive; WSDL mode (contract/dp.wsdl); V8's JIT warmed by each point's own untimed warm-up only" \
     "\"command\":$(jarr node "$HERE/node/server.js" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
   entry node-soap-client client soap-http "node-soap $v (Node $nv)" "Zilora & Ketha's client-language table: JavaScript" ready "" "$v" "npm soap@$v (package-lock.json)" \
-    "none (JIT)" "WSDL mode, keep-alive agent with one socket" \
+    "none (JIT)" "WSDL mode, keep-alive agent with one socket; V8's JIT warmed by each point's own untimed warm-up only" \
     "\"command\":$(jarr node "$HERE/node/client.js")"
 }
 
@@ -259,10 +261,10 @@ setup_omniorb() {
   fi
   local v; v=$(deb_version libomniorb4-dev)
   entry omniorb server corba "$name" "$stands" ready "" "$v" "Debian packages omniidl, libomniorb4-dev, libsqlite3-dev" \
-    "omniidl -bcxx; g++ $CXXFLAGS -lomniORB4 -lomnithread -lsqlite3" "thread per connection (omniORB default), endPoint giop:tcp:HOST:PORT, omniINSPOA keys dp and charging; charging on SQLite $(deb_version libsqlite3-dev) (WAL, synchronous=FULL, one commit per write, one connection behind a mutex)" \
+    "omniidl -bcxx; g++ $CXXFLAGS -lomniORB4 -lomnithread -lsqlite3" "thread per connection (omniORB default), endPoint giop:tcp:HOST:PORT, omniINSPOA keys dp and charging; charging on SQLite $(deb_version libsqlite3-dev) (WAL, synchronous=FULL, one commit per write, one connection behind a mutex); $NO_JIT_WARMUP" \
     "\"command\":$(jarr "$out/dp-omniorb-server" "{port}" "{host}" "{db}"),\"url\":\"corbaloc::{host}:{port}/dp\",\"charging\":\"corbaloc::{host}:{port}/charging\""
   entry omniorb-client client corba "$name client" "$stands" ready "" "$v" "Debian packages omniidl, libomniorb4-dev" \
-    "omniidl -bcxx; g++ $CXXFLAGS" "one object reference from corbaloc, one GIOP connection; load mode: 5 threads on 5 connections (maxGIOPConnectionPerServer 5)" \
+    "omniidl -bcxx; g++ $CXXFLAGS" "one object reference from corbaloc, one GIOP connection; load mode: 5 threads on 5 connections (maxGIOPConnectionPerServer 5); $NO_JIT_WARMUP" \
     "\"command\":$(jarr "$out/dp-omniorb-client"),\"client_of\":\"omniorb\""
 }
 
@@ -364,11 +366,11 @@ setup_mono() {
   entry mono-asmx server soap-http "Mono $v ASP.NET web service (ASMX)" "$stands" ready "" "$v" \
     "Debian packages mono-complete, mono-fastcgi-server4 $(deb_version mono-fastcgi-server4), nginx $(deb_version nginx)" \
     "mcs $flags (service class precompiled into bin/)" \
-    "System.Web's ASMX handler; dp: [SoapRpcService] rpc/encoded (multi-ref arrays); contacts and echoFloat: document/literal (the .NET default), routed on the body element; fastcgi-mono-server4 (one process, its thread pool) behind one nginx process (keep-alive to the client, a FastCGI connection per request over a unix socket); not xsp4, which does not start on Debian 12's Mono 6.8; JIT warm-up: 3 s of untimed calls before the first point" \
+    "System.Web's ASMX handler; dp: [SoapRpcService] rpc/encoded (multi-ref arrays); contacts and echoFloat: document/literal (the .NET default), routed on the body element; fastcgi-mono-server4 (one process, its thread pool) behind one nginx process (keep-alive to the client, a FastCGI connection per request over a unix socket); not xsp4, which does not start on Debian 12's Mono 6.8; Mono's runtime defaults (JIT, no AOT or LLVM, no MONO_ environment); JIT warm-up: 3 s of untimed calls before the first point" \
     "\"command\":$(jarr "$HERE/mono/serve.sh" "{port}" "$out/app" "{host}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\"},\"request\":\"rpc-encoded\",\"warmup_s\":3"
   entry mono-client client soap-http "C# client (Mono $v, wsdl proxy)" "$cstands" ready "" "$v" \
     "Debian package mono-complete" "wsdl -protocol:SOAP from contract/dp.wsdl; mcs $flags" \
-    "SoapHttpClientProtocol proxy, HTTP keep-alive; Expect: 100-continue and Nagle off (ServicePointManager); one untimed call before the warm-up (Mono builds the proxy's XML serializers on first use, about a second); JIT warmed by each point's warm-up" \
+    "Mono's runtime defaults (JIT, no AOT or LLVM); SoapHttpClientProtocol proxy, HTTP keep-alive; Expect: 100-continue and Nagle off (ServicePointManager); one untimed call before the warm-up (Mono builds the proxy's XML serializers on first use, about a second); JIT warmed by each point's warm-up" \
     "\"command\":$(jarr mono "$out/client/dp-client.exe")"
 }
 
@@ -390,9 +392,10 @@ setup_erlang() {
   local otp erts
   otp=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(otp_release)]), halt().' 2>/dev/null)
   erts=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(version)]), halt().' 2>/dev/null)
+  local flavor; flavor=$(erl -noshell -eval 'io:format("~p", [erlang:system_info(emu_flavor)]), halt().' 2>/dev/null)
   entry erlang server soap-http "Erlang/OTP $otp inets httpd + xmerl (stand-in)" "$stands" ready "" "OTP $otp (erts $erts)" \
     "Debian packages erlang-base, erlang-inets, erlang-xmerl $(deb_version erlang-base)" "erlc (default flags)" \
-    "dp (rpc/encoded), card/news/shop and echoFloat (document/literal, wsb.erl); inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused" \
+    "dp (rpc/encoded), card/news/shop and echoFloat (document/literal, wsb.erl); inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused; BEAM emulator flavor $flavor (the JIT compiles each module as it is loaded: nothing to warm); warm-up: each point's own untimed warm-up" \
     "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"wsb\":\"/wsb/{service}\",\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
 }
 

@@ -289,7 +289,8 @@ print(json.dumps({"ok": len(samples), "errors": 0, "first_error": None, "samples
 #[test]
 fn a_corba_pair_carrying_the_charging_calls_is_in_the_thesis_tables() {
     let dir = temp("peers-thesis");
-    // A stand-in for a CORBA pair carrying the charging system (python3 only): the server echoes
+    // A stand-in for a CORBA pair and an RMI pair carrying the charging system (python3 only,
+    // the same scripts under both transports): the server echoes
     // bytes; the client speaks the peer-client protocol with the charging calls (`check`,
     // `creditControl`, `credit`) and the load mode (`load:PATTERN`: `load started`, calls until
     // the lab writes `stop`, then the JSON line), timing real round trips to its port.
@@ -355,39 +356,62 @@ print(json.dumps({"ok": len(samples), "errors": 0, "first_error": None, "samples
             "id": "jacorb-client", "role": "client", "transport": "corba", "name": "echo client",
             "stands_for": "test", "status": "ready", "reason": "", "version": "0",
             "command": ["python3", client.to_str().unwrap()], "client_of": "jacorb"
+        }, {
+            "id": "java-rmi", "role": "server", "transport": "rmi", "name": "echo RMI",
+            "stands_for": "test", "status": "ready", "reason": "", "version": "0",
+            "command": ["python3", server.to_str().unwrap(), "{port}"],
+            "url": "rmi://{host}:{port}/dp",
+            "charging": "rmi://{host}:{port}/charging"
+        }, {
+            "id": "java-rmi-client", "role": "client", "transport": "rmi", "name": "echo RMI client",
+            "stands_for": "test", "status": "ready", "reason": "", "version": "0",
+            "command": ["python3", client.to_str().unwrap()], "client_of": "java-rmi"
         }]
     });
     std::fs::write(&manifest, peers.to_string()).unwrap();
     let (results, md) = lab(&dir.0.join("out"), "thesis", &manifest, "0.2s");
-    let run = |op: &str, load: &str| {
+    let run_of = |system: &str, op: &str, load: &str| {
         results.runs.iter().find(|r| {
             r.experiment == "thesis"
-                && r.system == "jacorb"
+                && r.system == system
                 && r.operation == op
                 && r.settings.background.as_deref() == Some(load)
         })
     };
-    for load in ["none", "stress", "peak", "traffic"] {
-        for op in ["creditControl", "credit"] {
-            assert!(
-                run(op, load).is_some(),
-                "{op} under {load} was not timed: {:#?}",
-                results.problems
-            );
+    let run = |op: &str, load: &str| run_of("jacorb", op, load);
+    for system in ["jacorb", "java-rmi"] {
+        for load in ["none", "stress", "peak", "traffic"] {
+            for op in ["creditControl", "credit"] {
+                assert!(
+                    run_of(system, op, load).is_some(),
+                    "{system} {op} under {load} was not timed: {:#?}",
+                    results.problems
+                );
+            }
         }
     }
     // The load generator's own calls are a background run, never the measured client's.
     let bg = run("background/stress", "stress").expect("the stress load's run");
     assert_eq!(bg.settings.connections, 5);
     assert!(bg.ok > 0);
+    // The RMI client calls its own server only: no pairing with the CORBA pair.
+    assert!(run_of("java-rmi", "credit from jacorb-client", "none").is_none());
     let status = |id: &str| {
         let s = results.systems.iter().find(|s| s.id == id).unwrap();
         s.status.clone()
     };
     assert_eq!(status("jacorb"), "ready");
     assert_eq!(status("jacorb-client"), "ready");
-    assert!(md.contains("Table 1: CORBA response time"), "{md}");
+    assert_eq!(status("java-rmi"), "ready");
+    assert_eq!(status("java-rmi-client"), "ready");
+    // Java RMI stands in Table 1 beside the ORB, labelled as RMI.
+    assert!(
+        md.contains("Table 1: CORBA (and Java RMI) response time"),
+        "{md}"
+    );
     assert!(md.contains("| **echo ORB** |"), "{md}");
+    assert!(md.contains("| **echo RMI** |"), "{md}");
+    assert!(md.contains("Java RMI is not CORBA"), "{md}");
     assert!(
         md.contains("Fig 15: response time of client and server"),
         "{md}"

@@ -269,32 +269,23 @@ setup_omniorb() {
 }
 
 setup_rmi() {
-  local stands="Davis & Parashar's JavaRMI row" why=""
-  if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
-    why=$(apt_install openjdk-17-jdk-headless 2>&1) || {
-      missing java-rmi server rmi "Java RMI" "$stands" "$why"
-      missing java-rmi-client client rmi "Java RMI client" "$stands" "$why"
-      return
-    }
-  fi
-  local out="$BUILD/rmi"
-  mkdir -p "$out"
-  if ! newer "$out/DpRmiClient.class" "$HERE"/rmi/*.java; then
-    say "rmi: javac"
-    javac -d "$out" "$HERE"/rmi/*.java >>"$LOG" 2>&1 || {
-      missing java-rmi server rmi "Java RMI" "$stands" "javac failed (see $LOG)"
-      missing java-rmi-client client rmi "Java RMI client" "$stands" "javac failed (see $LOG)"
-      return
-    }
-  fi
-  local v jflags="-XX:+UseSerialGC -Xms64m -Xmx256m"
-  v=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
-  entry java-rmi server rmi "Java RMI (JDK $v)" "$stands" ready "" "$v" "the JDK (Debian openjdk-17-jdk-headless)" "javac (default flags)" \
-    "JVM flags $jflags; registry and object on one port of HOST; default RMI thread pool; JIT warmed by each point's warm-up" \
-    "\"command\":$(jarr java $jflags "-Djava.rmi.server.hostname={host}" -cp "$out" DpRmiServer "{port}" "{host}"),\"url\":\"rmi://{host}:{port}/dp\""
-  entry java-rmi-client client rmi "Java RMI client (JDK $v)" "$stands" ready "" "$v" "the JDK (Debian openjdk-17-jdk-headless)" "javac (default flags)" \
-    "JVM flags $jflags; JIT warmed by each point's warm-up" \
-    "\"command\":$(jarr java $jflags -cp "$out" DpRmiClient),\"client_of\":\"java-rmi\""
+  local stands="Davis & Parashar's JavaRMI row; the thesis's binary RPC (Table 1) in Java RMI" why="" out="$BUILD/rmi"
+  # The charging store needs sqlite-jdbc (Maven Central), so RMI is built like the JVM peers.
+  why=$(jvm_tools && jvm_fetch rmi && jvm_javac rmi DpRmiClient "" "$HERE"/rmi/*.java "$HERE"/chargingstore/*.java) || {
+    missing java-rmi server rmi "Java RMI" "$stands" "$why"
+    missing java-rmi-client client rmi "Java RMI client" "$stands" "$why"
+    return
+  }
+  local v sv cp="$out/classes:$out/lib/*"
+  v=$(java_version)
+  sv=$(basename "$out"/lib/sqlite-jdbc-*.jar .jar); sv=${sv#sqlite-jdbc-}
+  local via="the JDK (Debian openjdk-17-jdk-headless); Maven Central org.xerial:sqlite-jdbc:$sv (lab/peers/rmi/pom.xml)"
+  entry java-rmi server rmi "Java RMI (JDK $v)" "$stands" ready "" "$v" "$via" "javac (default flags)" \
+    "JVM flags $JVM_FLAGS; registry and objects (dp, charging) on one port of HOST; the JDK's RMI transport defaults (a thread per connection); charging on SQLite through sqlite-jdbc $sv (WAL, synchronous=FULL, one commit per write, one connection under a lock); JIT warmed by each point's warm-up, and by ${JACORB_WARMUP_S} s of untimed charging calls before the thesis's first point" \
+    "\"command\":$(jarr java $JVM_FLAGS "-Djava.rmi.server.hostname={host}" "-Dcharging.db={db}" -cp "$cp" DpRmiServer "{port}" "{host}"),\"url\":\"rmi://{host}:{port}/dp\",\"charging\":\"rmi://{host}:{port}/charging\",\"warmup_s\":$JACORB_WARMUP_S"
+  entry java-rmi-client client rmi "Java RMI client (JDK $v)" "$stands" ready "" "$v" "$via" "javac (default flags)" \
+    "JVM flags $JVM_FLAGS; one stub from the registry, calls one at a time on one reused connection; load mode: 5 threads (RMI opens a connection per concurrent call: 5 connections); JIT warmed by each point's warm-up" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$cp" DpRmiClient),\"client_of\":\"java-rmi\""
 }
 
 setup_axis1() {

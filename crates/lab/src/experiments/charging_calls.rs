@@ -157,6 +157,8 @@ pub(crate) async fn reserve_pool(
 }
 
 /// POSTs `body` to `url` (`http://host:port/path`) and returns the call's `<return>` integer.
+/// The request carries `SOAPAction: ""`, which SOAP 1.1 requires of every HTTP request (Axis
+/// 1.4's servlet faults `Client.NoSOAPAction` without it).
 pub(crate) async fn call(url: &str, body: &str) -> anyhow::Result<i32> {
     let rest = url
         .strip_prefix("http://")
@@ -165,7 +167,7 @@ pub(crate) async fn call(url: &str, body: &str) -> anyhow::Result<i32> {
     let path = if path.is_empty() { "/" } else { path };
     let request = format!(
         "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: text/xml; charset=utf-8\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         SOAPAction: \"\"\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     let answer = tokio::time::timeout(Duration::from_secs(10), async {
@@ -273,6 +275,36 @@ mod tests {
         assert!(!pool_overrun(233 + 1127, from_read, w, u));
         assert!(pool_overrun(233 + 1127, 400, w, u));
         assert!(!pool_overrun(100, 400, w, u));
+    }
+
+    #[tokio::test]
+    async fn call_sends_soapaction_over_a_real_socket() {
+        // A server that answers like Axis 1.4's servlet: a fault without the SOAPAction header.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            while !String::from_utf8_lossy(&buf).contains("</SOAP-ENV:Envelope>") {
+                let n = s.read(&mut chunk).await.unwrap();
+                assert!(n > 0, "the request ended early");
+                buf.extend_from_slice(&chunk[..n]);
+            }
+            let request = String::from_utf8_lossy(&buf).to_ascii_lowercase();
+            let answer = if request.contains("\r\nsoapaction: \"\"\r\n") {
+                "HTTP/1.1 200 OK\r\nContent-Type: text/xml\r\nConnection: close\r\n\r\n\
+                 <creditControlResponse><return>57514</return></creditControlResponse>"
+            } else {
+                "HTTP/1.1 500 Internal Server Error\r\nConnection: close\r\n\r\n\
+                 <faultstring>no SOAPAction header!</faultstring>"
+            };
+            s.write_all(answer.as_bytes()).await.unwrap();
+        });
+        let body = envelope("creditControl", &[("id", 8)]);
+        let got = call(&format!("http://{addr}/axis/services/charging"), &body).await;
+        assert_eq!(got.unwrap(), 57514);
+        server.await.unwrap();
     }
 
     #[test]

@@ -69,8 +69,7 @@ async fn soap_server(
     if let Some(w) = peer.warmup_s.filter(|w| *w > 0.0) {
         // A JVM peer's JIT warm-up: untimed calls over every operation, results dropped.
         let each = Duration::from_secs_f64(w / ops.len() as f64);
-        let mut timeline = Vec::new();
-        let mut ran = 0.0;
+        let mut first = true;
         for (id, op, size) in ops {
             let body = lab.body(
                 &format!("dp-{}-{}-warmup.xml", peer.id, id.replace('/', "-")),
@@ -82,13 +81,12 @@ async fn soap_server(
             let warm = crate::driver::bench(&lab.launcher, Some(&lab.cfg.other_cpu), &spec)
                 .await
                 .map_err(|e| anyhow::anyhow!("its warm-up failed: {e:#}"))?;
-            timeline.extend(warm.timeline.into_iter().map(|mut s| {
-                s.t += ran;
-                s
-            }));
-            ran += each.as_secs_f64();
+            if std::mem::take(&mut first) {
+                let secs = each.as_secs_f64();
+                lab.peers
+                    .note_server_warmup(&peer.id, "dp", id, secs, &warm.timeline);
+            }
         }
-        lab.peers.note_server_warmup(&peer.id, "dp", ran, &timeline);
     }
     for (id, op, size) in ops {
         let body = lab.body(

@@ -106,21 +106,19 @@ async fn soap_peer(lab: &mut Lab, peer: &ManifestPeer) -> anyhow::Result<()> {
     if let Some(w) = peer.warmup_s.filter(|w| *w > 0.0) {
         // A JVM peer's JIT warm-up: untimed calls of both operations, results dropped.
         let each = Duration::from_secs_f64(w / OPS.len() as f64);
-        let mut timeline = Vec::new();
-        let mut ran = 0.0;
-        for (_, body) in &bodies {
+        let mut first = true;
+        for (op, body) in &bodies {
             let spec =
                 BenchSpec::sequential(url.clone(), each, Duration::ZERO).with_body(body.clone());
             let warm = driver::bench(&lab.launcher, Some(&lab.cfg.other_cpu), &spec)
                 .await
                 .map_err(|e| anyhow::anyhow!("its warm-up failed: {e:#}"))?;
-            timeline.extend(warm.timeline.into_iter().map(|mut s| {
-                s.t += ran;
-                s
-            }));
-            ran += each.as_secs_f64();
+            if std::mem::take(&mut first) {
+                let secs = each.as_secs_f64();
+                lab.peers
+                    .note_server_warmup(&peer.id, EXP, op, secs, &warm.timeline);
+            }
         }
-        lab.peers.note_server_warmup(&peer.id, EXP, ran, &timeline);
     }
     let load_body = bodies[1].1.clone();
     for pin in lab.pins() {

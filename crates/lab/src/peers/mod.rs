@@ -298,13 +298,15 @@ impl Discovery {
         }
     }
 
-    /// Records how a server's untimed warm-up went in `experiment` (once per experiment): the
-    /// calls answered over the `seconds` it ran, and the rate of its first and last whole
-    /// seconds (a JIT still compiling shows as a last second much faster than the first).
+    /// Records how a server's untimed warm-up with `op` went in `experiment` (once per
+    /// experiment): the calls answered over the `seconds` it ran, and the rate of its first and
+    /// last whole seconds (a JIT still compiling shows as a last second much faster than the
+    /// first). One operation's calls only: rates of different operations do not compare.
     pub(crate) fn note_server_warmup(
         &mut self,
         id: &str,
         experiment: &str,
+        op: &str,
         seconds: f64,
         timeline: &[crate::results::Second],
     ) {
@@ -317,7 +319,7 @@ impl Discovery {
         }
         let sep = if s.config.is_empty() { "" } else { "; " };
         s.config = format!(
-            "{}{sep}{mark}: {}",
+            "{}{sep}{mark}: {op}: {}",
             s.config,
             describe_server_warmup(seconds, timeline)
         );
@@ -466,13 +468,13 @@ mod tests {
         };
         // 2.5 s of warm-up: the partial last second counts in the calls, not in the rates.
         let timeline = [sec(0.0, 40), sec(1.0, 2100), sec(2.0, 1000)];
-        d.note_server_warmup("gsoap", "dp", 2.5, &timeline);
-        d.note_server_warmup("gsoap", "dp", 9.0, &[]);
+        d.note_server_warmup("gsoap", "dp", "doNothing", 2.5, &timeline);
+        d.note_server_warmup("gsoap", "dp", "getString/800", 9.0, &[]);
         let s = &d.systems[0];
         assert!(
             s.config.ends_with(
-                "; measured server warm-up (dp): 3,140 untimed calls answered in 2.5 s; 40 \
-                 calls/s in its first second, 2,100 in its last"
+                "; measured server warm-up (dp): doNothing: 3,140 untimed calls answered in 2.5 \
+                 s; 40 calls/s in its first second, 2,100 in its last"
             ),
             "{}",
             s.config

@@ -147,10 +147,10 @@ setup_php() {
   fi
   entry php-soapserver server soap-http "$name SoapServer" "a PHP SOAP server (WSDL mode, contract/dp.wsdl)" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted; WSDL cached on disk)" \
-    "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer; $NO_JIT_WARMUP (no opcache JIT)" \
+    "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer; $NO_JIT_WARMUP (opcache off)" \
     "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
   entry php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" ready "" "$v" \
-    "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive; $NO_JIT_WARMUP (no opcache JIT)" \
+    "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive; $NO_JIT_WARMUP (opcache off)" \
     "\"command\":$(jarr php "$HERE/php/client.php")"
 }
 

@@ -249,23 +249,22 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
                 };
                 let mut spec = point(&url, &t, body, bytes);
                 spec.background = Some(load.to_owned());
+                let problems = lab.problems.len();
                 let at = lab
                     .measure(("soapstone", EXP, op), placement.clone(), &spec)
                     .await;
                 if kind == Bodies::Pool {
                     let held = pools.iter().find(|p| p.op == op).map_or(0, |p| p.n);
                     let label = format!("{op} ({}, {load} load)", placement.kind.label());
-                    pool::remeasure_if_overrun(
-                        lab,
-                        &url,
+                    let m = pool::Measured {
+                        op,
+                        placement: placement.clone(),
                         at,
+                        problems,
                         held,
-                        &mut pool_start,
-                        &tag,
-                        &label,
-                        &spec,
-                    )
-                    .await;
+                        label: &label,
+                    };
+                    pool::remeasure_if_overrun(lab, &url, m, &mut pool_start, &tag, &spec).await;
                 }
             }
             if let Some((running, spec)) = bg {

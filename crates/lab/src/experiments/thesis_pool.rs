@@ -41,89 +41,119 @@ pub(crate) struct Pool {
     pub(crate) n: usize,
 }
 
-/// The pooled point just measured (`at`) sent as many calls as its `held` reservations: its
-/// faults are the lab's. The run is dropped and the point measured once more with a pool sized
-/// from its own rate; a second overrun drops that run too, with a problem.
-#[allow(clippy::too_many_arguments)]
+/// What became of a pooled point's measurement: its calls (`Some(sent, failed)`), or `None`
+/// when the bench failed outright (every call faulted: `no request succeeded`).
+pub(crate) type Outcome = Option<(u64, u64)>;
+
+/// The pool to measure a pooled point again with, if its faults may be the lab's: it failed
+/// outright (sized from `fastest`, the fastest call rate measured on this placement, a read
+/// included: a bound on any write), or it faulted after sending as many calls as its `held`
+/// reservations (sized from its own rate, fast faults included). `None`: keep the point.
+pub(crate) fn retry_pool(
+    outcome: Outcome,
+    held: usize,
+    fastest: Option<f64>,
+    t: &crate::config::Timing,
+) -> Option<usize> {
+    let (w, u) = (t.thesis_window, t.warmup);
+    match outcome {
+        None => Some(calls::pool_size(
+            Some(fastest.unwrap_or(0.0)).filter(|r| *r > 0.0),
+            w,
+            u,
+        )),
+        Some((sent, failed)) if failed > 0 && calls::pool_overrun(sent, held, w, u) => {
+            let rate = sent as f64 / w.as_secs_f64().max(1e-3);
+            Some(calls::pool_size(Some(rate), w, u))
+        }
+        Some(_) => None,
+    }
+}
+
+/// The fastest call rate of any soapstone thesis point measured so far on this placement.
+fn fastest_rate(lab: &Lab, kind: PlacementKind) -> Option<f64> {
+    lab.runs
+        .iter()
+        .filter(|r| {
+            r.experiment == EXP && r.system == "soapstone" && r.settings.placement.kind == kind
+        })
+        .map(|r| r.throughput_rps)
+        .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))))
+}
+
+/// One pooled point as measured: `at` is its run (or `None` if the bench failed), `problems`
+/// how many problems the lab had before it, `held` the reservations its pool had.
+pub(crate) struct Measured<'a> {
+    pub(crate) op: &'static str,
+    pub(crate) placement: crate::results::Placement,
+    pub(crate) at: Option<usize>,
+    pub(crate) problems: usize,
+    pub(crate) held: usize,
+    pub(crate) label: &'a str,
+}
+
+/// The pooled point just measured may have run out of reservations (see [`retry_pool`]): its
+/// run, or the problem its failed bench left, is dropped and the point measured once more with
+/// a bigger pool; if that one also runs out, its run is dropped too, with a problem. A point is
+/// never reported with faults of the lab's making.
 pub(crate) async fn remeasure_if_overrun(
     lab: &mut Lab,
     url: &str,
-    at: Option<usize>,
-    held: usize,
+    m: Measured<'_>,
     pool_start: &mut usize,
     tag: &str,
-    label: &str,
     spec: &BenchSpec,
 ) {
     let t = lab.cfg.timing.clone();
-    let Some(i) = at else { return };
-    let overrun = |r: &crate::results::Run| {
-        r.errors + r.timeouts > 0
-            && calls::pool_overrun(
-                r.ok + r.errors + r.timeouts,
-                held,
-                t.thesis_window,
-                t.warmup,
-            )
-    };
-    if !overrun(&lab.runs[i]) {
+    let outcome = m.at.map(|i| {
+        let r = &lab.runs[i];
+        (r.ok + r.errors + r.timeouts, r.errors + r.timeouts)
+    });
+    let fastest = fastest_rate(lab, m.placement.kind);
+    let Some(n) = retry_pool(outcome, m.held, fastest, &t) else {
         return;
-    }
-    let run = lab.runs.remove(i);
-    let sent = run.ok + run.errors + run.timeouts;
-    let rate = sent as f64 / t.thesis_window.as_secs_f64().max(1e-3);
-    let n = calls::pool_size(Some(rate), t.thesis_window, t.warmup);
+    };
+    let why = match (m.at, outcome) {
+        (Some(i), Some((sent, failed))) => {
+            lab.runs.remove(i);
+            format!(
+                "sent {sent} calls against a pool of {} reservations ({failed} faults: it ran out)",
+                m.held
+            )
+        }
+        _ => {
+            // The bench's own problem ("no request succeeded") is replaced by this one.
+            lab.problems.truncate(m.problems);
+            format!(
+                "failed outright with a pool of {} reservations (every call faulted: it ran out)",
+                m.held
+            )
+        }
+    };
     lab.problem(format!(
-        "thesis: {label} sent {sent} calls against a pool of {held} reservations (it ran out: \
-         {} faults the lab caused); dropped and measured again with {n}",
-        run.errors + run.timeouts
+        "thesis: {} {why}; dropped and measured again with {n}",
+        m.label
     ));
-    let Some(pool) = make_pool(
-        lab,
-        url,
-        run_op(&run),
-        n,
-        pool_start,
-        &format!("{tag}-again"),
-    )
-    .await
-    else {
+    let Some(pool) = make_pool(lab, url, m.op, n, pool_start, &format!("{tag}-again")).await else {
         return;
     };
     let mut again = spec.clone();
     again.body = Some(pool.dir.clone());
     again.request_bytes = Some(pool.bytes);
-    let placement = run.settings.placement.clone();
     let Some(j) = lab
-        .measure(("soapstone", EXP, pool.op), placement, &again)
+        .measure(("soapstone", EXP, pool.op), m.placement, &again)
         .await
     else {
         return;
     };
     let r = &lab.runs[j];
-    if r.errors + r.timeouts > 0
-        && calls::pool_overrun(
-            r.ok + r.errors + r.timeouts,
-            pool.n,
-            t.thesis_window,
-            t.warmup,
-        )
-    {
-        let sent = r.ok + r.errors + r.timeouts;
+    let (sent, failed) = (r.ok + r.errors + r.timeouts, r.errors + r.timeouts);
+    if retry_pool(Some((sent, failed)), pool.n, fastest, &t).is_some() {
         lab.runs.remove(j);
         lab.problem(format!(
-            "thesis: {label} ran out of {} reservations again ({sent} calls); not reported",
-            pool.n
+            "thesis: {} ran out of {} reservations again ({sent} calls); not reported",
+            m.label, pool.n
         ));
-    }
-}
-
-/// The pooled operation of a run, as the static name [`make_pool`] takes.
-fn run_op(run: &crate::results::Run) -> &'static str {
-    if run.operation == "releaseRes" {
-        "releaseRes"
-    } else {
-        "debitReservation"
     }
 }
 
@@ -180,5 +210,29 @@ async fn make_pool(
             lab.problem(format!("thesis: {e:#}"));
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_point_is_measured_again_only_when_its_pool_may_have_run_out() {
+        let t = crate::config::Timing::quick(); // 0.5 s after 0.2 s
+                                                // A second quick run: 185 reservations (sized from a 96 calls/s credit on an idle
+                                                // CPU's fsync), the warm-up used them all, and every timed call faulted: the bench
+                                                // failed outright. Sized again from the fastest rate measured (the read's).
+        let n = retry_pool(None, 185, Some(19_000.0), &t).unwrap();
+        assert!(n >= 19_000 * 7 / 10, "{n}");
+        // Ran out: 2,000 calls sent against 400 reservations, with faults.
+        let n = retry_pool(Some((2000, 1700)), 400, None, &t).unwrap();
+        assert_eq!(n, calls::pool_size(Some(4000.0), t.thesis_window, t.warmup));
+        // Faults that are not the pool's (it held far more than was sent): kept as measured.
+        assert_eq!(retry_pool(Some((100, 3)), 5000, None, &t), None);
+        // Every reservation used and no fault: kept.
+        assert_eq!(retry_pool(Some((5000, 0)), 400, None, &t), None);
+        // Nothing measured yet to size from: a quarter of the most.
+        assert_eq!(retry_pool(None, 185, None, &t), Some(calls::MAX_POOL / 4));
     }
 }

@@ -350,7 +350,10 @@ impl ServiceModel {
             for (dir, parts) in [("input", &op.input), ("output", &op.output)] {
                 let mut seen = HashSet::new();
                 for part in parts {
-                    let open = is_open_content_name(&part.name) && !self.style.is_rpc();
+                    let open = (is_open_content_name(&part.name)
+                        || crate::xsd::own_namespace(&part.name)
+                            .is_some_and(|(_, l)| is_ncname(l)))
+                        && !self.style.is_rpc();
                     if !is_ncname(&part.name) && !open {
                         problems.push(format!(
                             "{dir} part `{}` of `{}` is not an XML name",

@@ -21,6 +21,7 @@ mod inspect;
 mod load;
 mod lower;
 mod lower_attrs;
+mod lower_ns;
 mod lower_open;
 mod lower_types;
 mod schema;

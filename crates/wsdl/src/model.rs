@@ -372,6 +372,7 @@ impl ServiceModel {
         problems.extend(self.schema.problems().iter().cloned());
         crate::xsd::check_choices(&self.schema, &mut problems);
         problems.extend(crate::generate::markup_problems(&self.schema));
+        problems.extend(crate::generate::element_ns_problems(self));
         if problems.is_empty() {
             Ok(())
         } else {

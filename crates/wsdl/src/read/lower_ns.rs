@@ -39,10 +39,11 @@ impl Lower<'_> {
         }
         // A local element of the type's own schema decides the port's rule; a reference
         // (always qualified) says nothing about local elements.
-        if !reference && (name.namespace.is_empty() || name.namespace == owner) {
-            if self.qualified.is_none() {
-                self.qualified = Some((qualified, at.clone()));
-            }
+        if !reference
+            && (name.namespace.is_empty() || name.namespace == owner)
+            && self.qualified.is_none()
+        {
+            self.qualified = Some((qualified, at.clone()));
         }
         let rule = self.qualified.as_ref().map(|(q, _)| *q);
         let plain = if name.namespace.is_empty() {

@@ -212,4 +212,6 @@ mod tests;
 #[cfg(test)]
 mod tests_attrs;
 #[cfg(test)]
+mod tests_ns;
+#[cfg(test)]
 mod tests_open;

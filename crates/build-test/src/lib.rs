@@ -94,6 +94,12 @@ pub mod catalog {
     soapstone_service::include_wsdl!("catalog");
 }
 
+/// Elements of another namespace than their type's, and per-element `form`
+/// (`wsdl/profile.wsdl`, after node-soap's `UpdateProfile` samples).
+pub mod profile {
+    soapstone_service::include_wsdl!("profile");
+}
+
 /// node-soap's attributes sample
 /// (`testdata/node-soap/request-response-samples/Dummy__should_handle_attributes_in_response`,
 /// MIT): an optional `code` attribute beside elements, a simple-content type with a

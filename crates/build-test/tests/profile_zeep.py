@@ -1,0 +1,27 @@
+"""zeep calls the server generated from wsdl/profile.wsdl (run by tests/profile.rs).
+
+Argument: the `?wsdl` URL the generated server publishes. zeep writes each element in the
+namespace the published schema gives it (`PhoneData` and `Tag` in urn:example:common through
+`ref`, `note` unqualified by its `form`) and parses the answer strictly by namespace: an
+element the server wrote in another namespace is missing or unexpected to it. Exits non-zero
+on a mismatch.
+"""
+import sys
+
+import zeep
+
+client = zeep.Client(sys.argv[1])
+phone = {
+    "PhoneData": {"PhoneNumber": "abc", "Comment": None},
+    "IDs": ["1", "2"],
+    "Tag": None,
+    "note": "note me",
+}
+answer = client.service.update(phone=phone, Tag=["x", "y"])
+echoed, tags = answer.phone, answer.tags
+assert tags == 2, answer
+assert echoed.PhoneData.PhoneNumber == "cba", echoed
+assert echoed.IDs == ["1", "2", "id2"], echoed.IDs
+assert echoed.Tag == "x", echoed
+assert echoed.note == "NOTE ME", echoed
+print("zeep: elements of their own namespace ok")

@@ -2,8 +2,8 @@
 //! end, from `wsdl/profile.wsdl` (after node-soap's `UpdateProfile` samples): the generated
 //! client calls the generated server over real HTTP; raw bytes over a TcpStream show each
 //! element in its own namespace (`PhoneData` and `Tag` in the common schema's, `note` in none,
-//! the rest in the service's) and that a request written with prefixes, as other toolkits
-//! write it, reads; the WSDL served back declares a `ref` and a global element and reads to
+//! the rest in the service's), the body wrappers' attributes in their start tags, and that a
+//! request written with prefixes, as other toolkits write it, reads; the WSDL served back declares a `ref` and a global element and reads to
 //! the same model; zeep (when installed), which checks namespaces, calls the generated server.
 
 mod support;
@@ -16,17 +16,23 @@ use soapstone_server::Server;
 use soapstone_service::{Fault, Version};
 
 /// Echoes the phone with its number reversed, one more id, the note upper-cased and the first
-/// request tag as the phone's tag; answers how many tags came.
+/// request tag as the phone's tag; answers the request's version plus one as the revision
+/// and how many tags came.
 struct Book;
 
 impl Profile for Book {
-    async fn update(&self, phone: NamePhone, tag: Vec<String>) -> Result<(NamePhone, i32), Fault> {
+    async fn update(
+        &self,
+        version: i32,
+        phone: NamePhone,
+        tag: Vec<String>,
+    ) -> Result<(Option<i32>, NamePhone, i32), Fault> {
         let mut echoed = phone.clone();
         echoed.phone_data.phone_number = phone.phone_data.phone_number.chars().rev().collect();
         echoed.i_ds.push(format!("id{}", phone.i_ds.len()));
         echoed.note = phone.note.to_uppercase();
         echoed.tag = tag.first().cloned();
-        Ok((echoed, tag.len() as i32))
+        Ok((Some(version + 1), echoed, tag.len() as i32))
     }
 }
 
@@ -82,11 +88,11 @@ async fn the_generated_client_and_server_agree() {
         let client = ProfileClient::new(&format!("http://{}/profile", server.addr))
             .unwrap()
             .with_version(version);
-        let (echoed, tags) = client
-            .update(phone(), vec!["vip".into(), "old".into()])
+        let (revision, echoed, tags) = client
+            .update(7, phone(), vec!["vip".into(), "old".into()])
             .await
             .unwrap();
-        assert_eq!(tags, 2, "{version:?}");
+        assert_eq!((revision, tags), (Some(8), 2), "{version:?}");
         let mut expected = phone();
         expected.phone_data.phone_number = "54321".into();
         expected.i_ds.push("id1".into());
@@ -101,7 +107,7 @@ async fn the_generated_client_and_server_agree() {
 /// one under another, `note` unprefixed with no default namespace in scope.
 const REQUEST: &str = concat!(
     r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>"#,
-    r#"<p:update xmlns:p="urn:example:profile" xmlns:c="urn:example:common"><p:phone>"#,
+    r#"<p:update version="41" xmlns:p="urn:example:profile" xmlns:c="urn:example:common"><p:phone>"#,
     r#"<c:PhoneData><c:PhoneNumber>987</c:PhoneNumber></c:PhoneData>"#,
     r#"<p:IDs>x</p:IDs><c:Tag>old</c:Tag><note>hi</note></p:phone>"#,
     r#"<c:Tag>t1</c:Tag><c:Tag>t2</c:Tag><c:Tag>t3</c:Tag></p:update></s:Body></s:Envelope>"#
@@ -126,8 +132,22 @@ async fn each_element_travels_in_its_own_namespace() {
     assert!(reply.contains(expected), "{expected}\n{reply}");
     assert!(
         reply.contains(
-            r#"<tns:updateResponse xmlns:tns="urn:example:profile" xmlns="urn:example:profile">"#
+            r#"<tns:updateResponse xmlns:tns="urn:example:profile" xmlns="urn:example:profile" revision="42">"#
         ),
+        "{reply}"
+    );
+
+    // A missing required attribute of the wrapper is a Client fault naming it.
+    let (status, reply) = support::post(
+        server.addr,
+        "/profile",
+        "urn:example:profile#update",
+        &REQUEST.replace(r#" version="41""#, ""),
+    )
+    .await;
+    assert_eq!(status, 500, "{reply}");
+    assert!(
+        reply.contains("/update/@version: missing attribute `version`"),
         "{reply}"
     );
 
@@ -163,6 +183,8 @@ fn the_wsdl_served_back_refers_to_the_common_schema() {
         r#"<xsd:element name="note" type="xsd:string" form="unqualified"/>"#,
         r#"<xsd:element name="PhoneData" type="q:PhoneData" xmlns:q="urn:example:common"/>"#,
         r#"<xsd:element name="Tag" type="xsd:string"/>"#,
+        r#"<xsd:attribute name="version" type="xsd:int" use="required"/>"#,
+        r#"<xsd:attribute name="revision" type="xsd:int"/>"#,
     ] {
         assert!(wsdl.contains(expected), "{expected}\n{wsdl}");
     }
@@ -178,6 +200,7 @@ fn the_wsdl_served_back_refers_to_the_common_schema() {
         assert_eq!(again.schema.get(t), model.schema.get(t), "{t}\n{wsdl}");
     }
     assert_eq!(again.operations[0].input, model.operations[0].input);
+    assert_eq!(again.operations[0].output, model.operations[0].output);
 }
 
 /// zeep reads the WSDL the generated server publishes, calls it and parses the answer with

@@ -2,7 +2,7 @@
 
 Argument: the `?wsdl` URL the generated server publishes. zeep writes each element in the
 namespace the published schema gives it (`PhoneData` and `Tag` in urn:example:common through
-`ref`, `note` unqualified by its `form`) and parses the answer strictly by namespace: an
+`ref`, `note` unqualified by its `form`, `version` an attribute of the body wrapper) and parses the answer strictly by namespace: an
 element the server wrote in another namespace is missing or unexpected to it. Exits non-zero
 on a mismatch.
 """
@@ -17,9 +17,10 @@ phone = {
     "Tag": None,
     "note": "note me",
 }
-answer = client.service.update(phone=phone, Tag=["x", "y"])
+answer = client.service.update(version=1, phone=phone, Tag=["x", "y"])
 echoed, tags = answer.phone, answer.tags
 assert tags == 2, answer
+assert answer.revision == 2, answer
 assert echoed.PhoneData.PhoneNumber == "cba", echoed
 assert echoed.IDs == ["1", "2", "id2"], echoed.IDs
 assert echoed.Tag == "x", echoed

@@ -23,7 +23,7 @@ impl Gen<'_> {
         if f.choice().is_some() {
             return f.ty.name.local.clone();
         }
-        match f.own_namespace() {
+        match f.own_namespace().or_else(|| f.attribute()) {
             Some((_, local)) => local.to_string(),
             None => f.name.clone(),
         }

@@ -352,6 +352,7 @@ impl ServiceModel {
                 for part in parts {
                     let open = (is_open_content_name(&part.name)
                         || crate::xsd::own_namespace(&part.name)
+                            .or_else(|| crate::xsd::attribute_name(&part.name))
                             .is_some_and(|(_, l)| is_ncname(l)))
                         && !self.style.is_rpc();
                     if !is_ncname(&part.name) && !open {

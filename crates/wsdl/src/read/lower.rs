@@ -207,7 +207,8 @@ impl Definitions {
                     )?;
                     m.request = request.name.local.clone();
                     let fields = lower.content_of(request.ty.as_ref(), request)?;
-                    m.input = lower.fields(schema, fields)?;
+                    m.input = lower.wrapper_attributes(schema, request)?;
+                    m.input.extend(lower.fields(schema, fields)?);
                     if !m.one_way {
                         let response = self.body_element(
                             op.output.as_ref(),
@@ -226,7 +227,8 @@ impl Definitions {
                         }
                         m.response = response.name.local.clone();
                         let fields = lower.content_of(response.ty.as_ref(), response)?;
-                        m.output = lower.fields(schema, fields)?;
+                        m.output = lower.wrapper_attributes(schema, response)?;
+                        m.output.extend(lower.fields(schema, fields)?);
                     }
                 }
                 _ => {

@@ -24,6 +24,7 @@ mod lower_attrs;
 mod lower_ns;
 mod lower_open;
 mod lower_types;
+mod lower_wrapper;
 mod schema;
 mod wsdl;
 

@@ -60,6 +60,43 @@ fn owned_fields(m: &ServiceModel) -> Vec<(String, Field)> {
 /// global element of the service namespace named like a message's wrapper, header or fault.
 pub(crate) fn problems(m: &ServiceModel) -> Vec<String> {
     let mut problems = Vec::new();
+    // Decoding matches local names: two elements of one local name in one type (or message)
+    // could not be told apart.
+    let mut holders: Vec<(&str, Vec<&str>)> = Vec::new();
+    for t in m.schema.types() {
+        if let TypeDef::Struct(fields) = &t.def {
+            holders.push((&t.name, fields.iter().map(|f| f.name.as_str()).collect()));
+        }
+    }
+    if !m.style.is_rpc() {
+        for op in &m.operations {
+            holders.push((
+                &op.request,
+                op.input.iter().map(|p| p.name.as_str()).collect(),
+            ));
+            holders.push((
+                &op.response,
+                op.output.iter().map(|p| p.name.as_str()).collect(),
+            ));
+        }
+    }
+    for (holder, names) in holders {
+        if !names.iter().any(|n| n.starts_with('{')) {
+            continue;
+        }
+        let locals: Vec<&str> = names
+            .iter()
+            .map(|n| crate::xsd::own_namespace(n).map_or(*n, |(_, local)| local))
+            .collect();
+        let mut reported = std::collections::HashSet::new();
+        for (i, local) in locals.iter().enumerate() {
+            if locals[..i].contains(local) && reported.insert(*local) {
+                problems.push(format!(
+                    "`{holder}` has two elements named `{local}` in different namespaces: they are read by local name"
+                ));
+            }
+        }
+    }
     let mut seen: BTreeMap<(String, String), TypeRef> = BTreeMap::new();
     for (holder, f) in owned_fields(m) {
         let Some((ns, local)) = f.own_namespace() else {

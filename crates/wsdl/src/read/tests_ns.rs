@@ -149,3 +149,16 @@ fn a_choice_alternative_of_another_namespace_is_refused_with_its_line() {
         "{e}"
     );
 }
+
+#[test]
+fn two_elements_of_one_local_name_in_one_type_are_refused() {
+    let text = doc(true).replace(
+        r#"<xsd:element ref="c:Tag" minOccurs="0"/>"#,
+        r#"<xsd:element ref="c:Tag" minOccurs="0"/><xsd:element name="Tag" type="xsd:int"/>"#,
+    );
+    let e = lower_text(&text).unwrap_err();
+    assert!(
+        e.contains("`NamePhone` has two elements named `Tag` in different namespaces: they are read by local name"),
+        "{e}"
+    );
+}

@@ -209,7 +209,8 @@ impl Writer<'_> {
                 .map(|h| (&h.element, &h.ty))
                 .chain(op.faults.iter().map(|f| (&f.element, &f.ty)));
             for (element, ty) in blocks {
-                if declared.insert(element.local.clone()) {
+                // Others are declared in their namespace's schema (`element_ns`).
+                if element.namespace == m.namespace && declared.insert(element.local.clone()) {
                     let (ty, decl) = self.qname(&ty.name);
                     self.line(
                         3,
@@ -413,12 +414,11 @@ impl Writer<'_> {
                         esc(&fault_message_name(op, &f.name))
                     ),
                 );
+                // A detail element of another namespace than the service's (`{ns}name`).
+                let (element, decl) = self.qname(&f.element);
                 self.line(
                     2,
-                    &format!(
-                        "<wsdl:part name=\"detail\" element=\"tns:{}\"/>",
-                        esc(&f.element.local)
-                    ),
+                    &format!("<wsdl:part name=\"detail\" element=\"{element}\"{decl}/>"),
                 );
                 self.line(1, "</wsdl:message>");
             }

@@ -32,6 +32,16 @@ pub(super) fn global_elements(m: &ServiceModel) -> BTreeMap<String, Vec<(String,
             list.push((local.to_string(), ty));
         }
     }
+    // Fault detail elements of another namespace than the service's.
+    for f in m.operations.iter().flat_map(|op| &op.faults) {
+        if f.element.namespace == m.namespace {
+            continue;
+        }
+        let list = out.entry(f.element.namespace.clone()).or_default();
+        if !list.iter().any(|(l, _)| *l == f.element.local) {
+            list.push((f.element.local.clone(), f.ty.clone()));
+        }
+    }
     out
 }
 

@@ -15,12 +15,12 @@
 
 use soapstone_codec::QName;
 
-use super::components::Loc;
+use super::components::{ElementDecl, Loc, TypeUse};
 use super::lower::LowerError;
 use super::lower_types::Lower;
 use crate::xsd::{Schema, TypeDef, TypeRef};
 
-impl Lower<'_> {
+impl<'d> Lower<'d> {
     /// The field name of the element `name` (namespace empty when unqualified) held by a type
     /// of namespace `owner`; `reference` when it is a `ref` to a global element.
     pub(super) fn wire_name(
@@ -56,6 +56,38 @@ impl Lower<'_> {
         } else {
             format!("{{{}}}{}", name.namespace, name.local)
         })
+    }
+
+    /// The struct type of a fault's detail element, which may be of another namespace than
+    /// the service's (its anonymous type is then of that namespace too, as its children are).
+    pub(super) fn detail_type(
+        &mut self,
+        schema: &mut Schema,
+        element: &'d ElementDecl,
+    ) -> Result<TypeRef, LowerError> {
+        let t = match &element.ty {
+            Some(TypeUse::Named(q)) => self.type_ref(schema, q, &element.loc)?,
+            Some(TypeUse::Inline(d)) => {
+                let ns = element.name.namespace.clone();
+                self.anonymous_ref(schema, d, &element.name.local, &ns)?
+            }
+            None => TypeRef::xsd("anyType"),
+        };
+        let is_struct = schema.types().iter().any(|n| {
+            n.name == t.name.local
+                && n.namespace == t.name.namespace
+                && matches!(n.def, TypeDef::Struct(_))
+        });
+        if !is_struct {
+            return Err(LowerError::new(
+                &element.loc,
+                format!(
+                    "element `{}` is not of a complex type: fault details of the service model hold elements",
+                    element.name.local
+                ),
+            ));
+        }
+        Ok(t)
     }
 
     /// Notes where a field with a namespace of its own holds a struct of the service

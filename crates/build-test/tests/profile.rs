@@ -11,13 +11,16 @@ mod support;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use soapstone_build_test::profile::{NamePhone, PhoneData, Profile, ProfileClient, ProfileServer};
+use soapstone_build_test::profile::{
+    NamePhone, PhoneData, Profile, ProfileClient, ProfileError, ProfileServer, UpdateFault,
+};
 use soapstone_server::Server;
-use soapstone_service::{Fault, Version};
+use soapstone_service::{CallError, Fault, Version};
 
 /// Echoes the phone with its number reversed, one more id, the note upper-cased and the first
 /// request tag as the phone's tag; answers the request's version plus one as the revision
-/// and how many tags came.
+/// and how many tags came. A negative version is the declared fault `badVersion`, whose detail
+/// element is of the common schema.
 struct Book;
 
 impl Profile for Book {
@@ -27,6 +30,13 @@ impl Profile for Book {
         phone: NamePhone,
         tag: Vec<String>,
     ) -> Result<(Option<i32>, NamePhone, i32), Fault> {
+        if version < 0 {
+            let detail = ProfileError {
+                code: version,
+                reason: "versions start at 0".into(),
+            };
+            return Err(UpdateFault::BadVersion(detail).into_fault(Fault::client("bad version")));
+        }
         let mut echoed = phone.clone();
         echoed.phone_data.phone_number = phone.phone_data.phone_number.chars().rev().collect();
         echoed.i_ds.push(format!("id{}", phone.i_ds.len()));
@@ -99,6 +109,16 @@ async fn the_generated_client_and_server_agree() {
         expected.note = "CALL AFTER 6".into();
         expected.tag = Some("vip".into());
         assert_eq!(echoed, expected, "{version:?}");
+        match client.update(-3, phone(), Vec::new()).await {
+            Err(CallError::Declared {
+                detail: UpdateFault::BadVersion(d),
+                fault,
+            }) => {
+                assert_eq!((d.code, d.reason.as_str()), (-3, "versions start at 0"));
+                assert_eq!(fault.reason, "bad version");
+            }
+            other => panic!("{version:?}: {other:?}"),
+        }
     }
     server.stop().await;
 }
@@ -151,6 +171,21 @@ async fn each_element_travels_in_its_own_namespace() {
         "{reply}"
     );
 
+    // The declared fault's detail element is written in the common namespace.
+    let (status, reply) = support::post(
+        server.addr,
+        "/profile",
+        "urn:example:profile#update",
+        &REQUEST.replace(r#"version="41""#, r#"version="-1""#),
+    )
+    .await;
+    assert_eq!(status, 500, "{reply}");
+    let detail = concat!(
+        r#"<detail><tns:ProfileError xmlns:tns="urn:example:common" xmlns="urn:example:common">"#,
+        r#"<code>-1</code><reason>versions start at 0</reason></tns:ProfileError></detail>"#
+    );
+    assert!(reply.contains(detail), "{detail}\n{reply}");
+
     // Missing, the element of another namespace is named by its path and local name.
     let missing = REQUEST.replace(
         "<c:PhoneData><c:PhoneNumber>987</c:PhoneNumber></c:PhoneData>",
@@ -185,6 +220,8 @@ fn the_wsdl_served_back_refers_to_the_common_schema() {
         r#"<xsd:element name="Tag" type="xsd:string"/>"#,
         r#"<xsd:attribute name="version" type="xsd:int" use="required"/>"#,
         r#"<xsd:attribute name="revision" type="xsd:int"/>"#,
+        r#"<wsdl:part name="detail" element="q:ProfileError" xmlns:q="urn:example:common"/>"#,
+        r#"<xsd:element name="ProfileError" type="q:ProfileError" xmlns:q="urn:example:common"/>"#,
     ] {
         assert!(wsdl.contains(expected), "{expected}\n{wsdl}");
     }
@@ -201,6 +238,7 @@ fn the_wsdl_served_back_refers_to_the_common_schema() {
     }
     assert_eq!(again.operations[0].input, model.operations[0].input);
     assert_eq!(again.operations[0].output, model.operations[0].output);
+    assert_eq!(again.operations[0].faults, model.operations[0].faults);
 }
 
 /// zeep reads the WSDL the generated server publishes, calls it and parses the answer with

@@ -136,3 +136,45 @@ fn hostile_inputs_are_errors_not_panics() {
     let err = decode(text).unwrap_err().to_string();
     assert!(err.contains("PhoneNumber"), "{err}");
 }
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Inner {
+    v: i32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename = "{urn:common}Holder")]
+struct Holder {
+    #[serde(rename = "{urn:name}Back")]
+    back: Inner,
+    other: i32,
+}
+
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+struct Wrapped {
+    holder: Holder,
+}
+
+#[test]
+fn a_field_of_the_wrapper_namespace_below_another_namespace_writes_its_content_there() {
+    let mut opts = EncodeOptions::default();
+    opts.qualified = true;
+    let value = Wrapped {
+        holder: Holder {
+            back: Inner { v: 1 },
+            other: 2,
+        },
+    };
+    let mut out = Vec::new();
+    let wrapper = QName::new("urn:name", "Update");
+    encode(&mut out, &opts, &[], &wrapper, &value).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    // `Back` and its (service-namespace) children in urn:name, `other` in the holder's.
+    let expected = concat!(
+        r#"<holder><Back xmlns="urn:name"><v>1</v></Back>"#,
+        r#"<other xmlns="urn:common">2</other></holder>"#
+    );
+    assert!(text.contains(expected), "{text}");
+    let env = Envelope::parse(text.as_bytes(), &Limits::default()).unwrap();
+    assert_eq!(env.body::<Wrapped>(Style::Literal).unwrap(), value);
+}

@@ -562,7 +562,13 @@ impl<'d> Lower<'d> {
                     let (wire, t) = self.item_ref(schema, e, &name.namespace)?;
                     // The codec declares a type's namespace on the children of a type of
                     // another schema, but cannot come back to the service's below it.
+                    // (A field `{service ns}name` declares the service's namespace again.)
+                    let back = wire
+                        .strip_prefix('{')
+                        .and_then(|r| r.split_once('}'))
+                        .is_some_and(|(ns, _)| ns == self.namespace);
                     if name.namespace != self.namespace
+                        && !back
                         && t.name.namespace == self.namespace
                         && matches!(schema.get(&t.name.local), Some(TypeDef::Struct(_) | TypeDef::List(_)))
                         && self.back_to_service.is_none()

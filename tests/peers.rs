@@ -432,3 +432,54 @@ fn the_erlang_peer_is_ready_on_its_banner() {
     }
     assert_eq!(erlang["banner"], true, "{erlang}");
 }
+
+/// The SOAPBuilders Round 2 table, live: soapstone, PHP ext/soap (WSDL mode) and SOAP::Lite
+/// each get the fourteen base echoes, every answer checked against its request and then timed.
+/// Skips loudly when PHP's soap extension or SOAP::Lite is missing (CI installs both).
+#[test]
+fn round2_echoes_run_on_soapstone_php_and_soap_lite() {
+    let dir = temp("peers-round2");
+    let (manifest, peers) = setup_only(&dir.0, "php,perl");
+    let wanted = ["php-soapserver", "soaplite-server"];
+    let absent: Vec<String> = peers
+        .iter()
+        .filter(|p| wanted.iter().any(|id| p["id"] == *id) && p["status"] != "ready")
+        .map(|p| format!("{}: {}", p["id"], p["reason"]))
+        .collect();
+    if !absent.is_empty() {
+        if std::env::var_os("CI").is_some() {
+            panic!(
+                "CI must install the smoke peers (php-cli php-soap libsoap-lite-perl): {absent:?}"
+            );
+        }
+        eprintln!(
+            "SKIPPED: round2_echoes_run_on_soapstone_php_and_soap_lite: not built: {absent:?}"
+        );
+        return;
+    }
+    for id in wanted {
+        let p = peers.iter().find(|p| p["id"] == id).unwrap();
+        assert_eq!(p["services"]["round2"], "/round2", "{p}");
+    }
+    let (results, md) = lab(&dir.0.join("out"), "round2", &manifest, "0.1s");
+    for system in ["soapstone", "php-soapserver", "soaplite-server"] {
+        let checks: Vec<_> = results
+            .interop
+            .iter()
+            .filter(|c| c.system == system)
+            .collect();
+        assert_eq!(checks.len(), 14, "{system}: {checks:#?}");
+        let wrong: Vec<_> = checks.iter().filter(|c| !c.ok).collect();
+        assert!(wrong.is_empty(), "{system}: {wrong:#?}");
+        let timed = results
+            .runs
+            .iter()
+            .filter(|r| r.experiment == "round2" && r.system == system && r.ok > 0)
+            .count();
+        assert_eq!(timed, 14, "{system}: {:#?}", results.problems);
+    }
+    assert!(
+        md.contains("Round 2 base echoes answered right, of 14: soapstone 14/14, php-soapserver 14/14, soaplite-server 14/14."),
+        "{md}"
+    );
+}

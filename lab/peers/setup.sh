@@ -146,7 +146,7 @@ setup_php() {
   entry php-soapserver server soap-http "$name SoapServer" "a PHP SOAP server (WSDL mode, contract/dp.wsdl)" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted; WSDL cached on disk)" \
     "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer" \
-    "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\""
   entry php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive" \
     "\"command\":$(jarr php "$HERE/php/client.php")"
@@ -164,7 +164,7 @@ setup_perl() {
   entry soaplite-server server soap-http "SOAP::Lite $v server (Perl)" "Davis & Parashar's SOAP::Lite row" ready "" "$v" \
     "Debian package libsoap-lite-perl" "none (interpreted)" \
     "SOAP::Transport::HTTP::Daemon: one process, one connection at a time, keep-alive" \
-    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
+    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\""
   entry soaplite-client client soap-http "SOAP::Lite $v client (Perl)" "a Perl SOAP client (Davis & Parashar's SOAP::Lite)" ready "" "$v" \
     "Debian package libsoap-lite-perl" "none (interpreted)" "LWP keep-alive; calls built by name (no WSDL)" \
     "\"command\":$(jarr perl "$HERE/perl/client.pl")"

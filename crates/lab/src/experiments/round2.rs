@@ -1,0 +1,233 @@
+//! The SOAPBuilders Interop Lab Round 2 base table (2001), redrawn live: the fourteen base
+//! echoes (PHP ext/soap's recorded requests, [`crate::peers::round2`]) sent to soapstone's
+//! `/echo` and to every ready peer whose manifest lists a `round2` path. Each answer is checked
+//! against the request's value first; a wrong answer is a failed cell with its reason and is
+//! never timed. A right one then gets a short sequential latency point (`soapstone bench`, the
+//! client on the server's CPU). The table: rows = systems, columns = echoes, cells = p50 µs or
+//! ✗; and how many of the 14 each system answers right. Must never time an unchecked answer
+//! nor drop a system that failed: it stays a row with its reasons.
+
+use crate::driver::BenchSpec;
+use crate::peers::check::{http_body, post};
+use crate::peers::round2::{check, ECHOES};
+use crate::peers::server::PeerServer;
+use crate::peers::ManifestPeer;
+use crate::report::{fmt, Row, Section, Table};
+use crate::results::{InteropCheck, PlacementKind, Results};
+
+use super::{Lab, READY};
+
+const EXP: &str = "round2";
+/// soapstone's Round 2 endpoint (`soapstone serve --services echo`).
+const SOAPSTONE_PATH: &str = "/echo";
+
+pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
+    let server = lab.serve(&["echo"]).await?;
+    let addr = server.addr.clone();
+    one_system(lab, "soapstone", &addr, SOAPSTONE_PATH).await;
+    server.stop().await?;
+    for peer in lab.peers.carrying(EXP) {
+        let result = one_peer(lab, &peer).await;
+        lab.peer_outcome(EXP, &peer.id, result);
+    }
+    Ok(())
+}
+
+async fn one_peer(lab: &mut Lab, peer: &ManifestPeer) -> anyhow::Result<()> {
+    let path = peer.services.get(EXP).cloned().unwrap_or_default();
+    let server = PeerServer::start(&lab.launcher, peer, Some(&lab.cfg.server_cpu), READY).await?;
+    let right = one_system(lab, &peer.id, &server.addr(), &path).await;
+    server.stop().await?;
+    if right == 0 {
+        anyhow::bail!("none of the 14 Round 2 echoes was answered right");
+    }
+    Ok(())
+}
+
+/// Checks and times every echo on `system` at `http://addr{path}`; returns how many were right.
+async fn one_system(lab: &mut Lab, system: &str, addr: &str, path: &str) -> usize {
+    let t = lab.cfg.timing.clone();
+    let pin = lab.pins().remove(0);
+    let url = format!("http://{addr}{path}");
+    let mut right = 0;
+    for echo in &ECHOES {
+        let action = format!("http://soapinterop.org/{}", echo.op);
+        let answer = match post(addr, path, echo.request, &action).await {
+            Ok(raw) => http_body(&raw).and_then(|b| check(echo, &b)),
+            Err(e) => Err(e),
+        };
+        let (ok, reason, note) = match answer {
+            Ok(note) => (true, None, note),
+            Err(e) => (false, Some(e), None),
+        };
+        lab.interop.push(InteropCheck {
+            system: system.to_owned(),
+            operation: echo.op.to_owned(),
+            ok,
+            reason,
+            note,
+        });
+        if !ok {
+            continue;
+        }
+        right += 1;
+        let body = match lab.body(&format!("round2-{}.xml", echo.op), echo.request) {
+            Ok(b) => b,
+            Err(e) => {
+                lab.problem(format!("{EXP}: {e:#}"));
+                continue;
+            }
+        };
+        let mut spec =
+            BenchSpec::sequential(url.clone(), t.parse_window, t.warmup / 2).with_body(body);
+        spec.action = Some(action);
+        lab.measure((system, EXP, echo.op), pin.placement(None), &spec)
+            .await;
+    }
+    right
+}
+
+/// A short column header: `echoStringArray` -> `StringArray`.
+fn short(op: &str) -> &str {
+    op.strip_prefix("echo").unwrap_or(op)
+}
+
+pub(crate) fn section(results: &Results) -> Section {
+    let mut systems: Vec<&str> = Vec::new();
+    for c in &results.interop {
+        if !systems.contains(&c.system.as_str()) {
+            systems.push(&c.system);
+        }
+    }
+    let name = |id: &str| {
+        results
+            .systems
+            .iter()
+            .find(|s| s.id == id)
+            .map(|s| format!("{id} ({})", s.name))
+            .unwrap_or_else(|| id.to_owned())
+    };
+    let mut rows = Vec::new();
+    let mut summary = Vec::new();
+    let mut reasons = Vec::new();
+    for sys in &systems {
+        let mut cells = vec![name(sys)];
+        let mut right = 0;
+        for echo in &ECHOES {
+            let c = results
+                .interop
+                .iter()
+                .find(|c| c.system == *sys && c.operation == echo.op);
+            cells.push(match c {
+                None => "–".to_owned(),
+                Some(c) if !c.ok => {
+                    let why = c.reason.clone().unwrap_or_default();
+                    reasons.push(format!("{sys} {}: {why}", echo.op));
+                    "✗".to_owned()
+                }
+                Some(c) => {
+                    right += 1;
+                    if let Some(n) = &c.note {
+                        reasons.push(format!("{sys} {} (right): {n}", echo.op));
+                    }
+                    results
+                        .get(EXP, sys, echo.op, PlacementKind::SameCpu)
+                        .map(|r| fmt::us(r.p50_us))
+                        .unwrap_or_else(|| "✓ (not timed)".to_owned())
+                }
+            });
+        }
+        cells.push(format!("{right}/14"));
+        summary.push(format!("{sys} {right}/14"));
+        rows.push(Row::today(cells));
+    }
+    let mut header = vec!["system".to_owned()];
+    header.extend(ECHOES.iter().map(|e| short(e.op).to_owned()));
+    header.push("right".to_owned());
+    let mut findings = Vec::new();
+    if !summary.is_empty() {
+        findings.push(format!(
+            "Round 2 base echoes answered right, of 14: {}.",
+            summary.join(", ")
+        ));
+    }
+    let mut note = "Cells: p50 round trip in µs of a short sequential point (client on the \
+                    server's CPU), or ✗ when the answer did not echo the request's value; the \
+                    last column counts the right answers. Strings, ints, base64, hex and \
+                    booleans are compared exactly as values, floats as the same f32 (another \
+                    lexical form is noted), dates as the same instant, decimals as the same \
+                    number."
+        .to_owned();
+    if !reasons.is_empty() {
+        note.push_str(" Failures and notes: ");
+        note.push_str(&reasons.join("; "));
+        note.push('.');
+    }
+    Section {
+        id: EXP.to_owned(),
+        title: "SOAPBuilders Round 2 base echoes, live (2001 interop table)".to_owned(),
+        intro: "The fourteen Round 2 base echoes of the SOAPBuilders Interop Lab \
+                (rpc/encoded, http://soapinterop.org/), sent as PHP ext/soap's interop suite \
+                recorded them, to soapstone and to every peer carrying them; each answer is \
+                checked against the request before its point is timed."
+            .to_owned(),
+        findings,
+        tables: vec![Table {
+            title: "Round 2 base: p50 µs per echo, or ✗".to_owned(),
+            source: "SOAPBuilders Interop Lab Round 2 (2001); requests from php-src \
+                     ext/soap/tests/interop/Round2/Base"
+                .to_owned(),
+            note,
+            header,
+            rows,
+        }],
+        charts: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tests::{run, sample};
+
+    #[test]
+    fn a_wrong_answer_is_a_cross_with_its_reason_and_the_count_says_so() {
+        let mut r = sample();
+        for echo in &ECHOES {
+            let ok = echo.op != "echoDecimal";
+            r.interop.push(InteropCheck {
+                system: "php-soapserver".into(),
+                operation: echo.op.into(),
+                ok,
+                reason: (!ok).then(|| "`12345.6789001` instead of `12345.67890`".into()),
+                note: None,
+            });
+            if ok {
+                r.runs.push(run(
+                    "php-soapserver",
+                    EXP,
+                    echo.op,
+                    PlacementKind::SameCpu,
+                    120.0,
+                ));
+            }
+        }
+        let s = section(&r);
+        let row = &s.tables[0].rows[0].cells;
+        assert_eq!(row.len(), 16, "{row:?}");
+        assert_eq!(row[13], "✗", "{row:?}");
+        assert_eq!(row[15], "13/14");
+        assert!(row[1].contains("120"), "{row:?}");
+        assert!(
+            s.tables[0]
+                .note
+                .contains("php-soapserver echoDecimal: `12345.6789001` instead of `12345.67890`"),
+            "{}",
+            s.tables[0].note
+        );
+        assert_eq!(
+            s.findings[0],
+            "Round 2 base echoes answered right, of 14: php-soapserver 13/14."
+        );
+    }
+}

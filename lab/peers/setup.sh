@@ -342,12 +342,12 @@ setup_mono() {
   }
   local out="$BUILD/mono" flags="-optimize+"
   mkdir -p "$out/app/bin" "$out/client"
-  if ! newer "$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" "$HERE/mono/ContactsService.cs" "$HERE/mono/EchoService.cs" \
+  if ! newer "$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" "$HERE/mono/ContactsService.cs" "$HERE/mono/EchoService.cs" "$HERE/mono/InteropService.cs" \
       || ! newer "$out/client/dp-client.exe" "$HERE/mono/Client.cs" "$HERE/contract/dp.wsdl"; then
     say "mono: mcs (service), wsdl + mcs (client)"
-    ( cp "$HERE/mono/dp.asmx" "$HERE/mono/contacts.asmx" "$HERE/mono/echo.asmx" "$HERE/mono/web.config" "$out/app/" \
+    ( cp "$HERE/mono/dp.asmx" "$HERE/mono/contacts.asmx" "$HERE/mono/echo.asmx" "$HERE/mono/round2.asmx" "$HERE/mono/web.config" "$out/app/" \
       && mcs -nologo $flags -target:library -r:System.Web.Services -r:System.Xml \
-           -out:"$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" "$HERE/mono/ContactsService.cs" "$HERE/mono/EchoService.cs" \
+           -out:"$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" "$HERE/mono/ContactsService.cs" "$HERE/mono/EchoService.cs" "$HERE/mono/InteropService.cs" \
       && cd "$out/client" && cp "$HERE/contract/dp.wsdl" "$HERE/contract/soapenc.xsd" . \
       && wsdl -nologo -protocol:SOAP -out:TestService.cs dp.wsdl \
       && mcs -nologo $flags -r:System.Web.Services -r:System.Xml -out:dp-client.exe \
@@ -361,8 +361,8 @@ setup_mono() {
   entry mono-asmx server soap-http "Mono $v ASP.NET web service (ASMX)" "$stands" ready "" "$v" \
     "Debian packages mono-complete, mono-fastcgi-server4 $(deb_version mono-fastcgi-server4), nginx $(deb_version nginx)" \
     "mcs $flags (service class precompiled into bin/)" \
-    "System.Web's ASMX handler; dp: [SoapRpcService] rpc/encoded (multi-ref arrays); contacts and echoFloat: document/literal (the .NET default), routed on the body element; fastcgi-mono-server4 (one process, its thread pool) behind one nginx process (keep-alive to the client, a FastCGI connection per request over a unix socket); not xsp4, which does not start on Debian 12's Mono 6.8; JIT warm-up: 3 s of untimed calls before the first point" \
-    "\"command\":$(jarr "$HERE/mono/serve.sh" "{port}" "$out/app" "{host}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\"},\"request\":\"rpc-encoded\",\"warmup_s\":3"
+    "System.Web's ASMX handler; dp: [SoapRpcService] rpc/encoded (multi-ref arrays); contacts and echoFloat: document/literal (the .NET default), routed on the body element; Round 2 base echoes: [SoapRpcService] rpc/encoded; fastcgi-mono-server4 (one process, its thread pool) behind one nginx process (keep-alive to the client, a FastCGI connection per request over a unix socket); not xsp4, which does not start on Debian 12's Mono 6.8; JIT warm-up: 3 s of untimed calls before the first point" \
+    "\"command\":$(jarr "$HERE/mono/serve.sh" "{port}" "$out/app" "{host}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\",\"warmup_s\":3"
   entry mono-client client soap-http "C# client (Mono $v, wsdl proxy)" "$cstands" ready "" "$v" \
     "Debian package mono-complete" "wsdl -protocol:SOAP from contract/dp.wsdl; mcs $flags" \
     "SoapHttpClientProtocol proxy, HTTP keep-alive; Expect: 100-continue and Nagle off (ServicePointManager); one untimed call before the warm-up (Mono builds the proxy's XML serializers on first use, about a second); JIT warmed by each point's warm-up" \

@@ -110,19 +110,19 @@ setup_gsoap() {
   local why; why=$(apt_install gsoap libgsoap-dev g++ 2>&1) || { missing gsoap server soap-http "$name" "$stands" "$why"; return; }
   local out="$BUILD/gsoap" bin="$BUILD/gsoap/dp-gsoap-server" cbin="$BUILD/gsoap/dp-gsoap-client"
   mkdir -p "$out"
-  if ! newer "$cbin" "$HERE/gsoap/server.cpp" "$HERE/gsoap/client.cpp" "$HERE/contract/dp.wsdl" "$HERE/contract/ruby-echo.wsdl" || ! newer "$bin" "$HERE/gsoap/server.cpp"; then
+  if ! newer "$cbin" "$HERE/gsoap/server.cpp" "$HERE/gsoap/client.cpp" "$HERE/contract/dp.wsdl" "$HERE/contract/ruby-echo.wsdl" "$HERE/contract/echo.wsdl" || ! newer "$bin" "$HERE/gsoap/server.cpp" "$HERE/gsoap/interop.cpp"; then
     say "gsoap: wsdl2h + soapcpp2 + g++"
-    ( cd "$out" && cp "$HERE/contract/dp.wsdl" "$HERE/contract/ruby-echo.wsdl" "$HERE/contract/soapenc.xsd" . \
-      && wsdl2h -s -o dp.h -t /usr/share/gsoap/WS/typemap.dat dp.wsdl ruby-echo.wsdl \
+    ( cd "$out" && cp "$HERE/contract/dp.wsdl" "$HERE/contract/ruby-echo.wsdl" "$HERE/contract/echo.wsdl" "$HERE/contract/soapenc.xsd" . \
+      && wsdl2h -s -o dp.h -t /usr/share/gsoap/WS/typemap.dat dp.wsdl ruby-echo.wsdl echo.wsdl \
       && soapcpp2 -L -x -I/usr/share/gsoap/import dp.h \
-      && g++ $CXXFLAGS -I. -o dp-gsoap-server "$HERE/gsoap/server.cpp" soapC.cpp soapServer.cpp -lgsoap++ \
+      && g++ $CXXFLAGS -I. -o dp-gsoap-server "$HERE/gsoap/server.cpp" "$HERE/gsoap/interop.cpp" soapC.cpp soapServer.cpp -lgsoap++ \
       && g++ $CXXFLAGS -I. -o dp-gsoap-client "$HERE/gsoap/client.cpp" soapC.cpp soapClient.cpp -lgsoap++ ) >>"$LOG" 2>&1 \
       || { missing gsoap server soap-http "$name" "$stands" "the build failed (see $LOG)"; missing gsoap-client client soap-http "$name client" "a C/C++ SOAP client" "the build failed (see $LOG)"; return; }
   fi
   entry gsoap server soap-http "$name" "$stands" ready "" "$(deb_version gsoap)" "Debian packages gsoap, libgsoap-dev" \
     "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
-    "standalone server, one thread, one connection at a time, HTTP keep-alive; dp (rpc/encoded) and Ruby's echoFloat (document/literal, contract/ruby-echo.wsdl) generated into one header, so every answer declares both namespaces" \
-    "\"command\":$(jarr "$bin" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
+    "standalone server, one thread, one connection at a time, HTTP keep-alive; dp (rpc/encoded), Ruby's echoFloat (document/literal, contract/ruby-echo.wsdl) and the Round 2 base echoes (rpc/encoded, contract/echo.wsdl) generated into one header, so every answer declares all three namespaces" \
+    "\"command\":$(jarr "$bin" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\""
   entry gsoap-client client soap-http "$name client" "a C/C++ SOAP client (Zilora & Ketha's table: C++)" ready "" "$(deb_version gsoap)" \
     "Debian packages gsoap, libgsoap-dev" "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
     "one soap context, HTTP keep-alive, memory released after each call" \

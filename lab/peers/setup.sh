@@ -466,8 +466,8 @@ setup_apachesoap() {
   local out="$BUILD/apachesoap" tv; tv=$(basename "$out"/lib/tomcat-embed-core-*.jar .jar); tv=${tv#tomcat-embed-core-}
   entry apache-soap server soap-http "Apache SOAP 2.3.1 (RPCRouterServlet on Tomcat $tv, JDK $(java_version))" "$stands" ready "" "2.3.1" \
     "Maven Central soap:soap:2.3.1, org.apache.tomcat.embed:tomcat-embed-core:$tv (lab/peers/apachesoap/pom.xml)" "javac (default flags)" \
-    "rpc/encoded; RPCRouterServlet on embedded Tomcat $tv (NIO connector, 200 worker threads, keep-alive: Tomcat's defaults), services from DeployedServices.xml (XMLConfigManager); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpApacheSoapServer "{port}" "$HERE/apachesoap"),\"path\":\"/soap/servlet/rpcrouter\",\"request\":\"rpc-encoded\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+    "rpc/encoded; RPCRouterServlet on embedded Tomcat $tv (NIO connector, 200 worker threads, keep-alive: Tomcat's defaults), services from DeployedServices.xml (XMLConfigManager): dp, and the Round 2 base echoes as service http://soapinterop.org/ (BeanSerializer and ArraySerializer mapped to the Round 2 struct and array types); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpApacheSoapServer "{port}" "$HERE/apachesoap"),\"path\":\"/soap/servlet/rpcrouter\",\"services\":{\"round2\":\"/soap/servlet/rpcrouter\"},\"request\":\"rpc-encoded\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 # Seconds of untimed charging calls before the thesis's first JacORB point (its JIT, and

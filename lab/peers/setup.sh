@@ -379,9 +379,10 @@ setup_erlang() {
   why=$(apt_install erlang-base erlang-inets erlang-xmerl 2>&1) || { missing erlang server soap-http "$name" "$stands" "$why"; return; }
   local out="$BUILD/erlang"
   mkdir -p "$out"
-  if ! newer "$out/dp_server.beam" "$HERE/erlang/dp_server.erl" || ! newer "$out/wsb.beam" "$HERE/erlang/wsb.erl"; then
+  if ! newer "$out/dp_server.beam" "$HERE/erlang/dp_server.erl" || ! newer "$out/wsb.beam" "$HERE/erlang/wsb.erl" \
+      || ! newer "$out/round2.beam" "$HERE/erlang/round2.erl"; then
     say "erlang: erlc"
-    erlc -o "$out" "$HERE/erlang/dp_server.erl" "$HERE/erlang/wsb.erl" >>"$LOG" 2>&1 \
+    erlc -o "$out" "$HERE/erlang/dp_server.erl" "$HERE/erlang/wsb.erl" "$HERE/erlang/round2.erl" >>"$LOG" 2>&1 \
       || { missing erlang server soap-http "$name" "$stands" "erlc failed (see $LOG)"; return; }
   fi
   local otp erts
@@ -389,8 +390,8 @@ setup_erlang() {
   erts=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(version)]), halt().' 2>/dev/null)
   entry erlang server soap-http "Erlang/OTP $otp inets httpd + xmerl (stand-in)" "$stands" ready "" "OTP $otp (erts $erts)" \
     "Debian packages erlang-base, erlang-inets, erlang-xmerl $(deb_version erlang-base)" "erlc (default flags)" \
-    "dp (rpc/encoded), card/news/shop and echoFloat (document/literal, wsb.erl); inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused; ready once it prints its banner (inets opens its port before its request handlers are set up: a call in between is answered 500)" \
-    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"wsb\":\"/wsb/{service}\",\"echo\":\"/echo\"},\"request\":\"rpc-encoded\",\"banner\":true"
+    "dp (rpc/encoded), card/news/shop and echoFloat (document/literal, wsb.erl), the Round 2 base echoes (rpc/encoded, round2.erl: decoded by type and encoded back); inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused; ready once it prints its banner (inets opens its port before its request handlers are set up: a call in between is answered 500)" \
+    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"wsb\":\"/wsb/{service}\",\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\",\"banner\":true"
 }
 
 # ---------------------------------------------------------------------------------------------

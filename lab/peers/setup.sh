@@ -323,7 +323,7 @@ setup_axis1() {
   entry axis1 server soap-http "$name (SimpleAxisServer, JDK $jv)" "$stands" ready "" "1.4" \
     "Maven Central axis:axis:1.4, org.xerial:sqlite-jdbc:$sv (mvn dependency:copy-dependencies)" "javac --release 8" \
     "Axis's own SimpleAxisServer (no Tomcat), rpc/encoded, multi-ref arrays and return values (Axis defaults), binds HOST; charging at /axis/services/charging on SQLite through sqlite-jdbc $sv (WAL, synchronous=FULL, one commit per write); JVM flags $jflags; JIT warm-up: 5 s of untimed calls before the first point" \
-    "\"command\":$(jarr java $jflags "-Dcharging.db={db}" -cp "$out/classes:$out/lib/*" DpAxisServer "{port}" "{host}" "$HERE/axis1/server-config.wsdd"),\"path\":\"/axis/services/dp\",\"charging\":\"/axis/services/charging\",\"request\":\"rpc-encoded\",\"warmup_s\":5"
+    "\"command\":$(jarr java $jflags "-Dcharging.db={db}" -cp "$out/classes:$out/lib/*" DpAxisServer "{port}" "{host}" "$HERE/axis1/server-config.wsdd"),\"path\":\"/axis/services/dp\",\"charging\":\"/axis/services/charging\",\"services\":{\"round2\":\"/axis/services/interop\"},\"request\":\"rpc-encoded\",\"warmup_s\":5"
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -483,3 +483,67 @@ fn round2_echoes_run_on_soapstone_php_and_soap_lite() {
         "{md}"
     );
 }
+
+/// A Round 2 peer whose answers do not echo the request is a row of ✗ with the reasons, failed,
+/// and never timed (python3 only).
+#[test]
+fn a_round2_peer_that_answers_wrongly_is_crossed_not_timed() {
+    let dir = temp("peers-round2-wrong");
+    let server = dir.0.join("wrong.py");
+    std::fs::write(
+        &server,
+        r#"import http.server, re, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        req = self.rfile.read(int(self.headers["Content-Length"]))
+        op = re.search(rb"<ns1:(echo\w+)", req).group(1)
+        body = (b'<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>'
+                b'<m:' + op + b'Response xmlns:m="http://soapinterop.org/"><r>0</r></m:' + op +
+                b'Response></s:Body></s:Envelope>')
+        self.send_response(200)
+        self.send_header("Content-Type", "text/xml")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+"#,
+    )
+    .unwrap();
+    let manifest = dir.0.join("manifest.json");
+    let peer = serde_json::json!({
+        "schema": 1,
+        "peers": [{
+            "id": "gsoap", "role": "server", "transport": "soap-http", "name": "wrong echoes",
+            "stands_for": "test", "status": "ready", "reason": "", "version": "0",
+            "command": ["python3", server.to_str().unwrap(), "{port}"], "path": "/dp",
+            "services": {"round2": "/round2"}, "request": "rpc-encoded"
+        }]
+    });
+    std::fs::write(&manifest, peer.to_string()).unwrap();
+    let (results, md) = lab(&dir.0.join("out"), "round2", &manifest, "0.1s");
+    assert!(
+        results.runs.iter().all(|r| r.system != "gsoap"),
+        "a peer with wrong answers was timed"
+    );
+    let checks: Vec<_> = results
+        .interop
+        .iter()
+        .filter(|c| c.system == "gsoap")
+        .collect();
+    assert_eq!(checks.len(), 14);
+    // echoVoid's answer carries a value it should not; every other echo a wrong one.
+    assert!(checks.iter().all(|c| !c.ok), "{checks:#?}");
+    let string = checks.iter().find(|c| c.operation == "echoString").unwrap();
+    assert_eq!(
+        string.reason.as_deref(),
+        Some("`0` instead of `Hello World!`")
+    );
+    let sys = results.systems.iter().find(|s| s.id == "gsoap").unwrap();
+    assert_eq!(sys.status, "failed");
+    assert!(
+        md.contains("Round 2 base echoes answered right, of 14: soapstone 14/14, gsoap 0/14."),
+        "{md}"
+    );
+}

@@ -7,24 +7,34 @@
 //! ✗; and how many of the 14 each system answers right. Must never time an unchecked answer
 //! nor drop a system that failed: it stays a row with its reasons.
 
+use std::time::Duration;
+
 use crate::driver::BenchSpec;
 use crate::peers::check::{http_body, post};
 use crate::peers::round2::{check, ECHOES};
 use crate::peers::server::PeerServer;
 use crate::peers::ManifestPeer;
+use crate::report::suspect::{self, MIN_SAMPLES};
 use crate::report::{fmt, Row, Section, Table};
 use crate::results::{InteropCheck, PlacementKind, Results};
 
 use super::{Lab, READY};
 
 const EXP: &str = "round2";
+/// The most untimed calls per echo a JVM or Mono peer gets with `--quick` (its manifest's
+/// warm-up, 20 s for the JVM peers, spread over 14 echoes would be ~1.4 s each).
+const QUICK_PEER_WARMUP: Duration = Duration::from_millis(500);
+/// The longest window of a point measured again for too few calls (`--quick`, full).
+const QUICK_RETRY_CAP: Duration = Duration::from_millis(1500);
+const RETRY_CAP: Duration = Duration::from_secs(5);
 /// soapstone's Round 2 endpoint (`soapstone serve --services echo`).
 const SOAPSTONE_PATH: &str = "/echo";
 
 pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
     let server = lab.serve(&["echo"]).await?;
     let addr = server.addr.clone();
-    one_system(lab, "soapstone", &addr, SOAPSTONE_PATH).await;
+    let warmup = lab.cfg.timing.warmup / 2;
+    one_system(lab, "soapstone", &addr, SOAPSTONE_PATH, warmup).await;
     server.stop().await?;
     for peer in lab.peers.carrying(EXP) {
         let result = one_peer(lab, &peer).await;
@@ -36,7 +46,8 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
 async fn one_peer(lab: &mut Lab, peer: &ManifestPeer) -> anyhow::Result<()> {
     let path = peer.services.get(EXP).cloned().unwrap_or_default();
     let server = PeerServer::start(&lab.launcher, peer, Some(&lab.cfg.server_cpu), READY).await?;
-    let right = one_system(lab, &peer.id, &server.addr(), &path).await;
+    let warmup = peer_warmup(lab, peer);
+    let right = one_system(lab, &peer.id, &server.addr(), &path, warmup).await;
     server.stop().await?;
     if right == 0 {
         anyhow::bail!("none of the 14 Round 2 echoes was answered right");
@@ -44,8 +55,30 @@ async fn one_peer(lab: &mut Lab, peer: &ManifestPeer) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Checks and times every echo on `system` at `http://addr{path}`; returns how many were right.
-async fn one_system(lab: &mut Lab, system: &str, addr: &str, path: &str) -> usize {
+/// The untimed calls before each echo's point on `peer`: the manifest's JIT warm-up (`warmup_s`,
+/// a JVM or Mono peer) spread over the fourteen echoes, at most [`QUICK_PEER_WARMUP`] per echo
+/// with `--quick`; the lab's own warm-up otherwise.
+fn peer_warmup(lab: &Lab, peer: &ManifestPeer) -> Duration {
+    let own = lab.cfg.timing.warmup / 2;
+    let jit = peer.warmup_s.unwrap_or(0.0).max(0.0) / ECHOES.len() as f64;
+    let jit = Duration::from_secs_f64(jit);
+    let jit = if lab.cfg.quick {
+        jit.min(QUICK_PEER_WARMUP)
+    } else {
+        jit
+    };
+    own.max(jit)
+}
+
+/// Checks and times every echo on `system` at `http://addr{path}`, each point after `warmup`
+/// of untimed calls; returns how many were right.
+async fn one_system(
+    lab: &mut Lab,
+    system: &str,
+    addr: &str,
+    path: &str,
+    warmup: Duration,
+) -> usize {
     let t = lab.cfg.timing.clone();
     let pin = lab.pins().remove(0);
     let url = format!("http://{addr}{path}");
@@ -79,10 +112,38 @@ async fn one_system(lab: &mut Lab, system: &str, addr: &str, path: &str) -> usiz
             }
         };
         let mut spec =
-            BenchSpec::sequential(url.clone(), t.parse_window, t.warmup / 2).with_body(body);
-        spec.action = Some(action);
-        lab.measure((system, EXP, echo.op), pin.placement(None), &spec)
-            .await;
+            BenchSpec::sequential(url.clone(), t.parse_window, warmup).with_body(body.clone());
+        spec.action = Some(action.clone());
+        let Some(i) = lab
+            .measure((system, EXP, echo.op), pin.placement(None), &spec)
+            .await
+        else {
+            continue;
+        };
+        // A slow system (SOAP::Lite's ~44 ms a call) or a descheduled client leaves too few
+        // calls in the short window: the point is measured again, once, in a window sized for
+        // MIN_SAMPLES calls at the first point's mean, capped.
+        let first = &lab.runs[i];
+        if first.ok < MIN_SAMPLES {
+            let mean_s = if first.ok > 0 {
+                first.mean_us / 1e6
+            } else {
+                t.parse_window.as_secs_f64()
+            };
+            let want = Duration::from_secs_f64(mean_s * (MIN_SAMPLES as f64) * 1.5);
+            let cap = if lab.cfg.quick {
+                QUICK_RETRY_CAP
+            } else {
+                RETRY_CAP
+            };
+            let window = want.clamp(t.parse_window, cap);
+            lab.runs.remove(i);
+            let mut spec =
+                BenchSpec::sequential(url.clone(), window, warmup.min(t.warmup)).with_body(body);
+            spec.action = Some(action);
+            lab.measure((system, EXP, echo.op), pin.placement(None), &spec)
+                .await;
+        }
     }
     right
 }
@@ -104,7 +165,13 @@ pub(crate) fn section(results: &Results) -> Section {
             .systems
             .iter()
             .find(|s| s.id == id)
-            .map(|s| format!("{id} ({})", s.name))
+            .map(|s| {
+                if s.name.starts_with(id) {
+                    s.name.clone()
+                } else {
+                    format!("{id} ({})", s.name)
+                }
+            })
             .unwrap_or_else(|| id.to_owned())
     };
     let mut rows = Vec::new();
@@ -130,10 +197,10 @@ pub(crate) fn section(results: &Results) -> Section {
                     if let Some(n) = &c.note {
                         reasons.push(format!("{sys} {} (right): {n}", echo.op));
                     }
-                    results
-                        .get(EXP, sys, echo.op, PlacementKind::SameCpu)
-                        .map(|r| fmt::us(r.p50_us))
-                        .unwrap_or_else(|| "✓ (not timed)".to_owned())
+                    match results.get(EXP, sys, echo.op, PlacementKind::SameCpu) {
+                        Some(r) => suspect::cell(Some(r), |r| r.p50_us, fmt::us),
+                        None => "✓ (not timed)".to_owned(),
+                    }
                 }
             });
         }
@@ -156,8 +223,12 @@ pub(crate) fn section(results: &Results) -> Section {
                     last column counts the right answers. Strings, ints, base64, hex and \
                     booleans are compared exactly as values, floats as the same f32 (another \
                     lexical form is noted), dates as the same instant, decimals as the same \
-                    number."
+                    number. A point with too few calls in its short window is measured again once \
+                    in a longer one (up to 1.5 s quick, 5 s full); a JVM or Mono peer gets its \
+                    manifest's JIT warm-up spread over the echoes before each point (at most \
+                    0.5 s per echo quick). "
         .to_owned();
+    note.push_str(suspect::MARK_NOTE);
     if !reasons.is_empty() {
         note.push_str(" Failures and notes: ");
         note.push_str(&reasons.join("; "));
@@ -212,8 +283,16 @@ mod tests {
                 ));
             }
         }
+        // One point with a single call: shown, but marked suspect.
+        let few = r
+            .runs
+            .iter_mut()
+            .find(|x| x.experiment == EXP && x.operation == "echoBoolean")
+            .unwrap();
+        few.ok = 1;
         let s = section(&r);
         let row = &s.tables[0].rows[0].cells;
+        assert!(row[14].starts_with("⚠ "), "{row:?}");
         assert_eq!(row.len(), 16, "{row:?}");
         assert_eq!(row[13], "✗", "{row:?}");
         assert_eq!(row[15], "13/14");

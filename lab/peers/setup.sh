@@ -447,8 +447,8 @@ setup_cxf() {
   local out="$BUILD/cxf" v; v=$(basename "$out"/lib/cxf-core-*.jar .jar); v=${v#cxf-core-}
   entry cxf server soap-http "Apache CXF $v (JAX-WS on Jetty, JDK $(java_version))" "$stands" ready "" "$v" \
     "Maven Central org.apache.cxf:cxf-rt-frontend-jaxws + cxf-rt-transports-http-jetty (lab/peers/cxf/pom.xml)" "javac (default flags)" \
-    "dp: rpc/literal (CXF refuses rpc/encoded: the contract's operations without xsi:type); contacts and echoFloat: document/literal wrapped, JAXB; Endpoint.publish on CXF's Jetty 12 transport, Jetty's default thread pool, keep-alive; JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpCxfServer "{port}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+    "dp: rpc/literal (CXF refuses rpc/encoded: the contract's operations without xsi:type); contacts and echoFloat: document/literal wrapped, JAXB; the Round 2 base echoes: rpc/literal (the same element names, no xsi:type, arrays as repeated item); Endpoint.publish on CXF's Jetty 12 transport, Jetty's default thread pool, keep-alive; JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpCxfServer "{port}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 setup_axis2() {

@@ -200,6 +200,10 @@ pub struct InteropCheck {
     /// An equal value in another lexical form (`342.23` as `342.230011`), when it came back so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Sent in the literal form (a JAX-WS peer: the request without `xsi:type` and SOAP-ENC
+    /// array attributes), not the recorded rpc/encoded one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub literal: bool,
 }
 
 /// What the cluster experiment saw beyond its bench runs.

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use crate::driver::BenchSpec;
 use crate::peers::check::{http_body, post};
-use crate::peers::round2::{check, ECHOES};
+use crate::peers::round2::{self, check, ECHOES};
 use crate::peers::server::PeerServer;
 use crate::peers::ManifestPeer;
 use crate::report::suspect::{self, MIN_SAMPLES};
@@ -34,7 +34,7 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
     let server = lab.serve(&["echo"]).await?;
     let addr = server.addr.clone();
     let warmup = lab.cfg.timing.warmup / 2;
-    one_system(lab, "soapstone", &addr, SOAPSTONE_PATH, warmup).await;
+    one_system(lab, "soapstone", &addr, SOAPSTONE_PATH, warmup, false).await;
     server.stop().await?;
     for peer in lab.peers.carrying(EXP) {
         let result = one_peer(lab, &peer).await;
@@ -47,7 +47,8 @@ async fn one_peer(lab: &mut Lab, peer: &ManifestPeer) -> anyhow::Result<()> {
     let path = peer.services.get(EXP).cloned().unwrap_or_default();
     let server = PeerServer::start(&lab.launcher, peer, Some(&lab.cfg.server_cpu), READY).await?;
     let warmup = peer_warmup(lab, peer);
-    let right = one_system(lab, &peer.id, &server.addr(), &path, warmup).await;
+    let literal = peer.request.as_deref() == Some("literal");
+    let right = one_system(lab, &peer.id, &server.addr(), &path, warmup, literal).await;
     server.stop().await?;
     if right == 0 {
         anyhow::bail!("none of the 14 Round 2 echoes was answered right");
@@ -71,13 +72,15 @@ fn peer_warmup(lab: &Lab, peer: &ManifestPeer) -> Duration {
 }
 
 /// Checks and times every echo on `system` at `http://addr{path}`, each point after `warmup`
-/// of untimed calls; returns how many were right.
+/// of untimed calls, in the `literal` form for a peer that refuses rpc/encoded; returns how many
+/// were right.
 async fn one_system(
     lab: &mut Lab,
     system: &str,
     addr: &str,
     path: &str,
     warmup: Duration,
+    literal: bool,
 ) -> usize {
     let t = lab.cfg.timing.clone();
     let pin = lab.pins().remove(0);
@@ -85,7 +88,12 @@ async fn one_system(
     let mut right = 0;
     for echo in &ECHOES {
         let action = format!("http://soapinterop.org/{}", echo.op);
-        let answer = match post(addr, path, echo.request, &action).await {
+        let request = if literal {
+            round2::literal(echo.request)
+        } else {
+            echo.request.to_owned()
+        };
+        let answer = match post(addr, path, &request, &action).await {
             Ok(raw) => http_body(&raw).and_then(|b| check(echo, &b)),
             Err(e) => Err(e),
         };
@@ -99,12 +107,14 @@ async fn one_system(
             ok,
             reason,
             note,
+            literal,
         });
         if !ok {
             continue;
         }
         right += 1;
-        let body = match lab.body(&format!("round2-{}.xml", echo.op), echo.request) {
+        let name = format!("round2-{}-{system}.xml", echo.op);
+        let body = match lab.body(&name, &request) {
             Ok(b) => b,
             Err(e) => {
                 lab.problem(format!("{EXP}: {e:#}"));
@@ -178,7 +188,15 @@ pub(crate) fn section(results: &Results) -> Section {
     let mut summary = Vec::new();
     let mut reasons = Vec::new();
     for sys in &systems {
-        let mut cells = vec![name(sys)];
+        let literal = results
+            .interop
+            .iter()
+            .any(|c| c.system == *sys && c.literal);
+        let mut label = name(sys);
+        if literal {
+            label.push_str(" — rpc/literal: no xsi:type, no SOAP-ENC arrays");
+        }
+        let mut cells = vec![label];
         let mut right = 0;
         for echo in &ECHOES {
             let c = results
@@ -239,8 +257,10 @@ pub(crate) fn section(results: &Results) -> Section {
         title: "SOAPBuilders Round 2 base echoes, live (2001 interop table)".to_owned(),
         intro: "The fourteen Round 2 base echoes of the SOAPBuilders Interop Lab \
                 (rpc/encoded, http://soapinterop.org/), sent as PHP ext/soap's interop suite \
-                recorded them, to soapstone and to every peer carrying them; each answer is \
-                checked against the request before its point is timed."
+                recorded them, to soapstone and to every peer carrying them (a JAX-WS peer, \
+                which refuses rpc/encoded, gets them without their encoding attributes: the \
+                literal form, named in its row); each answer is checked against the request \
+                before its point is timed."
             .to_owned(),
         findings,
         tables: vec![Table {
@@ -272,6 +292,7 @@ mod tests {
                 ok,
                 reason: (!ok).then(|| "`12345.6789001` instead of `12345.67890`".into()),
                 note: None,
+                literal: false,
             });
             if ok {
                 r.runs.push(run(

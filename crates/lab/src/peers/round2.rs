@@ -46,6 +46,28 @@ pub(crate) const ECHOES: [Echo; 14] = [
     echo!("echoBoolean"),
 ];
 
+/// The literal form of a recorded request, for a peer that refuses rpc/encoded (CXF, like every
+/// JAX-WS 2 stack): the same elements and values without the encoding's attributes
+/// (`xsi:type`, `SOAP-ENC:arrayType`, `SOAP-ENV:encodingStyle`), so arrays are plain repeated
+/// `item` elements.
+pub(crate) fn literal(request: &str) -> String {
+    let mut out = request.to_owned();
+    for attr in [
+        " xsi:type=\"",
+        " SOAP-ENC:arrayType=\"",
+        " SOAP-ENV:encodingStyle=\"",
+    ] {
+        while let Some(start) = out.find(attr) {
+            let value = start + attr.len();
+            let Some(len) = out[value..].find('"') else {
+                break;
+            };
+            out.replace_range(start..value + len + 1, "");
+        }
+    }
+    out
+}
+
 /// How a leaf value is compared.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {

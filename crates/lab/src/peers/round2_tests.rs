@@ -91,3 +91,24 @@ fn changed_missing_or_faulted_values_fail_with_the_reason() {
         "`/Envelope/Body/echoStringResponse` instead of `echoVoidResponse`"
     );
 }
+
+#[test]
+fn the_literal_form_drops_only_the_encoding_attributes() {
+    let lit = literal(echo("echoStructArray").request);
+    assert!(
+        !lit.contains("xsi:type") && !lit.contains("arrayType"),
+        "{lit}"
+    );
+    assert!(!lit.contains("encodingStyle"), "{lit}");
+    assert!(
+        lit.contains("<inputStructArray><item><varString>arg</varString><varInt>34</varInt>"),
+        "{lit}"
+    );
+    // The answer to the literal request is checked against the same values.
+    let ok = answer(
+        "echoStructArray",
+        "<r><item><varString>arg</varString><varInt>34</varInt><varFloat>325.325</varFloat></item>\
+         <item><varString>arg</varString><varInt>34</varInt><varFloat>325.325</varFloat></item></r>",
+    );
+    assert_eq!(check(echo("echoStructArray"), &ok), Ok(None));
+}

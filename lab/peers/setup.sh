@@ -4,7 +4,8 @@
 #
 #   lab/peers/setup.sh                  # install what is missing, build every peer
 #   lab/peers/setup.sh --no-install     # install nothing: build and record what is there
-#   lab/peers/setup.sh --only php,perl  # some peer groups only (the lab lists the others as missing)
+#   lab/peers/setup.sh --only php,perl  # rebuild some peer groups; the manifest keeps the others'
+#                                       # entries from an earlier run (none: the lab lists them missing)
 #   lab/peers/setup.sh --out DIR        # build into DIR (default lab/peers/build)
 #
 # Groups: gsoap, php, perl, python, node, omniorb, rmi, axis1, mono, erlang, and the JVM peers
@@ -523,8 +524,24 @@ for g in $GROUPS_ALL; do
     say "$g: skipped (--only)"
   fi
 done
-# Peers of groups left out with --only are absent from the manifest: the lab lists every peer
-# it knows and does not find there as missing, with that reason.
+# Peers of groups left out with --only keep their entries from the manifest an earlier run
+# wrote (rebuilding one group must not make the others disappear); without one they are absent,
+# and the lab lists every peer it knows and does not find there as missing, with that reason.
+KEPT=()
+if [ -n "$ONLY" ] && [ -f "$MANIFEST" ] && command -v python3 >/dev/null; then
+  NEW_IDS=$(printf '%s\n' "${ENTRIES[@]}" | sed -n 's/^{"id":"\([^"]*\)".*/\1/p' | tr '\n' ' ')
+  while IFS= read -r line; do [ -n "$line" ] && KEPT+=("$line"); done < <(
+    python3 - "$MANIFEST" "$NEW_IDS" <<'PY'
+import json, sys
+new = set(sys.argv[2].split())
+for e in json.load(open(sys.argv[1])).get("peers", []):
+    if e.get("id") not in new:
+        print(json.dumps(e, separators=(",", ":"), ensure_ascii=False))
+PY
+  )
+  [ "${#KEPT[@]}" -eq 0 ] || say "kept ${#KEPT[@]} entries of other groups from the earlier manifest"
+  ENTRIES+=("${KEPT[@]}")
+fi
 
 ELAPSED_MS=$(( ($(date +%s%N) - STARTED_NS) / 1000000 ))
 ELAPSED=$(printf '%d.%03d' $((ELAPSED_MS / 1000)) $((ELAPSED_MS % 1000)))

@@ -8,6 +8,7 @@
 
 extern crate self as soapstone_service;
 
+mod action;
 mod cache;
 pub mod codegen;
 mod config;
@@ -16,6 +17,7 @@ mod dispatch;
 mod headers;
 mod stub;
 
+pub use action::Action;
 pub use config::ServiceConfig;
 pub use context::{Context, Extensions, Principal, TlsClientCert, UnderstoodHeaders};
 pub use dispatch::RPC_NS;
@@ -45,7 +47,8 @@ pub struct SoapRequest {
     /// The version told by the Content-Type (`text/xml` 1.1, `application/soap+xml` 1.2).
     pub version: Version,
     /// SOAPAction header (1.1) or the `action` parameter of the content type (1.2), unquoted.
-    pub action: Option<String>,
+    /// An [`Action`]: inline (no allocation) up to [`Action::INLINE`] bytes.
+    pub action: Option<Action>,
     /// The envelope bytes (already decompressed, within the server's body limit).
     pub body: Bytes,
     /// The peer's address, when the transport knows it.
@@ -57,7 +60,7 @@ pub struct SoapRequest {
 
 impl SoapRequest {
     /// A request.
-    pub fn new(version: Version, action: Option<String>, body: Bytes) -> Self {
+    pub fn new(version: Version, action: Option<Action>, body: Bytes) -> Self {
         SoapRequest {
             version,
             action,

@@ -26,7 +26,7 @@ pub use headers::{
     ResponseHeaders, WithHeaders,
 };
 pub use soapstone_client as client;
-pub use soapstone_codec::{Fault, FaultCode, Limits, QName, Version};
+pub use soapstone_codec::{Envelope, Fault, FaultCode, Limits, QName, Version};
 pub use soapstone_macros::{service, XsdType};
 pub use soapstone_wsdl as wsdl;
 pub use soapstone_wsdl::{BindingStyle, ServiceModel};
@@ -157,6 +157,34 @@ pub trait SoapService: Send + Sync + 'static {
     fn document(&self, query: &str, endpoint: &str) -> Option<String>;
     /// Handles one request. Never fails: every failure is a Fault in the response.
     fn call(&self, request: SoapRequest) -> BoxFuture<SoapResponse>;
+    /// Handles a request whose envelope a layer in front of the service (a router such as
+    /// `soapstone_services::route::ByNamespace`) has already read to its body element, so that
+    /// it is not read twice: `envelope` must be [`Envelope::parse`] of `request.body`.
+    ///
+    /// The request is lent, not given: an implementation takes what it needs before it
+    /// returns (generated servers decode the arguments here, synchronously, and their future
+    /// owns only the decoded values), so nothing borrows the request across an `.await` and
+    /// the caller frees its bytes before the handler runs. An implementation must treat an
+    /// envelope read under other [`Limits`] than its own (see [`Envelope::limits`]) as not
+    /// read, and read it again under its own.
+    ///
+    /// Default: drops the envelope and calls [`SoapService::call`] with a clone of the request
+    /// (its bytes shared, not copied), which reads it again: hand-written services need do
+    /// nothing.
+    fn call_parsed(
+        &self,
+        request: &SoapRequest,
+        envelope: Envelope<'_>,
+    ) -> BoxFuture<SoapResponse> {
+        drop(envelope);
+        self.call(request.clone())
+    }
+}
+
+/// A future that is ready with `response`: for the answers a service knows before any
+/// handler runs (a fault of the envelope, a cached response).
+pub fn ready(response: SoapResponse) -> BoxFuture<SoapResponse> {
+    Box::pin(std::future::ready(response))
 }
 
 /// Includes the code `soapstone-build` generated in `build.rs` for the WSDL `stem` (its file

@@ -37,8 +37,8 @@ use crate::Error;
 
 /// Largest response head (and trailer section) read. Default and only value: `64 KiB`.
 pub(crate) const MAX_HEAD: usize = 64 << 10;
-/// Headers of one response head at most (more is an error).
-const MAX_HEADERS: usize = 64;
+/// Headers of one response head at most, as hyper and the naive path (more is an error).
+const MAX_HEADERS: usize = 100;
 /// Room made in the read buffer before each read.
 const READ_CHUNK: usize = 8 << 10;
 /// A connection's buffers are dropped after an exchange that grew them past this, so an idle

@@ -3,7 +3,10 @@
 //! On the wire, by design: `TCP_NODELAY`, each request's head and body in one write, responses
 //! framed by `Content-Length` or chunked encoding (never read to EOF to find their end when
 //! they say their length), keep-alive connections reused across calls, connect and request
-//! timeouts, gzip both ways when configured. `https://` URLs speak TLS (rustls): the system's
+//! timeouts, gzip both ways when configured. Plain `http://` calls take a lean HTTP/1.1
+//! exchange of the client's own (`httparse` for the answer's head; the request head built
+//! once per action, buffers kept per client and per connection: no heap allocation per typed
+//! call on a pooled connection); `https://` calls go through hyper. `https://` URLs speak TLS (rustls): the system's
 //! roots by default (webpki roots where it has none) or the CAs of [`ClientConfig::tls_ca_pem`],
 //! a client certificate with [`ClientConfig::tls_client_cert_pem`], the URL's host sent as SNI
 //! and verified; a failed handshake is an [`Error`] with [`Error::is_tls`], never a plain-HTTP
@@ -69,7 +72,9 @@ pub struct ClientConfig {
     pub accept_compressed: bool,
     /// Compress request bodies with gzip when at least this big. Default: `None` (never).
     pub compress_requests_over: Option<usize>,
-    /// Decoding limits for responses (`max_document_bytes` also bounds a decompressed body),
+    /// Decoding limits for responses (`max_document_bytes` also bounds a decompressed body,
+    /// and the body of a plain `http://` answer as received: a longer `Content-Length` is an
+    /// error before the body is read),
     /// and the leniency towards old servers ([`ClientConfig::lenient`]). Default:
     /// [`Limits::default`](soapstone_codec::Limits::default) (strict).
     pub limits: soapstone_codec::Limits,

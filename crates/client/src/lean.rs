@@ -376,6 +376,8 @@ fn parse_head(buf: &[u8], want: &Want) -> Result<Option<Meta>, Error> {
             }
         }
     }
+    // After `101 Switching Protocols` the connection speaks something else: never pooled.
+    meta.close |= status == 101;
     meta.framing = if status == 204 || status == 304 || (100..200).contains(&status) {
         Framing::Length(0)
     } else if chunked {
@@ -524,6 +526,13 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!((m.framing, m.close), (Framing::Chunked, true));
+        let m = parse_head(
+            b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n",
+            &want(),
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!((m.framing, m.close), (Framing::Length(0), true));
         let m = parse_head(b"HTTP/1.1 204 No Content\r\n\r\n", &want())
             .unwrap()
             .unwrap();

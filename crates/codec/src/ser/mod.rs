@@ -399,9 +399,13 @@ impl Children<'_, '_> {
 }
 
 /// The element name of `name`, which may carry a namespace declaration (`f xmlns="ns"`).
+///
+/// Called for every end tag (each item of an array): a byte loop over the short name, not
+/// `str::find(char)`, whose searcher cost 74 instructions per item of the 100,000-int array
+/// (callgrind, `examples/ints_loop.rs`).
 #[inline]
 fn tag(name: &str) -> &str {
-    match name.find(' ') {
+    match name.bytes().position(|b| b == b' ') {
         Some(i) => &name[..i],
         None => name,
     }

@@ -68,7 +68,7 @@ pub use envelope::Envelope;
 pub use error::{DecodeError, EncodeError};
 pub use fault::{encode_fault, encode_must_understand_fault, encode_version_mismatch_fault};
 pub use lenient::Lenient;
-pub use ser::{encode, encode_header_block};
+pub use ser::{encode, encode_encoded_header_block, encode_header_block};
 pub use xsd::xsd_type_name;
 
 /// SOAP version, told by the envelope namespace.

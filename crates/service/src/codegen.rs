@@ -14,8 +14,8 @@ pub use soapstone_wsdl as wsdl;
 pub use crate::config::ServiceConfig;
 pub use crate::dispatch::{fault_response, Dispatcher, Incoming, Reply};
 pub use crate::headers::{
-    block_xml, decode_detail, header_xml, with_detail, CallError, DeclaredFault, Header,
-    ResponseHeaders, WithHeaders,
+    block_xml, decode_detail, encoded_block_xml, header_xml, header_xml_in, with_detail, CallError,
+    DeclaredFault, Header, ResponseHeaders, WithHeaders,
 };
 pub use crate::stub::Stub;
 pub use crate::{BoxFuture, Context, SoapRequest, SoapResponse, SoapService};

@@ -33,6 +33,8 @@ fn main() {
             "wsdl/administrate.wsdl",
             // Attributes and simple content (after node-soap's `Common.xsd`).
             "wsdl/catalog.wsdl",
+            // Attribute `default`/`fixed` values filled in and checked (written for the tests).
+            "wsdl/constructs.wsdl",
             // node-soap's own: a `code` attribute beside elements, text beside a `language`
             // attribute, types in two imported schemas.
             "../../testdata/node-soap/request-response-samples/Dummy__should_handle_attributes_in_response/soap.wsdl",

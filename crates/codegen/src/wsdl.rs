@@ -85,7 +85,8 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
         match &t.def {
             TypeDef::Struct(fields) => {
                 let mut names = Names::default();
-                let fields = fields.iter().map(|f| {
+                let mut helpers = Vec::new();
+                let fields: Vec<TokenStream> = fields.iter().enumerate().map(|(index, f)| {
                     let open = f.is_any() || f.choice().is_some();
                     let id = names.field_ident(&if open {
                         g.field_name(f)
@@ -104,13 +105,18 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
                         (f.ty.optional && f.ty.repeated).then(|| quote!(#[serde(default)]));
                     let doc = if open { g.field_doc(f) } else { markup::doc(f) };
                     let values = markup::values(f);
-                    quote!(#[doc = #doc] #[serde(rename = #wire)] #default #values pub #id: #ty)
-                });
+                    let (fill, helper) = markup::fill(f, ident, index);
+                    helpers.push(helper);
+                    quote!(#[doc = #doc] #[serde(rename = #wire)] #default #fill #values pub #id: #ty)
+                }).collect();
+                let helpers = (!helpers.iter().all(TokenStream::is_empty))
+                    .then(|| quote!(impl #ident { #(#helpers)* }));
                 items.push(quote! {
                     #[doc = #doc]
                     #[derive(Debug, Clone, PartialEq, ::soapstone_service::codegen::serde::Serialize, ::soapstone_service::codegen::serde::Deserialize, ::soapstone_service::XsdType)]
                     #[serde(crate = "::soapstone_service::codegen::serde", rename = #wire)]
                     pub struct #ident { #(#fields),* }
+                    #helpers
                 });
             }
             TypeDef::Enum(values) => {

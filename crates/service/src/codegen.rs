@@ -23,6 +23,7 @@ pub use crate::{BoxFuture, Context, SoapRequest, SoapResponse, SoapService};
 pub use std::any::type_name;
 pub use std::boxed::Box;
 pub use std::clone::Clone;
+pub use std::cmp::PartialEq;
 pub use std::convert::Into;
 pub use std::fmt::Debug;
 pub use std::future::Future;

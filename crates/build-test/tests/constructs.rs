@@ -1,7 +1,8 @@
 //! Schema constructs of `wsdl/constructs.wsdl` over HTTP between the generated client and the
 //! generated server, and raw bytes over a TcpStream: an absent attribute with a `default` or
 //! `fixed` value reads as that value (both sides decode so), and a `fixed` attribute with
-//! another value is a Client fault naming it.
+//! another value is a Client fault naming it; `anyAttribute` keeps the other attributes as a
+//! map (`other_attributes`), both ways.
 
 mod support;
 
@@ -49,6 +50,7 @@ fn parcel(label: &str) -> Parcel {
         unit: None,
         fragile: None,
         weight: Some(1.5),
+        other_attributes: Default::default(),
         label: label.into(),
     }
 }
@@ -75,6 +77,59 @@ async fn absent_default_and_fixed_attributes_read_as_their_values() {
     p.fragile = Some(true);
     p.version = Some(2);
     assert_eq!(client.ship(p.clone()).await.unwrap(), p);
+    // Other attributes, unqualified and qualified, travel in the map.
+    p.other_attributes
+        .insert("colour".into(), "red & \"blue\"".into());
+    p.other_attributes
+        .insert("{urn:example:extra}rank".into(), "2".into());
+    assert_eq!(client.ship(p.clone()).await.unwrap(), p);
+}
+
+#[tokio::test]
+async fn other_attributes_are_kept_on_the_wire() {
+    let (addr, _stop) = serve().await;
+    let (status, text) = support::post(
+        addr,
+        "/constructs",
+        "urn:example:constructs#ship",
+        &envelope(r#"kind="box" colour="red" xmlns:x="urn:x" x:rank="2" xsi:type="Parcel" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance""#),
+    )
+    .await;
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains(r#" colour="red""#), "{text}");
+    assert!(
+        text.contains(r#"="urn:x" a"#) && text.contains(r#":rank="2""#),
+        "{text}"
+    );
+    // SOAP's and the schema instance's own attributes are not data.
+    assert!(!text.contains("Parcel\""), "{text}");
+    // More attributes than `Limits::max_attributes` (64): a Client fault, no map is built.
+    let many: String = (0..80).map(|i| format!(" a{i}=\"v\"")).collect();
+    let (status, text) = support::post(
+        addr,
+        "/constructs",
+        "urn:example:constructs#ship",
+        &envelope(&format!(r#"kind="box"{many}"#)),
+    )
+    .await;
+    assert_eq!(status, 500, "{text}");
+    assert!(text.contains("attributes"), "{text}");
+}
+
+#[test]
+fn the_wsdl_served_back_declares_the_any_attribute() {
+    let wsdl = soapstone_wsdl::wsdl(
+        soapstone_build_test::constructs::constructs_model(),
+        "http://localhost/constructs",
+    );
+    assert!(
+        wsdl.contains(r#"<xsd:anyAttribute processContents="lax"/>"#),
+        "{wsdl}"
+    );
+    assert!(
+        wsdl.contains(r#"<xsd:attribute name="version" type="xsd:int" fixed="2"/>"#),
+        "{wsdl}"
+    );
 }
 
 fn envelope(attrs: &str) -> String {

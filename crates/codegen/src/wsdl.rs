@@ -101,8 +101,9 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
                         g.rust(&f.ty)
                     };
                     let wire = &f.name;
-                    let default =
-                        (f.ty.optional && f.ty.repeated).then(|| quote!(#[serde(default)]));
+                    let default = ((f.ty.optional && f.ty.repeated)
+                        || f.name == soapstone_wsdl::OTHER_ATTRIBUTES_FIELD)
+                        .then(|| quote!(#[serde(default)]));
                     let doc = if open { g.field_doc(f) } else { markup::doc(f) };
                     let values = markup::values(f);
                     let (fill, helper) = markup::fill(f, ident, index);
@@ -445,6 +446,8 @@ fn builtin(local: &str) -> Type {
         "anyURI" => syn::parse_quote!(#xsd::AnyUri),
         "QName" => syn::parse_quote!(#xsd::QNameValue),
         "anyType" => syn::parse_quote!(#xsd::AnyXml),
+        // Not an XSD type: the model's marker for `xsd:anyAttribute` (a field `@*`).
+        soapstone_wsdl::ANY_ATTRIBUTE => syn::parse_quote!(#xsd::OtherAttributes),
         _ => syn::parse_quote!(::soapstone_service::codegen::String),
     }
 }

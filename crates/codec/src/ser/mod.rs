@@ -9,6 +9,7 @@
 //! Must never: write a character XML cannot carry (control characters are refused), write
 //! user text unescaped, or buffer a whole array to learn its type.
 
+mod attrs;
 mod header;
 mod markup;
 mod probe;

@@ -9,6 +9,9 @@ use soapstone_wsdl::Field;
 
 /// What the Rust field name is made from.
 pub(super) fn ident_source(f: &Field) -> String {
+    if f.name == soapstone_wsdl::OTHER_ATTRIBUTES_FIELD {
+        return "other_attributes".to_string();
+    }
     match f.attribute() {
         Some((_, local)) => local.to_string(),
         None if f.is_text() => "value".to_string(),
@@ -18,6 +21,10 @@ pub(super) fn ident_source(f: &Field) -> String {
 
 /// The doc comment of a field.
 pub(super) fn doc(f: &Field) -> String {
+    if f.name == soapstone_wsdl::OTHER_ATTRIBUTES_FIELD {
+        return " The other attributes (`xsd:anyAttribute`): `local` or `{ns}local` to the value."
+            .to_string();
+    }
     let Some((ns, local)) = f.attribute() else {
         return if f.is_text() {
             " The element's text content.".to_string()

@@ -35,6 +35,11 @@ fn main() {
             "wsdl/catalog.wsdl",
             // Attribute `default`/`fixed` values filled in and checked (written for the tests).
             "wsdl/constructs.wsdl",
+            // Elements of another namespace than their type's and per-element `form` (after
+            // node-soap's `UpdateProfile` samples).
+            "wsdl/profile.wsdl",
+            // The same with the service's schema unqualified and one element qualified by `form`.
+            "wsdl/profile_unqualified.wsdl",
             // node-soap's own: a `code` attribute beside elements, text beside a `language`
             // attribute, types in two imported schemas.
             "../../testdata/node-soap/request-response-samples/Dummy__should_handle_attributes_in_response/soap.wsdl",

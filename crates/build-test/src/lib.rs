@@ -104,6 +104,18 @@ pub mod catalog {
     soapstone_service::include_wsdl!("catalog");
 }
 
+/// Elements of another namespace than their type's, and per-element `form`
+/// (`wsdl/profile.wsdl`, after node-soap's `UpdateProfile` samples).
+pub mod profile {
+    soapstone_service::include_wsdl!("profile");
+}
+
+/// `wsdl/profile.wsdl` with the service's schema unqualified and one element qualified by
+/// `form`.
+pub mod profile_unqualified {
+    soapstone_service::include_wsdl!("profile_unqualified");
+}
+
 /// node-soap's attributes sample
 /// (`testdata/node-soap/request-response-samples/Dummy__should_handle_attributes_in_response`,
 /// MIT): an optional `code` attribute beside elements, a simple-content type with a

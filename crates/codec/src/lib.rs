@@ -129,7 +129,7 @@ impl QName {
 
 /// Limits on hostile input, and the leniency towards old peers; every decode takes one.
 /// Defaults are safe for a public server (and strict).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Limits {
     /// Largest document accepted. Default: `4 MiB`.

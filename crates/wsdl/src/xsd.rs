@@ -84,6 +84,12 @@ impl Field {
         attribute_name(&self.name)
     }
 
+    /// For an element with a namespace of its own (`{ns}local`), that namespace and its local
+    /// name.
+    pub fn own_namespace(&self) -> Option<(&str, &str)> {
+        own_namespace(&self.name)
+    }
+
     /// Whether this is the text content (`$text`).
     pub fn is_text(&self) -> bool {
         self.name == TEXT_FIELD
@@ -116,6 +122,13 @@ pub fn attribute_name(field: &str) -> Option<(&str, &str)> {
             None => ("", rest),
         },
     )
+}
+
+/// An element field named `{ns}local` is `(ns, local)`: an element with a namespace of its own
+/// (`{}local`: in no namespace) rather than the one its parent type writes its children in
+/// (see the codec's conventions). Other names are `None`.
+pub fn own_namespace(field: &str) -> Option<(&str, &str)> {
+    field.strip_prefix('{')?.split_once('}')
 }
 
 /// The definition of a named type.

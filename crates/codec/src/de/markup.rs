@@ -217,8 +217,10 @@ impl<'a> MapAccess<'a> for MarkupMap<'_, 'a, '_> {
                     self.children = true;
                     let info = Info::read(self.cur, name)?;
                     let local = info.local();
-                    if let Some(i) = self.fields.iter().position(|f| *f == local) {
+                    if let Some(i) = super::pick::named(self.fields, local) {
                         self.seen |= 1 << i;
+                        self.pending = Pending::Child(info);
+                        return seed.deserialize(key(self.fields[i])).map(Some);
                     } else if let Some((i, p)) = super::pick::field_for(self.fields, local) {
                         if self.seen & (1 << i) != 0 && matches!(p, super::pick::Pick::Other(_)) {
                             self.cur.skip_element()?;
@@ -281,7 +283,7 @@ impl<'a> MapAccess<'a> for MarkupMap<'_, 'a, '_> {
                         "{}/{}/{}",
                         self.cur.path(),
                         split_qname(self.element).1,
-                        name
+                        super::pick::element_local(name)
                     )
                 })
             }),

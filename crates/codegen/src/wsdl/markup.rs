@@ -15,7 +15,10 @@ pub(super) fn ident_source(f: &Field) -> String {
     match f.attribute() {
         Some((_, local)) => local.to_string(),
         None if f.is_text() => "value".to_string(),
-        None => f.name.clone(),
+        None => match f.own_namespace() {
+            Some((_, local)) => local.to_string(),
+            None => f.name.clone(),
+        },
     }
 }
 
@@ -28,6 +31,11 @@ pub(super) fn doc(f: &Field) -> String {
     let Some((ns, local)) = f.attribute() else {
         return if f.is_text() {
             " The element's text content.".to_string()
+        } else if let Some((ns, local)) = f.own_namespace() {
+            match ns {
+                "" => format!(" `{local}` (unqualified)."),
+                ns => format!(" `{local}` (namespace `{ns}`)."),
+            }
         } else {
             format!(" `{}`.", f.name)
         };

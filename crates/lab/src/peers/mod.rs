@@ -25,6 +25,7 @@ mod catalogue;
 pub(crate) mod check;
 pub(crate) mod client;
 pub(crate) mod load;
+pub(crate) mod round2;
 pub(crate) mod server;
 
 use std::path::{Path, PathBuf};

@@ -207,7 +207,8 @@ impl Definitions {
                     )?;
                     m.request = request.name.local.clone();
                     let fields = lower.content_of(request.ty.as_ref(), request)?;
-                    m.input = lower.fields(schema, fields)?;
+                    m.input = lower.wrapper_attributes(schema, request)?;
+                    m.input.extend(lower.fields(schema, fields)?);
                     if !m.one_way {
                         let response = self.body_element(
                             op.output.as_ref(),
@@ -226,7 +227,8 @@ impl Definitions {
                         }
                         m.response = response.name.local.clone();
                         let fields = lower.content_of(response.ty.as_ref(), response)?;
-                        m.output = lower.fields(schema, fields)?;
+                        m.output = lower.wrapper_attributes(schema, response)?;
+                        m.output.extend(lower.fields(schema, fields)?);
                     }
                 }
                 _ => {
@@ -265,11 +267,11 @@ impl Definitions {
                         return Err(LowerError::new(&bop.loc, format!("fault `{name}` of `{}` is encoded: the service model's fault details are literal", op.name)));
                     }
                 }
-                let element = self.fault_element(message, name, &op.loc, &model.namespace)?;
+                let element = self.fault_element(message, name, &op.loc)?;
                 m.faults.push(FaultPart::new(
                     name.clone(),
                     element.name.clone(),
-                    lower.block_type(schema, element)?,
+                    lower.detail_type(schema, element)?,
                 ));
             }
             model.operations.push(m);
@@ -432,7 +434,7 @@ impl Definitions {
     /// The element of a literal `soap:header` (a part of a message, by `element=`).
     fn header_element(&self, h: &HeaderBinding, ns: &str) -> Result<&ElementDecl, LowerError> {
         let part = self.header_part(h)?;
-        self.block_element(part, ns)
+        self.block_element(part, Some(ns))
     }
 
     /// The detail element of fault `name` (its message's one part).
@@ -441,7 +443,6 @@ impl Definitions {
         message: &QName,
         name: &str,
         at: &Loc,
-        ns: &str,
     ) -> Result<&ElementDecl, LowerError> {
         let m = self.messages.get(message).ok_or_else(|| {
             LowerError::new(at, format!("fault `{name}` names no defined message"))
@@ -456,10 +457,16 @@ impl Definitions {
                 ),
             ));
         };
-        self.block_element(part, ns)
+        // A detail element may be of any namespace: it is written in its own.
+        self.block_element(part, None)
     }
 
-    fn block_element(&self, part: &MessagePart, ns: &str) -> Result<&ElementDecl, LowerError> {
+    /// The element of a header or fault part; with `ns`, refused outside that namespace.
+    fn block_element(
+        &self,
+        part: &MessagePart,
+        ns: Option<&str>,
+    ) -> Result<&ElementDecl, LowerError> {
         let element = part
             .element
             .as_ref()
@@ -473,6 +480,9 @@ impl Definitions {
                     ),
                 )
             })?;
+        let Some(ns) = ns else {
+            return Ok(element);
+        };
         if element.name.namespace != ns {
             return Err(LowerError::new(&element.loc, format!("element `{{{}}}{}` is not in the service namespace `{ns}`: the service model has one namespace", element.name.namespace, element.name.local)));
         }

@@ -163,8 +163,8 @@ impl<'d> Lower<'d> {
         Ok(false)
     }
 
-    /// Refuses what a body wrapper element cannot have: attributes or text (operation
-    /// parameters are the wrapper's child elements).
+    /// Refuses what a body wrapper element cannot have: text (operation parameters are the
+    /// wrapper's attributes and child elements).
     pub(super) fn refuse_wrapper_markup(
         &self,
         c: &'d ComplexType,
@@ -177,12 +177,7 @@ impl<'d> Lower<'d> {
                 format!("element `{element}` is a body wrapper with text content: operation parameters are its child elements"),
             ));
         }
-        if let Some(a) = self.attributes_in_effect(c, at, 0)?.first() {
-            return Err(LowerError::new(
-                &a.used.loc,
-                format!("attribute `{}` of the body wrapper element `{element}`: operation parameters are its child elements", a.decl.name.local),
-            ));
-        }
+        // Its attributes are parameters too (`lower_wrapper`).
         Ok(())
     }
 

@@ -54,6 +54,16 @@ pub mod calculator {
     soapstone_service::include_wsdl!("calculator");
 }
 
+/// SOAPBuilders Round 2 group C echoHeader (SOAP-encoded header blocks).
+pub mod echo_header {
+    soapstone_service::include_wsdl!("r2-echoheadersvc");
+}
+
+/// Schema constructs: attribute `default`/`fixed` values (`wsdl/constructs.wsdl`).
+pub mod constructs {
+    soapstone_service::include_wsdl!("constructs");
+}
+
 /// The WSDL spyne publishes for the lab's Python peer server (`wsdl/spyne_dp.wsdl`).
 pub mod spyne_dp {
     soapstone_service::include_wsdl!("spyne_dp");

@@ -57,6 +57,7 @@ mod envelope;
 mod error;
 mod fault;
 mod lenient;
+mod lexical;
 mod list;
 mod scan;
 mod ser;
@@ -68,7 +69,8 @@ pub use envelope::Envelope;
 pub use error::{DecodeError, EncodeError};
 pub use fault::{encode_fault, encode_must_understand_fault, encode_version_mismatch_fault};
 pub use lenient::Lenient;
-pub use ser::{encode, encode_header_block};
+pub use lexical::{check_fixed, check_fixed_value, parse_lexical};
+pub use ser::{encode, encode_encoded_header_block, encode_header_block};
 pub use xsd::xsd_type_name;
 
 /// SOAP version, told by the envelope namespace.

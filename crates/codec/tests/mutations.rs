@@ -49,6 +49,27 @@ struct Open {
     any: Vec<xsd::AnyXml>,
 }
 
+/// Attributes: named ones, the other ones as a map (`xsd:anyAttribute`), text content.
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Marked {
+    #[serde(rename = "@id")]
+    id: Option<i32>,
+    #[serde(rename = "@*", default)]
+    other: xsd::OtherAttributes,
+    #[serde(rename = "$text")]
+    text: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct MarkedBody {
+    #[serde(rename = "inputString")]
+    s: Option<Marked>,
+    #[serde(rename = "inputStruct")]
+    st: Option<Marked>,
+}
+
 #[derive(Debug, Deserialize)]
 #[allow(dead_code)]
 enum Choice {
@@ -163,6 +184,7 @@ fn exercise(bytes: &[u8]) {
         let _ = env.body::<Reserve>(style);
         let _ = env.body::<Many>(style);
         let _ = env.body::<SoapStruct>(style);
+        let _ = env.body::<MarkedBody>(style);
         let _ = env.body::<Profile>(style);
         if let Ok(open) = env.body::<Open>(style) {
             // What was captured stands alone.

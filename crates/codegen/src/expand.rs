@@ -157,7 +157,17 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         let block = |list: TokenStream, h: &crate::model::HeaderParam| {
             let ty = &h.ty;
             let element = header_element(h);
-            quote!(op.#list.push(#cg::wsdl::HeaderPart::new(#element, <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema)));)
+            let encoded = if h.from_type {
+                quote!(<#ty as #cg::Header>::encoded().is_some())
+            } else {
+                let e = h.encoded.is_some();
+                quote!(#e)
+            };
+            quote!({
+                let mut part = #cg::wsdl::HeaderPart::new(#element, <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema));
+                part.encoded = #encoded;
+                op.#list.push(part);
+            })
         };
         let in_headers = headers.iter().map(|h| block(quote!(input_headers), h));
         let out_headers = response_headers
@@ -282,16 +292,20 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             None => quote!(#cg::client::Error),
         };
         let encode_headers = headers.iter().map(|h| {
-            let (id, ty) = (&h.ident, &h.ty);
+            let id = &h.ident;
             let element = header_element(h);
-            let qualified = if h.from_type {
-                quote!(<#ty as #cg::Header>::qualified())
-            } else {
-                quote!(#qualified)
+            // A `#[service]` header type says itself how it is written; a WSDL's block is
+            // written under its own element (several may share a type).
+            let xml = match (&h.encoded, h.from_type) {
+                (_, true) => quote!(#cg::header_xml_in(value, self.stub.version())),
+                (Some(types_ns), false) => {
+                    quote!(#cg::encoded_block_xml(&#element, #types_ns, self.stub.version(), value))
+                }
+                (None, false) => quote!(#cg::block_xml(&#element, #qualified, value)),
             };
             quote! {
                 if let #cg::Option::Some(value) = &#id {
-                    __headers.push(#cg::block_xml(&#element, #qualified, value).map_err(#cg::client::Error::from_encode)?);
+                    __headers.push(#xml.map_err(#cg::client::Error::from_encode)?);
                 }
             }
         });

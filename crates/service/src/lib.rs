@@ -22,8 +22,8 @@ pub use config::ServiceConfig;
 pub use context::{Context, Extensions, Principal, TlsClientCert, UnderstoodHeaders};
 pub use dispatch::RPC_NS;
 pub use headers::{
-    block_xml, decode_detail, header_xml, with_detail, CallError, DeclaredFault, Header,
-    ResponseHeaders, WithHeaders,
+    block_xml, decode_detail, encoded_block_xml, header_xml, header_xml_in, with_detail, CallError,
+    DeclaredFault, Header, ResponseHeaders, WithHeaders,
 };
 pub use soapstone_client as client;
 pub use soapstone_codec::{Envelope, Fault, FaultCode, Limits, QName, Version};

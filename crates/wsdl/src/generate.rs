@@ -204,8 +204,10 @@ impl Writer<'_> {
         // Header and fault elements, each once.
         let mut declared = std::collections::HashSet::new();
         for op in &m.operations {
+            // An encoded header block is a part with `type=`: no element to declare.
             let headers = op.input_headers.iter().chain(&op.output_headers);
             let blocks = headers
+                .filter(|h| !h.encoded)
                 .map(|h| (&h.element, &h.ty))
                 .chain(op.faults.iter().map(|f| (&f.element, &f.ty)));
             for (element, ty) in blocks {
@@ -395,6 +397,17 @@ impl Writer<'_> {
                     let name = header_message_name(op, input);
                     self.line(1, &format!("<wsdl:message name=\"{}\">", esc(&name)));
                     for h in headers {
+                        if h.encoded {
+                            let (ty, decl) = self.qname(&h.ty.name);
+                            self.line(
+                                2,
+                                &format!(
+                                    "<wsdl:part name=\"{}\" type=\"{ty}\"{decl}/>",
+                                    esc(&h.element.local)
+                                ),
+                            );
+                            continue;
+                        }
                         self.line(
                             2,
                             &format!(
@@ -525,10 +538,19 @@ impl Writer<'_> {
                     &op.output_headers
                 };
                 for h in headers {
+                    let use_ = if h.encoded {
+                        format!(
+                            "use=\"encoded\" namespace=\"{}\" encodingStyle=\"{}\"",
+                            esc(&h.element.namespace),
+                            if soap12 { SOAP12_ENC_NS } else { SOAP_ENC_NS }
+                        )
+                    } else {
+                        "use=\"literal\"".to_string()
+                    };
                     self.line(
                         4,
                         &format!(
-                            "<{p}:header message=\"tns:{}\" part=\"{}\" use=\"literal\"/>",
+                            "<{p}:header message=\"tns:{}\" part=\"{}\" {use_}/>",
                             esc(&header_message_name(op, input)),
                             esc(&h.element.local)
                         ),

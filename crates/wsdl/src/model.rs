@@ -70,20 +70,41 @@ impl Part {
     }
 }
 
-/// A SOAP header block an operation declares (`soap:header` in the binding): an element whose
-/// children are the fields of a named struct type of the schema, like a body wrapper's.
+/// A SOAP header block an operation declares (`soap:header` in the binding): a literal block
+/// is an element whose children are the fields of a named struct type of the schema, like a
+/// body wrapper's; an encoded one (`use="encoded"`, rpc/encoded services such as SOAPBuilders
+/// Round 2 group C) is a value of any type written as an rpc/encoded part is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeaderPart {
-    /// The header block's element (in the service namespace: the model has one schema).
+    /// The header block's element: for a literal block, a global element of the service
+    /// namespace (the model has one schema); for an encoded one, the part's name in the
+    /// `soap:header`'s `namespace`.
     pub element: QName,
-    /// The struct type of its content.
+    /// The struct type of its content (literal), or the part's type (encoded).
     pub ty: TypeRef,
+    /// `soap:header use="encoded"`: the block carries `xsi:type` and `encodingStyle`, its
+    /// children are unqualified, and the WSDL declares it as a message part with `type=`.
+    /// Default: `false`.
+    pub encoded: bool,
 }
 
 impl HeaderPart {
-    /// A header block `element` of type `ty`.
+    /// A literal header block `element` of type `ty`.
     pub fn new(element: QName, ty: TypeRef) -> Self {
-        HeaderPart { element, ty }
+        HeaderPart {
+            element,
+            ty,
+            encoded: false,
+        }
+    }
+
+    /// A SOAP-encoded header block `element` holding a value of type `ty`.
+    pub fn encoded(element: QName, ty: TypeRef) -> Self {
+        HeaderPart {
+            element,
+            ty,
+            encoded: true,
+        }
     }
 }
 
@@ -310,10 +331,13 @@ impl ServiceModel {
                     problems.push(format!("message name `{message}` is used twice"));
                 }
             }
+            // An encoded header block is a part typed with `type=` in a namespace of its own:
+            // any type, any namespace.
             let headers = op.input_headers.iter().chain(&op.output_headers);
             // A fault's detail element may be of another namespace (`with_detail` writes it
             // in its own), a header block's not yet.
             let blocks = headers
+                .filter(|h| !h.encoded)
                 .map(|h| (&h.element, &h.ty, true))
                 .chain(op.faults.iter().map(|f| (&f.element, &f.ty, false)));
             for (element, ty, header) in blocks {

@@ -9,6 +9,8 @@
 //! Must never: write a character XML cannot carry (control characters are refused), write
 //! user text unescaped, or buffer a whole array to learn its type.
 
+mod attrs;
+mod header;
 mod markup;
 mod probe;
 mod raw;
@@ -20,6 +22,7 @@ use crate::error::EncodeError;
 use crate::write;
 use crate::{EncodeOptions, QName, SchemaNs, Style, Version};
 
+pub use header::encode_encoded_header_block;
 use probe::Probe;
 use seq::{ArraySer, KeySer, SeqSer};
 

@@ -246,6 +246,14 @@ impl Definitions {
                 (&bop.output, &mut m.output_headers),
             ] {
                 for h in body.iter().flat_map(|b| &b.headers) {
+                    if h.use_ == Use::Encoded {
+                        let (element, ty) = self.encoded_header(h, &model.namespace, style)?;
+                        out.push(HeaderPart::encoded(
+                            element,
+                            lower.type_ref(schema, ty, &h.loc)?,
+                        ));
+                        continue;
+                    }
                     let element = self.header_element(h, &model.namespace)?;
                     out.push(HeaderPart::new(
                         element.name.clone(),
@@ -364,17 +372,41 @@ impl Definitions {
         }
     }
 
-    /// The element of a `soap:header` (a part of a message, by `element=`).
-    fn header_element(&self, h: &HeaderBinding, ns: &str) -> Result<&ElementDecl, LowerError> {
-        if h.use_ == Use::Encoded {
+    /// The element and type of an encoded `soap:header`: the part (by `type=`) named after
+    /// itself in the `soap:header`'s `namespace` (WSDL 1.1 sections 3.5 and 3.7; the service
+    /// namespace when it gives none). Only in an rpc/encoded binding, whose style the codec
+    /// reads header blocks in.
+    fn encoded_header(
+        &self,
+        h: &HeaderBinding,
+        ns: &str,
+        style: BindingStyle,
+    ) -> Result<(QName, &QName), LowerError> {
+        if style != BindingStyle::RpcEncoded {
             return Err(LowerError::new(
                 &h.loc,
                 format!(
-                    "header part `{}` is encoded: the service model's header blocks are literal",
+                    "header part `{}` is encoded in a literal binding: the service model reads header blocks in the body's style",
                     h.part
                 ),
             ));
         }
+        let part = self.header_part(h)?;
+        let Some(ty) = &part.ty else {
+            return Err(LowerError::new(
+                &part.loc,
+                format!(
+                    "encoded header part `{}` names an element: an encoded part has `type=` (WSDL 1.1 section 3.5)",
+                    h.part
+                ),
+            ));
+        };
+        let namespace = h.namespace.clone().unwrap_or_else(|| ns.to_string());
+        Ok((QName::new(namespace, h.part.clone()), ty))
+    }
+
+    /// The message part a `soap:header` names.
+    fn header_part(&self, h: &HeaderBinding) -> Result<&MessagePart, LowerError> {
         let Some(message) = self.messages.get(&h.message) else {
             return Err(LowerError::new(
                 &h.loc,
@@ -384,7 +416,7 @@ impl Definitions {
                 ),
             ));
         };
-        let part = message
+        message
             .parts
             .iter()
             .find(|p| p.name == h.part)
@@ -396,7 +428,12 @@ impl Definitions {
                         h.part, h.message.local
                     ),
                 )
-            })?;
+            })
+    }
+
+    /// The element of a literal `soap:header` (a part of a message, by `element=`).
+    fn header_element(&self, h: &HeaderBinding, ns: &str) -> Result<&ElementDecl, LowerError> {
+        let part = self.header_part(h)?;
         self.block_element(part, Some(ns))
     }
 

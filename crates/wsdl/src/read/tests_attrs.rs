@@ -114,11 +114,14 @@ fn attributes_come_first_with_inherited_grouped_and_referenced_ones() {
             "@at",
             "@{urn:a}lang",
             "@kind",
+            // `xsd:anyAttribute`: the other attributes, after the named ones.
+            "@*",
             "id",
             "price",
             "note"
         ]
     );
+    assert_eq!(item[6].ty.name.local, crate::xsd::ANY_ATTRIBUTE);
     assert_eq!(item[0].fixed.as_deref(), Some("2"));
     assert!(item[1].ty.optional);
     assert!(!item[2].ty.optional, "use=required");

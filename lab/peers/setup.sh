@@ -146,10 +146,23 @@ setup_php() {
     missing php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" "$why"
     return
   fi
-  entry php-soapserver server soap-http "$name SoapServer" "a PHP SOAP server (WSDL mode, contract/dp.wsdl)" ready "" "$v" \
-    "Debian packages php-cli, php-soap" "none (interpreted; WSDL cached on disk)" \
-    "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer; $NO_JIT_WARMUP (opcache off)" \
-    "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\""
+  # Served as PHP is deployed: php-fpm behind nginx (php/serve.sh). Where either cannot be
+  # installed, PHP's built-in server stands in, and its entry says so.
+  local fpm opcache
+  apt_install php-fpm nginx >/dev/null 2>&1 || true
+  fpm=$(command -v php-fpm || ls /usr/sbin/php-fpm* 2>/dev/null | head -n 1)
+  if [ -n "$fpm" ] && command -v nginx >/dev/null; then
+    opcache=$("$fpm" -i 2>/dev/null | sed -n 's/^opcache.enable => \([^ ]*\) .*/\1/p' | head -n 1)
+    entry php-soapserver server soap-http "$name SoapServer (php-fpm + nginx)" "a PHP SOAP server (WSDL mode, contract/dp.wsdl)" ready "" "$v" \
+      "Debian packages php-cli, php-soap, php-fpm, nginx" "none (interpreted; WSDL cached on disk)" \
+      "php-fpm $(basename "$fpm") behind nginx (php/serve.sh): Debian's pool defaults (pm = dynamic, at most 5 workers, 2 started), one FastCGI connection per request over a unix socket, keep-alive to the client; opcache.enable ${opcache:-unknown} (php-fpm's default); $NO_JIT_WARMUP" \
+      "\"command\":$(jarr "$HERE/php/serve.sh" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\",\"banner\":true"
+  else
+    entry php-soapserver server soap-http "$name SoapServer (php -S)" "a PHP SOAP server (WSDL mode, contract/dp.wsdl)" ready "" "$v" \
+      "Debian packages php-cli, php-soap" "none (interpreted; WSDL cached on disk)" \
+      "PHP's built-in server (php -S), standing in because php-fpm or nginx is not installed: one process, one request at a time, Connection: close after each answer; $NO_JIT_WARMUP (opcache off)" \
+      "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\""
+  fi
   entry php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive; $NO_JIT_WARMUP (opcache off)" \
     "\"command\":$(jarr php "$HERE/php/client.php")"

@@ -2,8 +2,10 @@
 // PHP ext/soap SoapServer for Davis & Parashar's TestService, from the same WSDL soapstone
 // serves (contract/dp.wsdl): the peer standing for a PHP SOAP server; Ruby's echoFloat at
 // /echo; and the SOAPBuilders Round 2 base echoes at /round2 (WSDL mode, contract/echo.wsdl).
-// Run as a router script of PHP's built-in server: `php -S 127.0.0.1:PORT server.php` (one process, one request at a
-// time, Connection: close after every answer). The WSDL is parsed once and cached on disk.
+// Served by php-fpm behind nginx (serve.sh), every path to this script; without them, as the
+// router script of PHP's built-in server (`php -S 127.0.0.1:PORT server.php`: one process, one
+// request at a time, Connection: close after every answer). The WSDL is parsed once and cached
+// on disk.
 ini_set('soap.wsdl_cache_enabled', '1');
 ini_set('soap.wsdl_cache', '1'); // WSDL_CACHE_DISK
 

@@ -543,7 +543,7 @@ fn with_body(
 }
 
 /// A plain-text error answer.
-fn text(status: StatusCode, mut msg: String) -> Response<ResponseBody> {
+pub(crate) fn text(status: StatusCode, mut msg: String) -> Response<ResponseBody> {
     msg.push('\n');
     let mut resp = Response::new(Full::new(Bytes::from(msg)));
     *resp.status_mut() = status;

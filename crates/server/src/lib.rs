@@ -99,6 +99,7 @@ mod rewind;
 mod serve;
 mod timer;
 mod tls;
+mod view;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -109,7 +110,6 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use futures_util::FutureExt as _;
 use http_body::Body;
 use soapstone_service::SoapService;
 
@@ -344,7 +344,12 @@ where
     }
 
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
-        Box::pin(dispatch::handle(self.inner.clone(), req, None, None).map(Ok))
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let (parts, body) = req.into_parts();
+            let view = view::RequestView::of(&parts, body);
+            Ok(dispatch::handle(inner, view, None, None).await)
+        })
     }
 }
 

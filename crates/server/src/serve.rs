@@ -31,6 +31,7 @@ use crate::metrics::Metrics;
 use crate::naive::SplitWrites;
 use crate::timer::{Clock, ConnTimer, Watched};
 use crate::tls::{Handshake, PLAIN_ON_TLS};
+use crate::view::RequestView;
 use crate::{HttpEngine, Runtime};
 
 /// A listener the server can take: a bound `std` or `tokio` TCP listener.
@@ -455,7 +456,9 @@ pub(crate) async fn serve_http<S>(
                 );
                 return Ok(resp);
             };
-            let resp = handle(inner, req, Some(arrival), Some(peer)).await;
+            let (parts, body) = req.into_parts();
+            let view = RequestView::of(&parts, body);
+            let resp = handle(inner, view, Some(arrival), Some(peer)).await;
             drop(busy);
             Ok::<_, Infallible>(resp)
         }

@@ -7,15 +7,14 @@
 //! to hyper, so the lean loop can never read a body boundary wrong (request smuggling).
 
 use bytes::Bytes;
-use http::header::{HeaderName, HeaderValue};
-use http::{Method, Request, Uri, Version};
-use http_body_util::Full;
+use http::{Method, Version};
+use soapstone_service::TlsClientCert;
+
+use crate::view::{Headers, RequestView};
 
 /// Headers parsed in place (hyper's own default); a larger `max_headers` sends a head with
 /// more to hyper.
 pub(crate) const MAX_HEADERS: usize = 100;
-
-static SOAPACTION: HeaderName = HeaderName::from_static("soapaction");
 
 /// What the bytes so far hold.
 pub(crate) enum Parsed {
@@ -50,6 +49,8 @@ pub(crate) struct Head {
     pub(crate) keep_alive: bool,
     fields: [Field; MAX_HEADERS],
     count: usize,
+    /// The head's bytes, once split off the read buffer (offsets above are into them).
+    pub(crate) bytes: Bytes,
 }
 
 /// Parses the head at the start of `buf` into `head` (kept per connection: it is too large
@@ -132,6 +133,7 @@ impl Default for Head {
             keep_alive: true,
             fields: [Field::default(); MAX_HEADERS],
             count: 0,
+            bytes: Bytes::new(),
         }
     }
 }
@@ -148,40 +150,43 @@ fn parse_length(v: &[u8]) -> Option<u64> {
 }
 
 impl Head {
-    /// The `http::Request` for `dispatch`, its target and header values slices of `bytes`
-    /// (the head's own bytes: no copy).
-    pub(crate) fn request(
-        &self,
-        bytes: &Bytes,
-        body: Bytes,
-    ) -> Result<Request<Full<Bytes>>, String> {
-        let slice = |(a, b): (usize, usize)| bytes.slice(a..b);
-        let uri = Uri::from_maybe_shared(slice(self.target))
-            .map_err(|e| format!("invalid request target: {e}"))?;
-        let mut req = Request::new(Full::new(body));
-        *req.method_mut() = self.method.clone();
-        *req.uri_mut() = uri;
-        *req.version_mut() = if self.http10 {
-            Version::HTTP_10
-        } else {
-            Version::HTTP_11
+    /// The view dispatch reads, borrowing this head and its bytes (`bytes`, set once the
+    /// head is split off the read buffer).
+    pub(crate) fn view<'a, B>(
+        &'a self,
+        body: B,
+        client_cert: Option<&'a TlsClientCert>,
+    ) -> Result<RequestView<'a, B>, String> {
+        let target = std::str::from_utf8(&self.bytes[self.target.0..self.target.1])
+            .map_err(|_| "invalid request target: not utf-8".to_owned())?;
+        let (path, query) = match target.split_once('?') {
+            Some((path, query)) => (path, Some(query)),
+            None => (target, None),
         };
-        let headers = req.headers_mut();
-        headers.reserve(self.count);
-        for f in &self.fields[..self.count] {
-            let raw = &bytes[f.name.0..f.name.1];
-            let name = if raw.eq_ignore_ascii_case(b"soapaction") {
-                SOAPACTION.clone() // a custom name, otherwise copied per request
+        Ok(RequestView {
+            method: &self.method,
+            path,
+            query,
+            version: if self.http10 {
+                Version::HTTP_10
             } else {
-                HeaderName::from_bytes(raw).map_err(|_| {
-                    format!("invalid header name `{}`", String::from_utf8_lossy(raw))
-                })?
-            };
-            let value = HeaderValue::from_maybe_shared(slice(f.value))
-                .map_err(|_| format!("invalid value of header `{name}`"))?;
-            headers.append(name, value);
-        }
-        Ok(req)
+                Version::HTTP_11
+            },
+            authority: None,
+            headers: self,
+            client_cert,
+            body,
+        })
+    }
+}
+
+/// Looked up in place: a scan over a handful of headers beats a map that must be built first.
+impl Headers for Head {
+    fn get(&self, name: &str) -> Option<&[u8]> {
+        self.fields[..self.count]
+            .iter()
+            .find(|f| self.bytes[f.name.0..f.name.1].eq_ignore_ascii_case(name.as_bytes()))
+            .map(|f| &self.bytes[f.value.0..f.value.1])
     }
 }
 
@@ -221,6 +226,19 @@ mod tests {
             Parsed::Partial
         ));
         assert!(matches!(parse_all(b"GARBAGE\r\n\r\n"), Parsed::Invalid(_)));
+    }
+
+    #[test]
+    fn headers_are_found_in_place_by_any_case() {
+        let buf = b"POST /echo?x=1 HTTP/1.1\r\nSOAPAction: \"a\"\r\nHost: h\r\n\r\n";
+        let mut h = Head::default();
+        assert!(matches!(parse(buf, 1 << 10, 100, &mut h), Parsed::Complete));
+        h.bytes = Bytes::copy_from_slice(&buf[..h.len]);
+        assert_eq!(h.get("soapaction"), Some(&b"\"a\""[..]));
+        assert_eq!(h.get("host"), Some(&b"h"[..]));
+        assert_eq!(h.get("content-type"), None);
+        let v = h.view((), None).unwrap();
+        assert_eq!((v.path, v.query), ("/echo", Some("x=1")));
     }
 
     #[test]

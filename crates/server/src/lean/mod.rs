@@ -29,7 +29,7 @@ use std::time::Instant;
 use bytes::{Bytes, BytesMut};
 use futures_util::FutureExt as _;
 use http::{Response, StatusCode};
-use http_body_util::BodyExt as _;
+use http_body_util::{BodyExt as _, Full};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::sync::watch;
 
@@ -167,7 +167,7 @@ pub(crate) async fn serve_lean<S>(
             let msg = "connection closed to make room for others, retry".to_owned();
             return refuse(&mut io, &mut wbuf, busy_response(msg, config)).await;
         };
-        let head_bytes = rbuf.split_to(head.len).freeze();
+        head.bytes = rbuf.split_to(head.len).freeze();
         // A declared body over the limit is not read: dispatch answers `413` from the header,
         // and the connection closes after it.
         let unread = head.content_length > config.max_body_bytes as u64;
@@ -201,18 +201,17 @@ pub(crate) async fn serve_lean<S>(
             }
             rbuf.split_to(len).freeze()
         };
-        let mut req = match head.request(&head_bytes, body) {
-            Ok(req) => req,
+        let head_only = head.method == http::Method::HEAD;
+        let view = match head.view(Full::new(body), client_cert.as_ref()) {
+            Ok(view) => view,
             Err(msg) => {
                 return refuse(&mut io, &mut wbuf, text(StatusCode::BAD_REQUEST, msg)).await
             }
         };
-        if let Some(cert) = &client_cert {
-            req.extensions_mut().insert(cert.clone());
-        }
-        drop(head_bytes);
-        let head_only = req.method() == http::Method::HEAD;
-        let resp = handle(inner.clone(), req, Some(arrival), Some(peer)).await;
+        let resp = handle(inner.clone(), view, Some(arrival), Some(peer)).await;
+        // The read buffer is whole again once the head's and the body's bytes are dropped
+        // (the service has returned), so its next `reserve` reuses it instead of allocating.
+        head.bytes = Bytes::new();
         // Idle again once answered, as on hyper's path (whose service ends before the write):
         // a client that reads the answer and connects again finds this one evictable.
         drop(busy);

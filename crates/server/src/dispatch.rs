@@ -7,6 +7,7 @@
 //! must never queue a request (over the limit, or after too long a wait, it answers `503` at
 //! once), never read more body than the limit, and never let a service panic escape.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
@@ -16,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use bytes::{Buf as _, Bytes, BytesMut};
 use futures_util::FutureExt as _;
-use http::header::{self, HeaderValue};
+use http::header::{self, HeaderMap, HeaderValue};
 use http::{Method, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
@@ -518,7 +519,7 @@ fn with_body(
         Some(c) => Bytes::from(compress::encode(c, &body)),
         None => body,
     };
-    let mut resp = Response::new(Full::new(body));
+    let mut resp = response(body);
     *resp.status_mut() = status;
     let h = resp.headers_mut();
     if status != StatusCode::ACCEPTED {
@@ -534,10 +535,34 @@ fn with_body(
     resp
 }
 
+thread_local! {
+    /// A response header map the lean loop gave back after writing its answer, cleared, for
+    /// the next answer built on this thread: a map costs two allocations when first filled.
+    static SPARE_HEADERS: Cell<Option<HeaderMap>> = const { Cell::new(None) };
+}
+
+/// A response with `body`, its header map a spare one when this thread has it.
+fn response(body: Bytes) -> Response<ResponseBody> {
+    let mut resp = Response::new(Full::new(body));
+    if let Some(spare) = SPARE_HEADERS.with(Cell::take) {
+        *resp.headers_mut() = spare;
+    }
+    resp
+}
+
+/// Gives a written answer's header map back for the next [`response`] on this thread (one
+/// kept per thread, and only a small one: memory stays bounded).
+pub(crate) fn recycle_headers(mut headers: HeaderMap) {
+    if headers.capacity() <= 16 {
+        headers.clear();
+        SPARE_HEADERS.with(|s| s.set(Some(headers)));
+    }
+}
+
 /// A plain-text error answer.
 pub(crate) fn text(status: StatusCode, mut msg: String) -> Response<ResponseBody> {
     msg.push('\n');
-    let mut resp = Response::new(Full::new(Bytes::from(msg)));
+    let mut resp = response(Bytes::from(msg));
     *resp.status_mut() = status;
     resp.headers_mut().insert(
         header::CONTENT_TYPE,

@@ -1,5 +1,12 @@
 //! The SOAP server: hyper 1.x on tokio, routing request paths to [`SoapService`]s.
 //!
+//! Its connections are served by a lean HTTP/1.1 loop of its own over `httparse` for the
+//! request shape SOAP clients send (a `POST` with a `Content-Length` body, or a `GET`;
+//! HTTP/1.1 keep-alive or 1.0); a connection whose request is anything else (a chunked body,
+//! `Expect: 100-continue`, `Upgrade`, ...) is handed to hyper 1.x with the bytes already
+//! read, and [`ServerConfig::http`] selects hyper for every connection
+//! ([`HttpEngine`]; docs/performance.md has the measurements behind the default).
+//!
 //! ```no_run
 //! # use std::sync::Arc;
 //! # use soapstone_server::{Server, ServerConfig};

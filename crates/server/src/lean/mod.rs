@@ -33,7 +33,7 @@ use http_body_util::{BodyExt as _, Full};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::sync::watch;
 
-use crate::dispatch::{busy as busy_response, handle, text, Inner, ResponseBody};
+use crate::dispatch::{busy as busy_response, handle, recycle_headers, text, Inner, ResponseBody};
 use crate::rewind::Rewind;
 use crate::serve::{serve_http, OpenConnection, Registered};
 use crate::timer::{Clock, Watched};
@@ -256,6 +256,7 @@ async fn answer<S: AsyncWrite + Unpin>(
     };
     wbuf.clear();
     write_head(wbuf, &parts, body.len(), http10, after);
+    recycle_headers(parts.headers);
     let body: &[u8] = if head_only { &[] } else { &body };
     if body.len() <= COPY_MAX {
         wbuf.extend_from_slice(body);

@@ -38,7 +38,7 @@ SECONDS_PER_POINT=2
 CALLS=20000
 LOAD=1
 LOAD_SECONDS=5
-RUNTIMES="ambient,current-thread"
+RUNTIMES="per-core,ambient"
 BEFORE=""
 BEFORE_LOOP=""
 while [ $# -gt 0 ]; do
@@ -188,18 +188,18 @@ med() { tr ' ' '\n' <<< "${MEANS[$1]}" | grep . | median; }
 DEF="${RT_LIST[0]}"
 echo
 echo "echoFloat round trip, mean µs per run, median of $REPEATS interleaved runs ($SECONDS_PER_POINT s each; omniORB and Client: $CALLS calls)"
-printf '%-34s %12s %12s\n' "system" "one CPU" "across CPUs"
+printf '%-44s %12s %12s\n' "system" "one CPU" "across CPUs"
 SYSTEMS=(floor "${RT_LIST[@]}")
 [ -z "$BEFORE" ] || SYSTEMS+=(before)
 SYSTEMS+=(gsoap omniorb client)
 [ -z "$BEFORE_LOOP" ] || SYSTEMS+=(client-before)
 for k in "${SYSTEMS[@]}"; do
-  printf '%-34s %12.1f %12.1f\n' "$k" "$(med one,$k)" "$(med cross,$k)"
+  printf '%-44s %12.1f %12.1f\n' "$k" "$(med one,$k)" "$(med cross,$k)"
 done
 echo
 echo "ratios (soapstone server = --runtime $DEF; below 1: soapstone faster)"
-printf '%-34s %12s %12s\n' "ratio" "one CPU" "across CPUs"
-row() { printf '%-34s %12s %12s\n' "$1" "$(ratio "$(med one,$2)" "$(med one,$3)")" "$(ratio "$(med cross,$2)" "$(med cross,$3)")"; }
+printf '%-44s %12s %12s\n' "ratio" "one CPU" "across CPUs"
+row() { printf '%-44s %12s %12s\n' "$1" "$(ratio "$(med one,$2)" "$(med one,$3)")" "$(ratio "$(med cross,$2)" "$(med cross,$3)")"; }
 row "soapstone / raw TCP floor" "$DEF" floor
 row "soapstone / gSOAP 2.8" "$DEF" gsoap
 row "soapstone / omniORB 4 (CORBA)" "$DEF" omniorb
@@ -213,7 +213,7 @@ done
 [ "$LOAD" -eq 1 ] || exit 0
 echo
 echo "load: soapstone bench --closed -t 2, $LOAD_SECONDS s after 1 s warm-up, servers unpinned (both CPUs shared with the load generator, as wrk -t2)"
-printf '%-30s %8s %12s %12s %8s %10s %10s\n' server connections "r/s" "gSOAP r/s" ratio "p99 µs" "gSOAP p99"
+printf '%-40s %8s %12s %12s %8s %10s %10s\n' server connections "r/s" "gSOAP r/s" ratio "p99 µs" "gSOAP p99"
 load() { # URL CONNECTIONS -> "req/s p99_us"
   "$BIN" bench "$1" --body "$BODY" --soap-action "$ACTION" --closed -c "$2" -t 2 \
     --duration "${LOAD_SECONDS}s" --warmup 1s --json "$TMP/l.json" >/dev/null
@@ -238,7 +238,7 @@ for c in 8 64; do
   for rt in "${LOAD_RT[@]}"; do
     read -r s_rate s_p99 <<< "$(load "${SURL[$rt]}" "$c")"
     label="soapstone --runtime $rt"; [ "$rt" != before ] || label="before --runtime $DEF"
-    printf '%-30s %8s %12.0f %12.0f %8s %10s %10s\n' "$label" "$c" "$s_rate" "$g_rate" \
+    printf '%-40s %8s %12.0f %12.0f %8s %10s %10s\n' "$label" "$c" "$s_rate" "$g_rate" \
       "$(ratio "$s_rate" "$g_rate")" "$s_p99" "$g_p99"
   done
 done

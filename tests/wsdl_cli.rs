@@ -110,17 +110,36 @@ fn inspect_and_call_a_served_wsdl_by_url() {
 fn generate_refuses_what_it_cannot_express_with_file_and_line() {
     let wsdl = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/testdata/node-soap/wsdl/elementref/foo.wsdl"
+        "/testdata/node-soap/wsdl/wsdl_with_restriction_attributes.wsdl"
     );
     let out = soapstone(&["wsdl", "generate", wsdl]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains(
-            "bar.xsd:15: attribute `id` of the body wrapper element `fooRq`: operation parameters are its child elements"
+            "wsdl_with_restriction_attributes.wsdl:52: part `personId` of a document/literal message has `type=`: its parts name elements (WS-I BP R2204)"
         ),
         "{err}"
     );
+}
+
+#[test]
+fn generate_writes_wrapper_attributes_and_elements_of_another_namespace() {
+    // node-soap's `elementref`: the body wrapper `fooRq` has an attribute `id` and refers to
+    // `paymentRq` of another schema (both refused before).
+    let wsdl = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/node-soap/wsdl/elementref/foo.wsdl"
+    );
+    let out = soapstone(&["wsdl", "generate", wsdl]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let code = String::from_utf8(out.stdout).unwrap();
+    for expected in [
+        r#"rename = "@id""#,
+        r#"rename = "{http://example.com/bar1/xsd}paymentRq""#,
+    ] {
+        assert!(code.contains(expected), "{expected}\n{code}");
+    }
 }
 
 #[test]

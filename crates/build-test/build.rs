@@ -21,6 +21,9 @@ fn main() {
             "../../testdata/wstest/conf/wstest.wsdl",
             // SOAPBuilders Round 2 base as published (types in `http://soapinterop.org/xsd`).
             "../../testdata/soapbuilders-round2-wsdl/r2-interop.wsdl",
+            // SOAPBuilders Round 2 group C echoHeader: SOAP-encoded header blocks, a string
+            // and a struct of another namespace, both ways.
+            "../../testdata/soapbuilders-round2-wsdl/r2-echoheadersvc.wsdl",
             // A WCF service (node-soap's corpus): data contracts in their own namespace.
             "../../testdata/node-soap/wsdl/extended_recursive.wsdl",
             // Open content: choices, `xsd:any`, `anyType`, a list, a union (written for the tests).
@@ -30,6 +33,13 @@ fn main() {
             "wsdl/administrate.wsdl",
             // Attributes and simple content (after node-soap's `Common.xsd`).
             "wsdl/catalog.wsdl",
+            // Attribute `default`/`fixed` values filled in and checked (written for the tests).
+            "wsdl/constructs.wsdl",
+            // Elements of another namespace than their type's and per-element `form` (after
+            // node-soap's `UpdateProfile` samples).
+            "wsdl/profile.wsdl",
+            // The same with the service's schema unqualified and one element qualified by `form`.
+            "wsdl/profile_unqualified.wsdl",
             // node-soap's own: a `code` attribute beside elements, text beside a `language`
             // attribute, types in two imported schemas.
             "../../testdata/node-soap/request-response-samples/Dummy__should_handle_attributes_in_response/soap.wsdl",

@@ -4,7 +4,8 @@
 #
 #   lab/peers/setup.sh                  # install what is missing, build every peer
 #   lab/peers/setup.sh --no-install     # install nothing: build and record what is there
-#   lab/peers/setup.sh --only php,perl  # some peer groups only (the lab lists the others as missing)
+#   lab/peers/setup.sh --only php,perl  # rebuild some peer groups; the manifest keeps the others'
+#                                       # entries from an earlier run (none: the lab lists them missing)
 #   lab/peers/setup.sh --out DIR        # build into DIR (default lab/peers/build)
 #
 # Groups: gsoap, php, perl, python, node, omniorb, rmi, axis1, mono, erlang, and the JVM peers
@@ -103,6 +104,8 @@ apt_install() {
 newer() { local out="$1" s; shift; [ -e "$out" ] || return 1; for s in "$@"; do [ "$s" -nt "$out" ] && return 1; done; return 0; }
 
 CXXFLAGS="-O2"
+# The warm-up of a peer without a JIT, in its config (the JVM and Mono peers say their own).
+NO_JIT_WARMUP="warm-up: each point's own untimed warm-up only (no JIT to warm)"
 
 # ---------------------------------------------------------------------------------------------
 setup_gsoap() {
@@ -110,22 +113,22 @@ setup_gsoap() {
   local why; why=$(apt_install gsoap libgsoap-dev g++ 2>&1) || { missing gsoap server soap-http "$name" "$stands" "$why"; return; }
   local out="$BUILD/gsoap" bin="$BUILD/gsoap/dp-gsoap-server" cbin="$BUILD/gsoap/dp-gsoap-client"
   mkdir -p "$out"
-  if ! newer "$cbin" "$HERE/gsoap/server.cpp" "$HERE/gsoap/client.cpp" "$HERE/contract/dp.wsdl" || ! newer "$bin" "$HERE/gsoap/server.cpp"; then
+  if ! newer "$cbin" "$HERE/gsoap/server.cpp" "$HERE/gsoap/client.cpp" "$HERE/contract/dp.wsdl" "$HERE/contract/ruby-echo.wsdl" "$HERE/contract/echo.wsdl" || ! newer "$bin" "$HERE/gsoap/server.cpp" "$HERE/gsoap/interop.cpp"; then
     say "gsoap: wsdl2h + soapcpp2 + g++"
-    ( cd "$out" && cp "$HERE/contract/dp.wsdl" "$HERE/contract/soapenc.xsd" . \
-      && wsdl2h -s -o dp.h -t /usr/share/gsoap/WS/typemap.dat dp.wsdl \
+    ( cd "$out" && cp "$HERE/contract/dp.wsdl" "$HERE/contract/ruby-echo.wsdl" "$HERE/contract/echo.wsdl" "$HERE/contract/soapenc.xsd" . \
+      && wsdl2h -s -o dp.h -t /usr/share/gsoap/WS/typemap.dat dp.wsdl ruby-echo.wsdl echo.wsdl \
       && soapcpp2 -L -x -I/usr/share/gsoap/import dp.h \
-      && g++ $CXXFLAGS -I. -o dp-gsoap-server "$HERE/gsoap/server.cpp" soapC.cpp soapServer.cpp -lgsoap++ \
+      && g++ $CXXFLAGS -I. -o dp-gsoap-server "$HERE/gsoap/server.cpp" "$HERE/gsoap/interop.cpp" soapC.cpp soapServer.cpp -lgsoap++ \
       && g++ $CXXFLAGS -I. -o dp-gsoap-client "$HERE/gsoap/client.cpp" soapC.cpp soapClient.cpp -lgsoap++ ) >>"$LOG" 2>&1 \
       || { missing gsoap server soap-http "$name" "$stands" "the build failed (see $LOG)"; missing gsoap-client client soap-http "$name client" "a C/C++ SOAP client" "the build failed (see $LOG)"; return; }
   fi
   entry gsoap server soap-http "$name" "$stands" ready "" "$(deb_version gsoap)" "Debian packages gsoap, libgsoap-dev" \
     "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
-    "standalone server, one thread, one connection at a time, HTTP keep-alive" \
-    "\"command\":$(jarr "$bin" "{port}" "{host}"),\"path\":\"/dp\",\"request\":\"rpc-encoded\""
+    "standalone server, one thread, one connection at a time, HTTP keep-alive; dp (rpc/encoded), Ruby's echoFloat (document/literal, contract/ruby-echo.wsdl) and the Round 2 base echoes (rpc/encoded, contract/echo.wsdl) generated into one header, so every answer declares all three namespaces; $NO_JIT_WARMUP" \
+    "\"command\":$(jarr "$bin" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\""
   entry gsoap-client client soap-http "$name client" "a C/C++ SOAP client (Zilora & Ketha's table: C++)" ready "" "$(deb_version gsoap)" \
     "Debian packages gsoap, libgsoap-dev" "wsdl2h -s; soapcpp2 -L -x; g++ $CXXFLAGS -lgsoap++" \
-    "one soap context, HTTP keep-alive, memory released after each call" \
+    "one soap context, HTTP keep-alive, memory released after each call; $NO_JIT_WARMUP" \
     "\"command\":$(jarr "$cbin")"
 }
 
@@ -145,10 +148,10 @@ setup_php() {
   fi
   entry php-soapserver server soap-http "$name SoapServer" "a PHP SOAP server (WSDL mode, contract/dp.wsdl)" ready "" "$v" \
     "Debian packages php-cli, php-soap" "none (interpreted; WSDL cached on disk)" \
-    "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer" \
-    "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
+    "PHP's built-in server (php -S): one process, one request at a time, Connection: close after each answer; $NO_JIT_WARMUP (opcache off)" \
+    "\"command\":$(jarr php -S "{host}:{port}" "$HERE/php/server.php"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\""
   entry php-soapclient client soap-http "$name SoapClient" "Zilora & Ketha's PHP client" ready "" "$v" \
-    "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive" \
+    "Debian packages php-cli, php-soap" "none (interpreted)" "WSDL mode, WSDL cached in memory, keep-alive; $NO_JIT_WARMUP (opcache off)" \
     "\"command\":$(jarr php "$HERE/php/client.php")"
 }
 
@@ -163,10 +166,10 @@ setup_perl() {
     || { missing soaplite-server server soap-http "SOAP::Lite server" "Davis & Parashar's SOAP::Lite row" "SOAP::Lite does not load"; return; }
   entry soaplite-server server soap-http "SOAP::Lite $v server (Perl)" "Davis & Parashar's SOAP::Lite row" ready "" "$v" \
     "Debian package libsoap-lite-perl" "none (interpreted)" \
-    "SOAP::Transport::HTTP::Daemon: one process, one connection at a time, keep-alive" \
-    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
+    "SOAP::Transport::HTTP::Daemon: one process, one connection at a time, keep-alive; $NO_JIT_WARMUP" \
+    "\"command\":$(jarr perl "$HERE/perl/server.pl" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\""
   entry soaplite-client client soap-http "SOAP::Lite $v client (Perl)" "a Perl SOAP client (Davis & Parashar's SOAP::Lite)" ready "" "$v" \
-    "Debian package libsoap-lite-perl" "none (interpreted)" "LWP keep-alive; calls built by name (no WSDL)" \
+    "Debian package libsoap-lite-perl" "none (interpreted)" "LWP keep-alive; calls built by name (no WSDL); $NO_JIT_WARMUP" \
     "\"command\":$(jarr perl "$HERE/perl/client.pl")"
 }
 
@@ -194,7 +197,7 @@ setup_python() {
   if [ -z "$why" ] && "$venv/bin/python" -c "import spyne" 2>/dev/null; then
     local v; v=$("$venv/bin/python" -c "import spyne; print(spyne.__version__)")
     entry spyne server soap-http "spyne $v (Python $py)" "a Python SOAP server" ready "" "$v" "PyPI spyne==$SPYNE_VERSION (venv in the build directory)" \
-      "none (interpreted)" "wsgiref's single-threaded server (HTTP/1.0: a connection per call); document/literal only, so it gets the request without xsi:type" \
+      "none (interpreted)" "wsgiref's single-threaded server (HTTP/1.0: a connection per call); document/literal only, so it gets the request without xsi:type; $NO_JIT_WARMUP" \
       "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"literal\""
   else
     missing spyne server soap-http "spyne (Python)" "a Python SOAP server" "${why:-spyne does not import}"
@@ -202,7 +205,7 @@ setup_python() {
   if [ -z "$why" ] && "$venv/bin/python" -c "import zeep" 2>/dev/null; then
     local v; v=$("$venv/bin/python" -c "import importlib.metadata as m; print(m.version('zeep'))")
     entry zeep client soap-http "zeep $v (Python $py)" "Zilora & Ketha's client-language table: Python" ready "" "$v" "PyPI zeep==$ZEEP_VERSION (venv in the build directory)" \
-      "none (interpreted)" "WSDL mode (contract/dp.wsdl), requests session with keep-alive" \
+      "none (interpreted)" "WSDL mode (contract/dp.wsdl), requests session with keep-alive; $NO_JIT_WARMUP" \
       "\"command\":$(jarr "$venv/bin/python" "$HERE/python/zeep_client.py")"
   else
     missing zeep client soap-http "zeep (Python)" "a Python SOAP client" "${why:-zeep does not import}"
@@ -233,10 +236,10 @@ setup_node() {
   fi
   local v nv; v=$(cd "$HERE/node" && node -p 'require("soap/package.json").version'); nv=$(node --version)
   entry node-soap-server server soap-http "node-soap $v (Node $nv)" "a JavaScript SOAP server" ready "" "$v" "npm soap@$v (package-lock.json)" \
-    "none (JIT)" "Node http server, one event loop, keep-alive; WSDL mode (contract/dp.wsdl)" \
-    "\"command\":$(jarr node "$HERE/node/server.js" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
+    "none (JIT)" "Node http server, one event loop, keep-alive; WSDL mode (contract/dp.wsdl); V8's JIT warmed by each point's own untimed warm-up only" \
+    "\"command\":$(jarr node "$HERE/node/server.js" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\""
   entry node-soap-client client soap-http "node-soap $v (Node $nv)" "Zilora & Ketha's client-language table: JavaScript" ready "" "$v" "npm soap@$v (package-lock.json)" \
-    "none (JIT)" "WSDL mode, keep-alive agent with one socket" \
+    "none (JIT)" "WSDL mode, keep-alive agent with one socket; V8's JIT warmed by each point's own untimed warm-up only" \
     "\"command\":$(jarr node "$HERE/node/client.js")"
 }
 
@@ -259,71 +262,65 @@ setup_omniorb() {
   fi
   local v; v=$(deb_version libomniorb4-dev)
   entry omniorb server corba "$name" "$stands" ready "" "$v" "Debian packages omniidl, libomniorb4-dev, libsqlite3-dev" \
-    "omniidl -bcxx; g++ $CXXFLAGS -lomniORB4 -lomnithread -lsqlite3" "thread per connection (omniORB default), endPoint giop:tcp:HOST:PORT, omniINSPOA keys dp and charging; charging on SQLite $(deb_version libsqlite3-dev) (WAL, synchronous=FULL, one commit per write, one connection behind a mutex)" \
+    "omniidl -bcxx; g++ $CXXFLAGS -lomniORB4 -lomnithread -lsqlite3" "thread per connection (omniORB default), endPoint giop:tcp:HOST:PORT, omniINSPOA keys dp and charging; charging on SQLite $(deb_version libsqlite3-dev) (WAL, synchronous=FULL, one commit per write, one connection behind a mutex); $NO_JIT_WARMUP" \
     "\"command\":$(jarr "$out/dp-omniorb-server" "{port}" "{host}" "{db}"),\"url\":\"corbaloc::{host}:{port}/dp\",\"charging\":\"corbaloc::{host}:{port}/charging\""
   entry omniorb-client client corba "$name client" "$stands" ready "" "$v" "Debian packages omniidl, libomniorb4-dev" \
-    "omniidl -bcxx; g++ $CXXFLAGS" "one object reference from corbaloc, one GIOP connection; load mode: 5 threads on 5 connections (maxGIOPConnectionPerServer 5)" \
+    "omniidl -bcxx; g++ $CXXFLAGS" "one object reference from corbaloc, one GIOP connection; load mode: 5 threads on 5 connections (maxGIOPConnectionPerServer 5); $NO_JIT_WARMUP" \
     "\"command\":$(jarr "$out/dp-omniorb-client"),\"client_of\":\"omniorb\""
 }
 
 setup_rmi() {
-  local stands="Davis & Parashar's JavaRMI row" why=""
-  if ! command -v javac >/dev/null || ! command -v java >/dev/null; then
-    why=$(apt_install openjdk-17-jdk-headless 2>&1) || {
-      missing java-rmi server rmi "Java RMI" "$stands" "$why"
-      missing java-rmi-client client rmi "Java RMI client" "$stands" "$why"
-      return
-    }
-  fi
-  local out="$BUILD/rmi"
-  mkdir -p "$out"
-  if ! newer "$out/DpRmiClient.class" "$HERE"/rmi/*.java; then
-    say "rmi: javac"
-    javac -d "$out" "$HERE"/rmi/*.java >>"$LOG" 2>&1 || {
-      missing java-rmi server rmi "Java RMI" "$stands" "javac failed (see $LOG)"
-      missing java-rmi-client client rmi "Java RMI client" "$stands" "javac failed (see $LOG)"
-      return
-    }
-  fi
-  local v jflags="-XX:+UseSerialGC -Xms64m -Xmx256m"
-  v=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
-  entry java-rmi server rmi "Java RMI (JDK $v)" "$stands" ready "" "$v" "the JDK (Debian openjdk-17-jdk-headless)" "javac (default flags)" \
-    "JVM flags $jflags; registry and object on one port of HOST; default RMI thread pool; JIT warmed by each point's warm-up" \
-    "\"command\":$(jarr java $jflags "-Djava.rmi.server.hostname={host}" -cp "$out" DpRmiServer "{port}" "{host}"),\"url\":\"rmi://{host}:{port}/dp\""
-  entry java-rmi-client client rmi "Java RMI client (JDK $v)" "$stands" ready "" "$v" "the JDK (Debian openjdk-17-jdk-headless)" "javac (default flags)" \
-    "JVM flags $jflags; JIT warmed by each point's warm-up" \
-    "\"command\":$(jarr java $jflags -cp "$out" DpRmiClient),\"client_of\":\"java-rmi\""
+  local stands="Davis & Parashar's JavaRMI row; the thesis's binary RPC (Table 1) in Java RMI" why="" out="$BUILD/rmi"
+  # The charging store needs sqlite-jdbc (Maven Central), so RMI is built like the JVM peers.
+  why=$(jvm_tools && jvm_fetch rmi && jvm_javac rmi DpRmiClient "" "$HERE"/rmi/*.java "$HERE"/chargingstore/*.java) || {
+    missing java-rmi server rmi "Java RMI" "$stands" "$why"
+    missing java-rmi-client client rmi "Java RMI client" "$stands" "$why"
+    return
+  }
+  local v sv cp="$out/classes:$out/lib/*"
+  v=$(java_version)
+  sv=$(basename "$out"/lib/sqlite-jdbc-*.jar .jar); sv=${sv#sqlite-jdbc-}
+  local via="the JDK (Debian openjdk-17-jdk-headless); Maven Central org.xerial:sqlite-jdbc:$sv (lab/peers/rmi/pom.xml)"
+  entry java-rmi server rmi "Java RMI (JDK $v)" "$stands" ready "" "$v" "$via" "javac (default flags)" \
+    "JVM flags $JVM_FLAGS; registry and objects (dp, charging) on one port of HOST; the JDK's RMI transport defaults (a thread per connection); charging on SQLite through sqlite-jdbc $sv (WAL, synchronous=FULL, one commit per write, one connection under a lock); JIT warmed by each point's warm-up, and by ${JACORB_WARMUP_S} s of untimed charging calls before the thesis's first point" \
+    "\"command\":$(jarr java $JVM_FLAGS "-Djava.rmi.server.hostname={host}" "-Dcharging.db={db}" -cp "$cp" DpRmiServer "{port}" "{host}"),\"url\":\"rmi://{host}:{port}/dp\",\"charging\":\"rmi://{host}:{port}/charging\",\"warmup_s\":$JACORB_WARMUP_S"
+  entry java-rmi-client client rmi "Java RMI client (JDK $v)" "$stands" ready "" "$v" "$via" "javac (default flags)" \
+    "JVM flags $JVM_FLAGS; one stub from the registry, calls one at a time on one reused connection; load mode: 5 threads (RMI opens a connection per concurrent call: 5 connections); JIT warmed by each point's warm-up" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$cp" DpRmiClient),\"client_of\":\"java-rmi\""
 }
 
 setup_axis1() {
-  local name="Apache Axis 1.4" stands="the thesis's and Davis & Parashar's Apache Axis rows" why=""
+  local name="Apache Axis 1.4 on Tomcat 9" stands="the thesis's and Davis & Parashar's Apache Axis rows" why=""
   if ! command -v javac >/dev/null || ! command -v mvn >/dev/null; then
     why=$(apt_install openjdk-17-jdk-headless maven 2>&1) || { missing axis1 server soap-http "$name" "$stands" "$why"; return; }
   fi
   local out="$BUILD/axis1"
   mkdir -p "$out/lib" "$out/classes"
-  if ! ls "$out/lib"/axis-1.4.jar "$out"/lib/sqlite-jdbc-*.jar >/dev/null 2>&1; then
+  if ! ls "$out/lib"/axis-1.4.jar "$out"/lib/sqlite-jdbc-*.jar "$out"/lib/tomcat-embed-core-*.jar >/dev/null 2>&1 \
+    || ! newer "$out/lib/.fetched" "$HERE/axis1/pom.xml"; then
     if [ "$INSTALL" -eq 0 ]; then
-      missing axis1 server soap-http "$name" "$stands" "Axis 1.4 jars not fetched (--no-install)"; return
+      missing axis1 server soap-http "$name" "$stands" "Axis 1.4 and Tomcat jars not fetched (--no-install)"; return
     fi
     say "axis1: mvn dependency:copy-dependencies (Maven Central)"
     mvn -q -B -f "$HERE/axis1/pom.xml" dependency:copy-dependencies -DoutputDirectory="$out/lib" >>"$LOG" 2>&1 \
-      || { missing axis1 server soap-http "$name" "$stands" "mvn could not fetch axis:axis:1.4 and sqlite-jdbc (see $LOG)"; return; }
+      || { missing axis1 server soap-http "$name" "$stands" "mvn could not fetch axis:axis:1.4, tomcat-embed-core and sqlite-jdbc (see $LOG)"; return; }
+    touch "$out/lib/.fetched"
   fi
-  if ! newer "$out/classes/DpAxisServer.class" "$HERE"/axis1/*.java "$HERE"/chargingstore/*.java; then
+  if ! newer "$out/classes/DpAxisTomcatServer.class" "$HERE"/axis1/*.java "$HERE"/chargingstore/*.java; then
     say "axis1: javac --release 8"
     # Axis 1.4 reads parameter names from the service's bytecode and cannot parse class files
     # newer than Java 8.
     javac --release 8 -nowarn -d "$out/classes" -cp "$out/lib/*" "$HERE"/axis1/*.java "$HERE"/chargingstore/*.java >>"$LOG" 2>&1 \
       || { missing axis1 server soap-http "$name" "$stands" "javac failed (see $LOG)"; return; }
   fi
-  local jflags="-XX:+UseSerialGC -Xms64m -Xmx256m" jv sv
+  local jv sv tv
   jv=$(java -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
   sv=$(basename "$out"/lib/sqlite-jdbc-*.jar .jar); sv=${sv#sqlite-jdbc-}
-  entry axis1 server soap-http "$name (SimpleAxisServer, JDK $jv)" "$stands" ready "" "1.4" \
-    "Maven Central axis:axis:1.4, org.xerial:sqlite-jdbc:$sv (mvn dependency:copy-dependencies)" "javac --release 8" \
-    "Axis's own SimpleAxisServer (no Tomcat), rpc/encoded, multi-ref arrays and return values (Axis defaults), binds HOST; charging at /axis/services/charging on SQLite through sqlite-jdbc $sv (WAL, synchronous=FULL, one commit per write); JVM flags $jflags; JIT warm-up: 5 s of untimed calls before the first point" \
-    "\"command\":$(jarr java $jflags "-Dcharging.db={db}" -cp "$out/classes:$out/lib/*" DpAxisServer "{port}" "{host}" "$HERE/axis1/server-config.wsdd"),\"path\":\"/axis/services/dp\",\"charging\":\"/axis/services/charging\",\"request\":\"rpc-encoded\",\"warmup_s\":5"
+  tv=$(basename "$out"/lib/tomcat-embed-core-*.jar .jar); tv=${tv#tomcat-embed-core-}
+  entry axis1 server soap-http "Apache Axis 1.4 (AxisServlet on Tomcat $tv, JDK $jv)" "$stands" ready "" "1.4" \
+    "Maven Central axis:axis:1.4, org.apache.tomcat.embed:tomcat-embed-core:$tv, org.xerial:sqlite-jdbc:$sv (lab/peers/axis1/pom.xml)" "javac --release 8" \
+    "AxisServlet at /axis/services/* on embedded Tomcat $tv (Tomcat's defaults: NIO connector, maxThreads 200, minSpareThreads 10, maxKeepAliveRequests 100, keepAliveTimeout 60 s, acceptCount 100; binds HOST), server-config.wsdd deployed as WEB-INF/server-config.wsdd; rpc/encoded, multi-ref arrays and return values (Axis defaults); charging at /axis/services/charging on SQLite through sqlite-jdbc $sv (WAL, synchronous=FULL, one commit per write); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS "-Dcharging.db={db}" -cp "$out/classes:$out/lib/*" DpAxisTomcatServer "{port}" "{host}" "$HERE/axis1/server-config.wsdd"),\"path\":\"/axis/services/dp\",\"charging\":\"/axis/services/charging\",\"services\":{\"round2\":\"/axis/services/interop\"},\"request\":\"rpc-encoded\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -342,12 +339,12 @@ setup_mono() {
   }
   local out="$BUILD/mono" flags="-optimize+"
   mkdir -p "$out/app/bin" "$out/client"
-  if ! newer "$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" "$HERE/mono/ContactsService.cs" "$HERE/mono/EchoService.cs" \
+  if ! newer "$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" "$HERE/mono/ContactsService.cs" "$HERE/mono/EchoService.cs" "$HERE/mono/InteropService.cs" \
       || ! newer "$out/client/dp-client.exe" "$HERE/mono/Client.cs" "$HERE/contract/dp.wsdl"; then
     say "mono: mcs (service), wsdl + mcs (client)"
-    ( cp "$HERE/mono/dp.asmx" "$HERE/mono/contacts.asmx" "$HERE/mono/echo.asmx" "$HERE/mono/web.config" "$out/app/" \
+    ( cp "$HERE/mono/dp.asmx" "$HERE/mono/contacts.asmx" "$HERE/mono/echo.asmx" "$HERE/mono/round2.asmx" "$HERE/mono/web.config" "$out/app/" \
       && mcs -nologo $flags -target:library -r:System.Web.Services -r:System.Xml \
-           -out:"$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" "$HERE/mono/ContactsService.cs" "$HERE/mono/EchoService.cs" \
+           -out:"$out/app/bin/DpService.dll" "$HERE/mono/DpService.cs" "$HERE/mono/ContactsService.cs" "$HERE/mono/EchoService.cs" "$HERE/mono/InteropService.cs" \
       && cd "$out/client" && cp "$HERE/contract/dp.wsdl" "$HERE/contract/soapenc.xsd" . \
       && wsdl -nologo -protocol:SOAP -out:TestService.cs dp.wsdl \
       && mcs -nologo $flags -r:System.Web.Services -r:System.Xml -out:dp-client.exe \
@@ -361,11 +358,11 @@ setup_mono() {
   entry mono-asmx server soap-http "Mono $v ASP.NET web service (ASMX)" "$stands" ready "" "$v" \
     "Debian packages mono-complete, mono-fastcgi-server4 $(deb_version mono-fastcgi-server4), nginx $(deb_version nginx)" \
     "mcs $flags (service class precompiled into bin/)" \
-    "System.Web's ASMX handler; dp: [SoapRpcService] rpc/encoded (multi-ref arrays); contacts and echoFloat: document/literal (the .NET default), routed on the body element; fastcgi-mono-server4 (one process, its thread pool) behind one nginx process (keep-alive to the client, a FastCGI connection per request over a unix socket); not xsp4, which does not start on Debian 12's Mono 6.8; JIT warm-up: 3 s of untimed calls before the first point" \
-    "\"command\":$(jarr "$HERE/mono/serve.sh" "{port}" "$out/app" "{host}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\"},\"request\":\"rpc-encoded\",\"warmup_s\":3"
+    "System.Web's ASMX handler; dp: [SoapRpcService] rpc/encoded (multi-ref arrays); contacts and echoFloat: document/literal (the .NET default), routed on the body element; Round 2 base echoes: [SoapRpcService] rpc/encoded; fastcgi-mono-server4 (one process, its thread pool) behind one nginx process (keep-alive to the client, a FastCGI connection per request over a unix socket); not xsp4, which does not start on Debian 12's Mono 6.8; Mono's runtime defaults (JIT, no AOT or LLVM, no MONO_ environment); JIT warm-up: 3 s of untimed calls before the first point" \
+    "\"command\":$(jarr "$HERE/mono/serve.sh" "{port}" "$out/app" "{host}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\",\"warmup_s\":3"
   entry mono-client client soap-http "C# client (Mono $v, wsdl proxy)" "$cstands" ready "" "$v" \
     "Debian package mono-complete" "wsdl -protocol:SOAP from contract/dp.wsdl; mcs $flags" \
-    "SoapHttpClientProtocol proxy, HTTP keep-alive; Expect: 100-continue and Nagle off (ServicePointManager); one untimed call before the warm-up (Mono builds the proxy's XML serializers on first use, about a second); JIT warmed by each point's warm-up" \
+    "Mono's runtime defaults (JIT, no AOT or LLVM); SoapHttpClientProtocol proxy, HTTP keep-alive; Expect: 100-continue and Nagle off (ServicePointManager); one untimed call before the warm-up (Mono builds the proxy's XML serializers on first use, about a second); JIT warmed by each point's warm-up" \
     "\"command\":$(jarr mono "$out/client/dp-client.exe")"
 }
 
@@ -379,18 +376,20 @@ setup_erlang() {
   why=$(apt_install erlang-base erlang-inets erlang-xmerl 2>&1) || { missing erlang server soap-http "$name" "$stands" "$why"; return; }
   local out="$BUILD/erlang"
   mkdir -p "$out"
-  if ! newer "$out/dp_server.beam" "$HERE/erlang/dp_server.erl" || ! newer "$out/wsb.beam" "$HERE/erlang/wsb.erl"; then
+  if ! newer "$out/dp_server.beam" "$HERE/erlang/dp_server.erl" || ! newer "$out/wsb.beam" "$HERE/erlang/wsb.erl" \
+      || ! newer "$out/round2.beam" "$HERE/erlang/round2.erl"; then
     say "erlang: erlc"
-    erlc -o "$out" "$HERE/erlang/dp_server.erl" "$HERE/erlang/wsb.erl" >>"$LOG" 2>&1 \
+    erlc -o "$out" "$HERE/erlang/dp_server.erl" "$HERE/erlang/wsb.erl" "$HERE/erlang/round2.erl" >>"$LOG" 2>&1 \
       || { missing erlang server soap-http "$name" "$stands" "erlc failed (see $LOG)"; return; }
   fi
   local otp erts
   otp=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(otp_release)]), halt().' 2>/dev/null)
   erts=$(erl -noshell -eval 'io:format("~s", [erlang:system_info(version)]), halt().' 2>/dev/null)
+  local flavor; flavor=$(erl -noshell -eval 'io:format("~p", [erlang:system_info(emu_flavor)]), halt().' 2>/dev/null)
   entry erlang server soap-http "Erlang/OTP $otp inets httpd + xmerl (stand-in)" "$stands" ready "" "OTP $otp (erts $erts)" \
     "Debian packages erlang-base, erlang-inets, erlang-xmerl $(deb_version erlang-base)" "erlc (default flags)" \
-    "dp (rpc/encoded), card/news/shop and echoFloat (document/literal, wsb.erl); inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused" \
-    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"wsb\":\"/wsb/{service}\",\"echo\":\"/echo\"},\"request\":\"rpc-encoded\""
+    "dp (rpc/encoded), card/news/shop and echoFloat (document/literal, wsb.erl), the Round 2 base echoes (rpc/encoded, round2.erl: decoded by type and encoded back); inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused; BEAM emulator flavor $flavor (the JIT compiles each module as it is loaded: nothing to warm); warm-up: each point's own untimed warm-up; ready once it prints its banner (inets opens its port before its request handlers are set up: a call in between is answered 500)" \
+    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"wsb\":\"/wsb/{service}\",\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\",\"banner\":true"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -446,8 +445,8 @@ setup_cxf() {
   local out="$BUILD/cxf" v; v=$(basename "$out"/lib/cxf-core-*.jar .jar); v=${v#cxf-core-}
   entry cxf server soap-http "Apache CXF $v (JAX-WS on Jetty, JDK $(java_version))" "$stands" ready "" "$v" \
     "Maven Central org.apache.cxf:cxf-rt-frontend-jaxws + cxf-rt-transports-http-jetty (lab/peers/cxf/pom.xml)" "javac (default flags)" \
-    "dp: rpc/literal (CXF refuses rpc/encoded: the contract's operations without xsi:type); contacts and echoFloat: document/literal wrapped, JAXB; Endpoint.publish on CXF's Jetty 12 transport, Jetty's default thread pool, keep-alive; JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpCxfServer "{port}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+    "dp: rpc/literal (CXF refuses rpc/encoded: the contract's operations without xsi:type); contacts and echoFloat: document/literal wrapped, JAXB; the Round 2 base echoes: rpc/literal (the same element names, no xsi:type, arrays as repeated item); Endpoint.publish on CXF's Jetty 12 transport, Jetty's default thread pool, keep-alive; JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpCxfServer "{port}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 setup_axis2() {
@@ -466,8 +465,8 @@ setup_apachesoap() {
   local out="$BUILD/apachesoap" tv; tv=$(basename "$out"/lib/tomcat-embed-core-*.jar .jar); tv=${tv#tomcat-embed-core-}
   entry apache-soap server soap-http "Apache SOAP 2.3.1 (RPCRouterServlet on Tomcat $tv, JDK $(java_version))" "$stands" ready "" "2.3.1" \
     "Maven Central soap:soap:2.3.1, org.apache.tomcat.embed:tomcat-embed-core:$tv (lab/peers/apachesoap/pom.xml)" "javac (default flags)" \
-    "rpc/encoded; RPCRouterServlet on embedded Tomcat $tv (NIO connector, 200 worker threads, keep-alive: Tomcat's defaults), services from DeployedServices.xml (XMLConfigManager); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpApacheSoapServer "{port}" "$HERE/apachesoap"),\"path\":\"/soap/servlet/rpcrouter\",\"request\":\"rpc-encoded\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+    "rpc/encoded; RPCRouterServlet on embedded Tomcat $tv (NIO connector, 200 worker threads, keep-alive: Tomcat's defaults), services from DeployedServices.xml (XMLConfigManager): dp, and the Round 2 base echoes as service http://soapinterop.org/ (BeanSerializer and ArraySerializer mapped to the Round 2 struct and array types); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpApacheSoapServer "{port}" "$HERE/apachesoap"),\"path\":\"/soap/servlet/rpcrouter\",\"services\":{\"round2\":\"/soap/servlet/rpcrouter\"},\"request\":\"rpc-encoded\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 # Seconds of untimed charging calls before the thesis's first JacORB point (its JIT, and
@@ -522,8 +521,24 @@ for g in $GROUPS_ALL; do
     say "$g: skipped (--only)"
   fi
 done
-# Peers of groups left out with --only are absent from the manifest: the lab lists every peer
-# it knows and does not find there as missing, with that reason.
+# Peers of groups left out with --only keep their entries from the manifest an earlier run
+# wrote (rebuilding one group must not make the others disappear); without one they are absent,
+# and the lab lists every peer it knows and does not find there as missing, with that reason.
+KEPT=()
+if [ -n "$ONLY" ] && [ -f "$MANIFEST" ] && command -v python3 >/dev/null; then
+  NEW_IDS=$(printf '%s\n' "${ENTRIES[@]}" | sed -n 's/^{"id":"\([^"]*\)".*/\1/p' | tr '\n' ' ')
+  while IFS= read -r line; do [ -n "$line" ] && KEPT+=("$line"); done < <(
+    python3 - "$MANIFEST" "$NEW_IDS" <<'PY'
+import json, sys
+new = set(sys.argv[2].split())
+for e in json.load(open(sys.argv[1])).get("peers", []):
+    if e.get("id") not in new:
+        print(json.dumps(e, separators=(",", ":"), ensure_ascii=False))
+PY
+  )
+  [ "${#KEPT[@]}" -eq 0 ] || say "kept ${#KEPT[@]} entries of other groups from the earlier manifest"
+  ENTRIES+=("${KEPT[@]}")
+fi
 
 ELAPSED_MS=$(( ($(date +%s%N) - STARTED_NS) / 1000000 ))
 ELAPSED=$(printf '%d.%03d' $((ELAPSED_MS / 1000)) $((ELAPSED_MS % 1000)))

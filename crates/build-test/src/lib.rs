@@ -54,6 +54,16 @@ pub mod calculator {
     soapstone_service::include_wsdl!("calculator");
 }
 
+/// SOAPBuilders Round 2 group C echoHeader (SOAP-encoded header blocks).
+pub mod echo_header {
+    soapstone_service::include_wsdl!("r2-echoheadersvc");
+}
+
+/// Schema constructs: attribute `default`/`fixed` values (`wsdl/constructs.wsdl`).
+pub mod constructs {
+    soapstone_service::include_wsdl!("constructs");
+}
+
 /// The WSDL spyne publishes for the lab's Python peer server (`wsdl/spyne_dp.wsdl`).
 pub mod spyne_dp {
     soapstone_service::include_wsdl!("spyne_dp");
@@ -92,6 +102,18 @@ pub mod administrate {
 /// Attributes and simple content (`wsdl/catalog.wsdl`, after node-soap's `Common.xsd`).
 pub mod catalog {
     soapstone_service::include_wsdl!("catalog");
+}
+
+/// Elements of another namespace than their type's, and per-element `form`
+/// (`wsdl/profile.wsdl`, after node-soap's `UpdateProfile` samples).
+pub mod profile {
+    soapstone_service::include_wsdl!("profile");
+}
+
+/// `wsdl/profile.wsdl` with the service's schema unqualified and one element qualified by
+/// `form`.
+pub mod profile_unqualified {
+    soapstone_service::include_wsdl!("profile_unqualified");
 }
 
 /// node-soap's attributes sample

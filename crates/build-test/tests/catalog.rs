@@ -113,6 +113,8 @@ async fn the_generated_client_and_server_agree_on_attributes_and_text() {
             language: Some("en".into()),
             value: "3 x pen".into(),
         });
+        // `exact` was sent absent: the server read it as its schema default.
+        expected.price.exact = Some(true);
         assert_eq!(result.product, vec![expected], "{version:?}");
         assert_eq!(
             total,
@@ -148,7 +150,8 @@ async fn attributes_travel_in_start_tags_and_a_missing_one_is_a_client_fault() {
         r#"<product id="8" code="x&lt;y!" rank="65535">"#,
         r#"<label language="de">Tinte &amp; mehr</label>"#,
         r#"<label language="en">5 x ink</label>"#,
-        r#"<price currency="EUR">2</price>"#,
+        // Absent in the request, read as its default `true`, written back.
+        r#"<price currency="EUR" exact="true">2</price>"#,
         r#"<total currency="EUR" exact="true">10</total>"#,
     ] {
         assert!(reply.contains(expected), "{expected}\n{reply}");

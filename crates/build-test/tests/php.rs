@@ -2,8 +2,9 @@
 //! WSDL mode, each WSDL of `testdata/` as it is) call it on loopback with right values:
 //! SOAPBuilders Round 2 base (rpc/encoded: arrays, structs in `http://soapinterop.org/xsd`,
 //! base64, a fault), a one-way operation (PHP answers HTTP 202 with no body; the call is seen
-//! arriving), and, through the dynamic client, the Round 2 echoHeader service's encoded header
-//! blocks, echoed back as response headers (one block per call: PHP 8.2 crashes on two).
+//! arriving), and the Round 2 echoHeader service's encoded header blocks, through the dynamic
+//! client and the generated one (typed), echoed back as response headers (one block per call:
+//! PHP 8.2 crashes on two).
 //!
 //! Without `php` and its soap extension the test says so loudly and passes, unless `CI` is
 //! set (`.ci/run` installs php-cli and php-soap).
@@ -14,6 +15,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
+use soapstone_build_test::echo_header::{
+    EchoMeStringRequest, EchoMeStringResponse, EchoMeStructRequest, EchoMeStructResponse,
+    InteropLabEchoHeaderClient, SOAPStruct as HeaderStruct,
+};
 use soapstone_build_test::one_way::OneWayServiceClient;
 use soapstone_build_test::r2_interop::{InteropTestClient, SOAPStruct};
 use soapstone_dynamic::{DynamicClient, Target};
@@ -115,8 +120,8 @@ async fn generated_clients_call_a_php_soap_server() {
         ow.one_way(Some("second".into())).await.unwrap();
         assert_eq!(std::fs::read_to_string(&log).unwrap(), "first\nsecond\n");
 
-        // Encoded header blocks (the generated code refuses them; the dynamic client sends
-        // them by part name and reads PHP's answers back).
+        // Encoded header blocks: the dynamic client sends them by part name and reads PHP's
+        // answers back.
         let path = format!("{ROOT}/testdata/soapbuilders-round2-wsdl/r2-echoheadersvc.wsdl");
         let defs = read(&path, &ReadOptions::default()).unwrap();
         let mut target = Target::default();
@@ -148,6 +153,36 @@ async fn generated_clients_call_a_php_soap_server() {
             .unwrap();
         assert_eq!(answer.value, 5);
         assert_eq!(answer.headers, json!({"echoMeStructResponse": s}));
+
+        // The same blocks through the generated client, typed (one per call, as above).
+        let c = InteropLabEchoHeaderClient::new(&format!("{base}/echoheader")).unwrap();
+        let answer = c
+            .echo_string(
+                "body".into(),
+                Some(EchoMeStringRequest("typed <header>".into())),
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(answer.value, "body");
+        assert_eq!(
+            answer.headers.get::<EchoMeStringResponse>().unwrap(),
+            Some(EchoMeStringResponse("typed <header>".into()))
+        );
+        let st = HeaderStruct {
+            var_string: "h".into(),
+            var_int: 3,
+            var_float: 0.5,
+        };
+        let answer = c
+            .echo_integer(5, None, Some(EchoMeStructRequest(st.clone())))
+            .await
+            .unwrap();
+        assert_eq!(answer.value, 5);
+        assert_eq!(
+            answer.headers.get::<EchoMeStructResponse>().unwrap(),
+            Some(EchoMeStructResponse(st))
+        );
     };
     tokio::time::timeout(Duration::from_secs(120), calls)
         .await

@@ -18,7 +18,11 @@
 //! Each WSDL gives one file `<stem>.rs` in `OUT_DIR` (one service), or `<stem>_<service>.rs`
 //! per service when it has several; the code is the same `#[service]` emits (one emitter,
 //! `soapstone-codegen`), for the service's SOAP 1.1 port (the client speaks 1.2 with
-//! `.soap12()`). The crate that includes it depends on `soapstone-service`, whose
+//! `.soap12()`). Two WSDLs whose files would have the same name (two `soap.wsdl` in different
+//! directories) are an error naming both, and nothing is written: a silent overwrite would
+//! leave one `include_wsdl!` pulling in the other WSDL's code, and a name made unique behind
+//! the user's back (a hash, a counter) would be a name nobody can guess for `include_wsdl!`.
+//! The crate that includes it depends on `soapstone-service`, whose
 //! `include_wsdl!` pulls the file in (as `tonic::include_proto!` does).
 //!
 //! Reading never touches the network (give a [`Catalog`] for remote imports); every document
@@ -86,7 +90,9 @@ impl Builder {
                     Error("`OUT_DIR` is not set: call from build.rs or set `out_dir`".into())
                 })?,
         };
-        let mut written = Vec::new();
+        // Generate everything first and check the names before writing any file: two WSDLs
+        // named alike in different directories must not silently overwrite each other.
+        let mut planned: Vec<(String, String, &Path)> = Vec::new();
         for w in wsdls {
             let path = w.as_ref();
             let stem = path
@@ -101,11 +107,24 @@ impl Builder {
                 } else {
                     format!("{stem}.rs")
                 };
-                let target = out_dir.join(name);
-                std::fs::write(&target, code)
-                    .map_err(|e| Error(format!("cannot write `{}`: {e}", target.display())))?;
-                written.push(target);
+                if let Some((_, _, first)) = planned.iter().find(|(n, _, _)| *n == name) {
+                    return Err(Error(format!(
+                        "`{}` and `{}` would both be generated into `{name}` (`include_wsdl!` \
+                         finds a file by its name): copy or link one of them under another \
+                         file name",
+                        first.display(),
+                        path.display()
+                    )));
+                }
+                planned.push((name, code, path));
             }
+        }
+        let mut written = Vec::new();
+        for (name, code, _) in planned {
+            let target = out_dir.join(name);
+            std::fs::write(&target, code)
+                .map_err(|e| Error(format!("cannot write `{}`: {e}", target.display())))?;
+            written.push(target);
         }
         Ok(written)
     }

@@ -1,6 +1,7 @@
 //! Keep-alive connections and their pool.
 //!
-//! Each connection is hyper's HTTP/1.1 client connection over a `TCP_NODELAY` socket, built to
+//! Plain `http://` calls take the lean exchange (`lean`); this is the `https://` path. Each
+//! connection is hyper's HTTP/1.1 client connection over a `TCP_NODELAY` socket, built to
 //! flatten a request's head and body into one write. Unlike hyper-util's pooled client, the
 //! connection is not a spawned task: the calling task drives it while it waits for its
 //! answer, so a call costs no task hand-off and no cross-thread wakeup, and an idle connection
@@ -63,26 +64,7 @@ impl Conn {
     ) -> Result<Conn, Error> {
         let label = format!("{host}:{port}");
         let connect = async {
-            let mut last = None;
-            for addr in tokio::net::lookup_host((host, port))
-                .await
-                .map_err(|e| Error::connect(&label, e))?
-            {
-                match TcpStream::connect(addr).await {
-                    Ok(s) => return Ok(s),
-                    Err(e) => last = Some(e),
-                }
-            }
-            let e = last
-                .unwrap_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no address"));
-            Err(Error::connect(&label, e))
-        };
-        let connect = async {
-            let stream = connect.await?;
-            // Without it a request split over two segments waits for the server's delayed ACK.
-            stream
-                .set_nodelay(true)
-                .map_err(|e| Error::connect(&label, e))?;
+            let stream = connect_tcp(host, port, &label).await?;
             match tls {
                 None => Ok(Stream::Plain(stream)),
                 Some(tls) => tls.handshake(stream, &label).await,
@@ -173,6 +155,28 @@ impl Conn {
         let reuse = keep.then_some(self);
         Ok(Exchange::Done(Response::from_parts(parts, body), reuse))
     }
+}
+
+/// A `TCP_NODELAY` connection to `host:port`, trying each resolved address in turn (no
+/// timeout of its own: callers bound it).
+pub(crate) async fn connect_tcp(host: &str, port: u16, label: &str) -> Result<TcpStream, Error> {
+    let mut last = None;
+    for addr in tokio::net::lookup_host((host, port))
+        .await
+        .map_err(|e| Error::connect(label, e))?
+    {
+        match TcpStream::connect(addr).await {
+            Ok(s) => {
+                // Without it a request split over two segments waits for the server's
+                // delayed ACK.
+                s.set_nodelay(true).map_err(|e| Error::connect(label, e))?;
+                return Ok(s);
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    let e = last.unwrap_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no address"));
+    Err(Error::connect(label, e))
 }
 
 /// The body's bytes. A body of one data frame (a small answer, read with its head) is handed
@@ -320,12 +324,12 @@ impl Wake for LoopWaker {
 }
 
 /// Idle connections, most recently used last.
-pub(crate) struct Pool {
-    idle: Mutex<Vec<Conn>>,
+pub(crate) struct Pool<C> {
+    idle: Mutex<Vec<C>>,
     max_idle: usize,
 }
 
-impl Pool {
+impl<C> Pool<C> {
     pub(crate) fn new(max_idle: usize) -> Self {
         Pool {
             idle: Mutex::new(Vec::new()),
@@ -333,17 +337,12 @@ impl Pool {
         }
     }
 
-    /// An idle connection that is still open, if any.
-    pub(crate) async fn checkout(&self) -> Option<Conn> {
-        loop {
-            let mut conn = self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop()?;
-            if conn.ready().await {
-                return Some(conn);
-            }
-        }
+    /// The most recently used idle connection, unchecked.
+    pub(crate) fn take(&self) -> Option<C> {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop()
     }
 
-    pub(crate) fn put(&self, conn: Conn) {
+    pub(crate) fn put(&self, conn: C) {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         if idle.len() < self.max_idle {
             idle.push(conn);
@@ -352,5 +351,17 @@ impl Pool {
 
     pub(crate) fn idle_len(&self) -> usize {
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}
+
+impl Pool<Conn> {
+    /// An idle connection that is still open, if any.
+    pub(crate) async fn checkout(&self) -> Option<Conn> {
+        loop {
+            let mut conn = self.take()?;
+            if conn.ready().await {
+                return Some(conn);
+            }
+        }
     }
 }

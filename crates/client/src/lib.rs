@@ -3,7 +3,10 @@
 //! On the wire, by design: `TCP_NODELAY`, each request's head and body in one write, responses
 //! framed by `Content-Length` or chunked encoding (never read to EOF to find their end when
 //! they say their length), keep-alive connections reused across calls, connect and request
-//! timeouts, gzip both ways when configured. `https://` URLs speak TLS (rustls): the system's
+//! timeouts, gzip both ways when configured. Plain `http://` calls take a lean HTTP/1.1
+//! exchange of the client's own (`httparse` for the answer's head; the request head built
+//! once per action, buffers kept per client and per connection: no heap allocation per typed
+//! call on a pooled connection); `https://` calls go through hyper. `https://` URLs speak TLS (rustls): the system's
 //! roots by default (webpki roots where it has none) or the CAs of [`ClientConfig::tls_ca_pem`],
 //! a client certificate with [`ClientConfig::tls_client_cert_pem`], the URL's host sent as SNI
 //! and verified; a failed handshake is an [`Error`] with [`Error::is_tls`], never a plain-HTTP
@@ -33,6 +36,7 @@
 mod compress;
 mod conn;
 mod error;
+mod lean;
 mod naive;
 mod tls;
 
@@ -52,6 +56,7 @@ pub use naive::NaiveModes;
 pub use tokio_rustls::rustls;
 
 use conn::{Conn, Exchange, Pool};
+use lean::{Answer, Failure, LeanConn};
 
 /// Client settings.
 #[derive(Debug, Clone)]
@@ -67,7 +72,9 @@ pub struct ClientConfig {
     pub accept_compressed: bool,
     /// Compress request bodies with gzip when at least this big. Default: `None` (never).
     pub compress_requests_over: Option<usize>,
-    /// Decoding limits for responses (`max_document_bytes` also bounds a decompressed body),
+    /// Decoding limits for responses (`max_document_bytes` also bounds a decompressed body,
+    /// and the body of a plain `http://` answer as received: a longer `Content-Length` is an
+    /// error before the body is read),
     /// and the leniency towards old servers ([`ClientConfig::lenient`]). Default:
     /// [`Limits::default`](soapstone_codec::Limits::default) (strict).
     pub limits: soapstone_codec::Limits,
@@ -217,16 +224,27 @@ struct Inner {
     /// The request target (path and query).
     path: http::Uri,
     config: ClientConfig,
-    pool: Pool,
+    /// Idle `https://` connections (hyper).
+    pool: Pool<Conn>,
+    /// Idle plain `http://` connections (the lean exchange).
+    lean: Pool<LeanConn>,
     /// The naive path's one keep-alive connection (only with `Expect: 100-continue` alone).
     naive_idle: std::sync::Mutex<Option<tokio::net::TcpStream>>,
     /// The TLS connector of an `https://` URL.
     tls: Option<tls::Connector>,
     /// Recently used action headers: building one is a format and a validation per call.
     actions: std::sync::Mutex<Vec<(Version, Option<String>, HeaderValue)>>,
+    /// The lean path's request heads up to `Content-Length`, per version and action.
+    heads: std::sync::Mutex<Vec<CachedHead>>,
+    /// The buffer typed calls encode into, lent to one call at a time (a concurrent call
+    /// encodes into a new one); at most [`lean::KEEP_BUFFER`] of it is kept.
+    scratch: std::sync::Mutex<Vec<u8>>,
 }
 
-/// Action headers kept per client.
+/// A lean request head up to `Content-Length`, by version and action.
+type CachedHead = (Version, Option<String>, Arc<[u8]>);
+
+/// Action headers (and lean request heads) kept per client.
 const ACTION_CACHE: usize = 32;
 
 impl Inner {
@@ -266,6 +284,71 @@ impl Inner {
         }
         cache.push((version, action.map(str::to_owned), value.clone()));
         Ok((name, value))
+    }
+}
+
+impl Inner {
+    /// The request head of the lean path up to `Content-Length`: request line, `host`, the
+    /// content type and action, `accept-encoding` when configured. Built once per version and
+    /// action, then shared.
+    fn lean_head(&self, version: Version, action: Option<&str>) -> Result<Arc<[u8]>, Error> {
+        {
+            let heads = self.heads.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((_, _, h)) = heads
+                .iter()
+                .find(|(ver, a, _)| *ver == version && a.as_deref() == action)
+            {
+                return Ok(Arc::clone(h));
+            }
+        }
+        // Validated as a header value (no CR, LF or other control bytes) by the hyper path's
+        // builder, so both paths refuse the same actions.
+        let (name, value) = self.action_header(version, action)?;
+        let mut head = Vec::with_capacity(256);
+        head.extend_from_slice(b"POST ");
+        head.extend_from_slice(self.path.to_string().as_bytes());
+        head.extend_from_slice(b" HTTP/1.1\r\nhost: ");
+        head.extend_from_slice(self.host_header.as_bytes());
+        head.extend_from_slice(b"\r\n");
+        head.extend_from_slice(name.as_str().as_bytes());
+        head.extend_from_slice(b": ");
+        head.extend_from_slice(value.as_bytes());
+        head.extend_from_slice(b"\r\n");
+        if version == Version::Soap11 {
+            head.extend_from_slice(b"content-type: text/xml; charset=utf-8\r\n");
+        }
+        if self.config.accept_compressed {
+            head.extend_from_slice(b"accept-encoding: gzip, deflate\r\n");
+        }
+        let head: Arc<[u8]> = head.into();
+        let mut heads = self.heads.lock().unwrap_or_else(|e| e.into_inner());
+        if heads.len() >= ACTION_CACHE {
+            heads.remove(0);
+        }
+        heads.push((version, action.map(str::to_owned), Arc::clone(&head)));
+        Ok(head)
+    }
+
+    /// The encoding buffer, empty (a new one if another call has it).
+    fn take_scratch(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.scratch.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// Gives the encoding buffer back, unless it grew past [`lean::KEEP_BUFFER`].
+    fn return_scratch(&self, mut buf: Vec<u8>) {
+        if buf.capacity() > lean::KEEP_BUFFER {
+            return;
+        }
+        buf.clear();
+        let mut slot = self.scratch.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.capacity() < buf.capacity() {
+            *slot = buf;
+        }
+    }
+
+    /// Whether calls take the lean exchange: plain `http://`, no naive mode.
+    fn lean(&self) -> bool {
+        self.tls.is_none() && !self.config.naive.any()
     }
 }
 
@@ -329,6 +412,7 @@ impl Client {
             .parse()
             .map_err(|e| Error::url(url, e))?;
         let pool = Pool::new(config.max_idle);
+        let lean = Pool::new(config.max_idle);
         Ok(Client {
             inner: Arc::new(Inner {
                 url: url.to_owned(),
@@ -338,9 +422,12 @@ impl Client {
                 path,
                 config,
                 pool,
+                lean,
                 naive_idle: std::sync::Mutex::new(None),
                 tls,
                 actions: std::sync::Mutex::new(Vec::new()),
+                heads: std::sync::Mutex::new(Vec::new()),
+                scratch: std::sync::Mutex::new(Vec::new()),
             }),
         })
     }
@@ -357,7 +444,7 @@ impl Client {
 
     /// Idle pooled connections right now (for tests and diagnostics).
     pub fn idle_connections(&self) -> usize {
-        self.inner.pool.idle_len()
+        self.inner.pool.idle_len() + self.inner.lean.idle_len()
     }
 
     /// Posts an envelope as it is and returns the raw answer (any status).
@@ -367,41 +454,93 @@ impl Client {
         action: Option<&str>,
         envelope: Bytes,
     ) -> Result<RawResponse, Error> {
-        let (parts, body) = self.exchange(version, action, envelope).await?;
-        let content_type = parts
-            .headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let answer = self.exchange(version, action, &envelope, true).await?;
         Ok(RawResponse {
-            status: parts.status.as_u16(),
-            content_type,
-            body,
+            status: answer.status,
+            content_type: answer.content_type,
+            body: answer.body,
         })
     }
 
-    /// Posts an envelope and returns the answer's head and its body, decompressed.
+    /// Posts an envelope and returns the whole answer, its body decompressed; its content
+    /// type only when `content_type` (it costs an allocation).
     async fn exchange(
         &self,
         version: Version,
         action: Option<&str>,
-        envelope: Bytes,
-    ) -> Result<(http::response::Parts, Bytes), Error> {
-        let req = self.request(version, action, envelope)?;
-        let resp = self.send(req).await?;
-        let (parts, body) = resp.into_parts();
-        let body = match parts
-            .headers
-            .get(header::CONTENT_ENCODING)
-            .map(HeaderValue::as_bytes)
-        {
-            None | Some(b"identity") => body,
-            Some(coding) => {
-                let limit = self.inner.config.limits.max_document_bytes;
-                Bytes::from(compress::decode(coding, &body, limit)?)
+        envelope: &[u8],
+        content_type: bool,
+    ) -> Result<Answer, Error> {
+        let inner = &*self.inner;
+        let compressed = match inner.config.compress_requests_over {
+            Some(min) if envelope.len() >= min => Some(compress::gzip(envelope)),
+            _ => None,
+        };
+        let body = compressed.as_deref().unwrap_or(envelope);
+        let mut answer = if inner.lean() {
+            let head = inner.lean_head(version, action)?;
+            let want = lean::Want {
+                content_type,
+                max_body: inner.config.limits.max_document_bytes,
+                timeout: inner.config.request_timeout,
+            };
+            self.send_lean(&head, compressed.is_some(), body, &want)
+                .await?
+        } else {
+            let req = self.request(version, action, body, compressed.is_some())?;
+            let (parts, body) = self.send(req).await?.into_parts();
+            let header = |name| {
+                parts
+                    .headers
+                    .get(name)
+                    .and_then(|v: &HeaderValue| v.to_str().ok())
+            };
+            Answer {
+                status: parts.status.as_u16(),
+                content_type: header(header::CONTENT_TYPE)
+                    .filter(|_| content_type)
+                    .map(str::to_owned),
+                content_encoding: header(header::CONTENT_ENCODING)
+                    .filter(|c| !c.eq_ignore_ascii_case("identity"))
+                    .map(|c| c.as_bytes().to_vec()),
+                body,
             }
         };
-        Ok((parts, body))
+        if let Some(coding) = answer.content_encoding.take() {
+            let limit = inner.config.limits.max_document_bytes;
+            answer.body = Bytes::from(compress::decode(&coding, &answer.body, limit)?);
+        }
+        Ok(answer)
+    }
+
+    /// Encodes a typed request with `headers` and the client's own header blocks into the
+    /// client's reusable buffer, and posts it.
+    async fn encode_and_exchange<T: Serialize + ?Sized>(
+        &self,
+        op: &Operation<'_>,
+        headers: &[&str],
+        request: &T,
+    ) -> Result<Answer, Error> {
+        let own = match &self.inner.config.headers {
+            Some(source) => source.header_blocks(),
+            None => Vec::new(),
+        };
+        let blocks: Vec<&str> = headers
+            .iter()
+            .copied()
+            .chain(own.iter().map(String::as_str))
+            .collect();
+        let mut out = self.inner.take_scratch();
+        let res = match soapstone_codec::encode(&mut out, op.options, &blocks, op.request, request)
+        {
+            Ok(()) => {
+                self.exchange(op.options.version, Some(op.action), &out, false)
+                    .await
+            }
+            Err(e) => Err(Error::encode(e)),
+        };
+        self.inner.return_scratch(out);
+        res
     }
 
     /// Encodes `request`, posts it, and decodes the response body's wrapper into `R`;
@@ -425,28 +564,14 @@ impl Client {
         headers: &[&str],
         request: &T,
     ) -> Result<(R, Bytes), Error> {
-        let mut out = Vec::with_capacity(512);
-        let own = match &self.inner.config.headers {
-            Some(source) => source.header_blocks(),
-            None => Vec::new(),
-        };
-        let blocks: Vec<&str> = headers
-            .iter()
-            .copied()
-            .chain(own.iter().map(String::as_str))
-            .collect();
-        soapstone_codec::encode(&mut out, op.options, &blocks, op.request, request)
-            .map_err(Error::encode)?;
-        // Not through `call_raw`: its owned content type would cost an allocation per call.
-        let (parts, body) = self
-            .exchange(op.options.version, Some(op.action), Bytes::from(out))
-            .await?;
+        let answer = self.encode_and_exchange(op, headers, request).await?;
         let value = decode_answer(
-            parts.status.as_u16(),
-            &body,
+            answer.status,
+            &answer.body,
             op.response_style,
             &self.inner.config.limits,
         )?;
+        let body = answer.body;
         Ok((value, body))
     }
 
@@ -461,22 +586,7 @@ impl Client {
         headers: &[&str],
         request: &T,
     ) -> Result<(), Error> {
-        let mut out = Vec::with_capacity(512);
-        let own = match &self.inner.config.headers {
-            Some(source) => source.header_blocks(),
-            None => Vec::new(),
-        };
-        let blocks: Vec<&str> = headers
-            .iter()
-            .copied()
-            .chain(own.iter().map(String::as_str))
-            .collect();
-        soapstone_codec::encode(&mut out, op.options, &blocks, op.request, request)
-            .map_err(Error::encode)?;
-        let (parts, body) = self
-            .exchange(op.options.version, Some(op.action), Bytes::from(out))
-            .await?;
-        let status = parts.status.as_u16();
+        let Answer { status, body, .. } = self.encode_and_exchange(op, headers, request).await?;
         if (200..300).contains(&status) && body.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }
@@ -495,19 +605,17 @@ impl Client {
         }
     }
 
+    /// The hyper path's request (`https://`, naive modes).
     fn request(
         &self,
         version: Version,
         action: Option<&str>,
-        envelope: Bytes,
+        body: &[u8],
+        compressed: bool,
     ) -> Result<Request<Full<Bytes>>, Error> {
         let inner = &*self.inner;
         let (name, value) = inner.action_header(version, action)?;
-        let (body, compressed) = match inner.config.compress_requests_over {
-            Some(min) if envelope.len() >= min => (Bytes::from(compress::gzip(&envelope)), true),
-            _ => (envelope, false),
-        };
-        let mut req = Request::new(Full::new(body));
+        let mut req = Request::new(Full::new(Bytes::copy_from_slice(body)));
         *req.method_mut() = http::Method::POST;
         *req.uri_mut() = inner.path.clone();
         let h = req.headers_mut();
@@ -529,6 +637,57 @@ impl Client {
             h.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
         }
         Ok(req)
+    }
+
+    /// Sends on a pooled plain connection (or a new one) and reads the whole answer.
+    async fn send_lean(
+        &self,
+        head: &[u8],
+        gzip: bool,
+        body: &[u8],
+        want: &lean::Want,
+    ) -> Result<Answer, Error> {
+        let inner = &*self.inner;
+        let mut fresh = false;
+        loop {
+            let mut conn = loop {
+                match inner.lean.take() {
+                    Some(mut c) => {
+                        if c.is_open() {
+                            break c;
+                        }
+                        tracing::debug!("pooled connection closed by the server");
+                    }
+                    None => {
+                        fresh = true;
+                        let label = format!("{}:{}", inner.host, inner.port);
+                        let timeout = inner.config.connect_timeout;
+                        let stream = tokio::time::timeout(
+                            timeout,
+                            conn::connect_tcp(&inner.host, inner.port, &label),
+                        )
+                        .await
+                        .map_err(|_| Error::connect_timeout(&label, timeout))??;
+                        break LeanConn::new(stream);
+                    }
+                }
+            };
+            let fixed = lean::Head { fixed: head, gzip };
+            match conn.exchange(fixed, body, want).await {
+                Ok((answer, reuse)) => {
+                    if reuse {
+                        inner.lean.put(conn);
+                    }
+                    return Ok(answer);
+                }
+                // A pooled connection the server closed as we picked it: nothing was sent,
+                // so the request goes once more on a new connection.
+                Err(Failure::NotSent(e)) if !fresh => {
+                    tracing::debug!(error = %e, "pooled connection closed before sending; retrying");
+                }
+                Err(Failure::NotSent(e) | Failure::Failed(e)) => return Err(e),
+            }
+        }
     }
 
     /// Sends on a pooled connection (or a new one) and returns the whole response.

@@ -476,6 +476,12 @@ impl<'a> Envelope<'a> {
         self.version
     }
 
+    /// The limits it was read under (and its body and header blocks decode under): a service
+    /// handed an envelope another layer parsed compares them with its own.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
     /// The header blocks, in document order.
     pub fn headers(&self) -> &[HeaderBlock] {
         &self.headers

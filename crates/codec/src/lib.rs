@@ -57,6 +57,7 @@ mod envelope;
 mod error;
 mod fault;
 mod lenient;
+mod lexical;
 mod list;
 mod scan;
 mod ser;
@@ -68,7 +69,8 @@ pub use envelope::Envelope;
 pub use error::{DecodeError, EncodeError};
 pub use fault::{encode_fault, encode_must_understand_fault, encode_version_mismatch_fault};
 pub use lenient::Lenient;
-pub use ser::{encode, encode_header_block};
+pub use lexical::{check_fixed, check_fixed_value, parse_lexical};
+pub use ser::{encode, encode_encoded_header_block, encode_header_block};
 pub use xsd::xsd_type_name;
 
 /// SOAP version, told by the envelope namespace.
@@ -127,7 +129,7 @@ impl QName {
 
 /// Limits on hostile input, and the leniency towards old peers; every decode takes one.
 /// Defaults are safe for a public server (and strict).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Limits {
     /// Largest document accepted. Default: `4 MiB`.

@@ -250,7 +250,7 @@ impl ser::Serializer for ItemSer<'_> {
 }
 
 /// One list item's text, parsed as the target asks.
-struct ItemDe<'t, E>(&'t str, PhantomData<E>);
+pub(crate) struct ItemDe<'t, E>(pub(crate) &'t str, pub(crate) PhantomData<E>);
 
 macro_rules! item_parse {
     ($($m:ident => $visit:ident,)*) => {$(

@@ -505,6 +505,11 @@ impl QNameValue {
 }
 lexical_type!(QNameValue, "QName");
 
+/// The attributes of an element that no other field names (`xsd:anyAttribute`), in a field
+/// renamed `@*`: `local` for an unqualified attribute, `{ns}local` for a qualified one, to its
+/// value. Holds at most `Limits::max_attributes` entries when read.
+pub type OtherAttributes = std::collections::BTreeMap<String, String>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

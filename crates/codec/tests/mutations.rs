@@ -49,6 +49,27 @@ struct Open {
     any: Vec<xsd::AnyXml>,
 }
 
+/// Attributes: named ones, the other ones as a map (`xsd:anyAttribute`), text content.
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Marked {
+    #[serde(rename = "@id")]
+    id: Option<i32>,
+    #[serde(rename = "@*", default)]
+    other: xsd::OtherAttributes,
+    #[serde(rename = "$text")]
+    text: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct MarkedBody {
+    #[serde(rename = "inputString")]
+    s: Option<Marked>,
+    #[serde(rename = "inputStruct")]
+    st: Option<Marked>,
+}
+
 #[derive(Debug, Deserialize)]
 #[allow(dead_code)]
 enum Choice {
@@ -60,6 +81,58 @@ enum Choice {
     N(Vec<i32>),
 }
 
+/// Elements with a namespace of their own (`{ns}name`), attributes and text on them, after
+/// node-soap's `UpdateProfile` sample (one of the seeds).
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Profile {
+    #[serde(rename = "{http://www.bigdatacollect.or/Name/Types}Profile")]
+    profile: Option<ProfileType>,
+    #[serde(rename = "{}ResortId")]
+    resorts: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct ProfileType {
+    #[serde(rename = "IDs")]
+    ids: Option<Ids>,
+    #[serde(rename = "{urn:elsewhere}Phones")]
+    phones: Option<Phones>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Ids {
+    #[serde(rename = "{http://www.bigdatacollect.or/Common/Types}UniqueID")]
+    ids: Vec<UniqueId>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct UniqueId {
+    #[serde(rename = "@source")]
+    source: Option<String>,
+    #[serde(rename = "$text")]
+    value: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct Phones {
+    #[serde(rename = "{}NamePhone")]
+    phones: Vec<NamePhone>,
+}
+
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)]
+struct NamePhone {
+    #[serde(rename = "@primary")]
+    primary: Option<bool>,
+    #[serde(rename = "{urn:c}IDs")]
+    ids: Option<Ids>,
+}
+
 fn seeds() -> Vec<Vec<u8>> {
     let root = env!("CARGO_MANIFEST_DIR");
     let mut files = vec![
@@ -68,6 +141,9 @@ fn seeds() -> Vec<Vec<u8>> {
         format!("{root}/tests/documents/dp_getIntegers_request.xml"),
     ];
     let m = format!("{root}/../../testdata/php-ext-soap/messages");
+    files.push(format!(
+        "{root}/../../testdata/node-soap/request-response-samples/UpdateProfile__correct_namespaces_in_sequence_with_imports/request.xml"
+    ));
     for f in [
         "Round2/Base/r2_base_006s-request.xml",
         "Round2/Base/r2_base_015w-request.xml",
@@ -108,6 +184,8 @@ fn exercise(bytes: &[u8]) {
         let _ = env.body::<Reserve>(style);
         let _ = env.body::<Many>(style);
         let _ = env.body::<SoapStruct>(style);
+        let _ = env.body::<MarkedBody>(style);
+        let _ = env.body::<Profile>(style);
         if let Ok(open) = env.body::<Open>(style) {
             // What was captured stands alone.
             for raw in &open.any {
@@ -224,4 +302,28 @@ mod regressions {
         let doc = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><op><inputDate>2001-01-01T00:00:0é</inputDate></op></s:Body></s:Envelope>"#;
         exercise(doc.as_bytes());
     }
+}
+
+/// The `UpdateProfile` seed decodes unmutated, so the mutations above reach the paths of
+/// elements with a namespace of their own rather than failing early.
+#[test]
+fn the_profile_seed_decodes_into_fields_of_their_own_namespace() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let bytes = std::fs::read(format!(
+        "{root}/../../testdata/node-soap/request-response-samples/UpdateProfile__correct_namespaces_in_sequence_with_imports/request.xml"
+    ))
+    .unwrap();
+    let env = Envelope::parse(&bytes, &Limits::default()).unwrap();
+    let p = env.body::<Profile>(Style::Literal).unwrap();
+    let profile = p.profile.unwrap();
+    let ids = profile.ids.unwrap().ids;
+    assert_eq!(ids.len(), 1);
+    assert_eq!(
+        (ids[0].source.as_deref(), ids[0].value.as_str()),
+        (Some("TESTSOURCE"), "100")
+    );
+    let phones = profile.phones.unwrap().phones;
+    assert_eq!(phones.len(), 2);
+    assert_eq!(phones[1].primary, Some(false));
+    assert_eq!(phones[1].ids.as_ref().unwrap().ids[0].value, "2");
 }

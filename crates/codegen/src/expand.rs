@@ -157,7 +157,17 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         let block = |list: TokenStream, h: &crate::model::HeaderParam| {
             let ty = &h.ty;
             let element = header_element(h);
-            quote!(op.#list.push(#cg::wsdl::HeaderPart::new(#element, <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema)));)
+            let encoded = if h.from_type {
+                quote!(<#ty as #cg::Header>::encoded().is_some())
+            } else {
+                let e = h.encoded.is_some();
+                quote!(#e)
+            };
+            quote!({
+                let mut part = #cg::wsdl::HeaderPart::new(#element, <#ty as #cg::wsdl::XsdType>::describe(&mut model.schema));
+                part.encoded = #encoded;
+                op.#list.push(part);
+            })
         };
         let in_headers = headers.iter().map(|h| block(quote!(input_headers), h));
         let out_headers = response_headers
@@ -197,7 +207,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         let cache_check = cache.then(|| {
             quote! {
                 if let #cg::Option::Some(hit) = dispatcher.cached(&reply) {
-                    return hit;
+                    return #cg::ready(hit);
                 }
             }
         });
@@ -212,12 +222,12 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             quote! {
                 let #id: #cg::Option<#ty> = match __ctx.header::<#ty>(&#element) {
                     #cg::Result::Ok(value) => value,
-                    #cg::Result::Err(fault) => return #cg::fault_response(__version, #cg::Option::None, &fault),
+                    #cg::Result::Err(fault) => return #cg::ready(#cg::fault_response(__version, #cg::Option::None, &fault)),
                 };
             }
         });
         let (keep_message, ctx_arg, reply_call) = if *one_way {
-            let keep = (*context || !headers.is_empty()).then(|| quote!(let __ctx = dispatcher.context(&request, incoming.version()); let __version = incoming.version();));
+            let keep = (*context || !headers.is_empty()).then(|| quote!(let __ctx = dispatcher.context(request, incoming.version()); let __version = incoming.version();));
             (
                 quote!(#keep),
                 if *context { quote!(&__ctx,) } else { quote!() },
@@ -225,7 +235,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             )
         } else if *context || !headers.is_empty() {
             (
-                quote!(let __ctx = dispatcher.context(&request, incoming.version()); let __version = incoming.version();),
+                quote!(let __ctx = dispatcher.context(request, incoming.version()); let __version = incoming.version();),
                 if *context { quote!(&__ctx,) } else { quote!() },
                 quote!(dispatcher.reply_with_headers::<#resp_ty>(reply, result, __ctx.take_response_headers())),
             )
@@ -236,23 +246,27 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 quote!(dispatcher.reply::<#resp_ty>(reply, result)),
             )
         };
+        // Decoded here, before the future is made: the future owns the arguments and
+        // nothing of the request, whose bytes the caller frees before the handler runs.
         arms.push(quote! {
             #index => {
                 #keep_message
-                let decoded = incoming.decode::<#req_ty>();
-                { let _message = request; }
                 #[allow(unused_variables)]
-                let (request, reply) = match decoded {
+                let (request, reply) = match incoming.decode::<#req_ty>() {
                     #cg::Result::Ok(decoded) => decoded,
-                    #cg::Result::Err(response) => return response,
+                    #cg::Result::Err(response) => return #cg::ready(response),
                 };
                 #cache_check
                 #(#decode_headers)*
-                // Fields are moved out by path, not bound to names: a parameter called
-                // `reply` or `inner` must not shadow the locals of this function.
-                let result = <T as #trait_ident>::#ident(&*inner, #ctx_arg #(request.#param_ids,)* #(#header_ids),*).await;
-                let result = result #map_response .map_err(#cg::Into::<#cg::codec::Fault>::into);
-                #reply_call
+                let inner = #cg::Arc::clone(&self.inner);
+                let dispatcher = #cg::Arc::clone(&self.dispatcher);
+                #cg::Box::pin(async move {
+                    // Fields are moved out by path, not bound to names: a parameter called
+                    // `reply` or `inner` must not shadow the locals of this function.
+                    let result = <T as #trait_ident>::#ident(&*inner, #ctx_arg #(request.#param_ids,)* #(#header_ids),*).await;
+                    let result = result #map_response .map_err(#cg::Into::<#cg::codec::Fault>::into);
+                    #reply_call
+                })
             }
         });
         cached.push(*cache);
@@ -278,16 +292,20 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             None => quote!(#cg::client::Error),
         };
         let encode_headers = headers.iter().map(|h| {
-            let (id, ty) = (&h.ident, &h.ty);
+            let id = &h.ident;
             let element = header_element(h);
-            let qualified = if h.from_type {
-                quote!(<#ty as #cg::Header>::qualified())
-            } else {
-                quote!(#qualified)
+            // A `#[service]` header type says itself how it is written; a WSDL's block is
+            // written under its own element (several may share a type).
+            let xml = match (&h.encoded, h.from_type) {
+                (_, true) => quote!(#cg::header_xml_in(value, self.stub.version())),
+                (Some(types_ns), false) => {
+                    quote!(#cg::encoded_block_xml(&#element, #types_ns, self.stub.version(), value))
+                }
+                (None, false) => quote!(#cg::block_xml(&#element, #qualified, value)),
             };
             quote! {
                 if let #cg::Option::Some(value) = &#id {
-                    __headers.push(#cg::block_xml(&#element, #qualified, value).map_err(#cg::client::Error::from_encode)?);
+                    __headers.push(#xml.map_err(#cg::client::Error::from_encode)?);
                 }
             }
         });
@@ -423,21 +441,32 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 #cg::wsdl::document(self.dispatcher.model(), query, endpoint)
             }
 
-            // `E: Into<Fault>` is `Fault` itself for a generated trait.
-            #[allow(clippy::useless_conversion)]
             fn call(&self, request: #cg::SoapRequest) -> #cg::BoxFuture<#cg::SoapResponse> {
-                let inner = #cg::Arc::clone(&self.inner);
-                let dispatcher = #cg::Arc::clone(&self.dispatcher);
-                #cg::Box::pin(async move {
-                    let incoming = match dispatcher.open(&request) {
-                        #cg::Result::Ok(incoming) => incoming,
-                        #cg::Result::Err(response) => return response,
-                    };
-                    match incoming.operation() {
-                        #(#arms)*
-                        _ => #cg::fault_response(incoming.version(), #cg::Option::None, &#cg::codec::Fault::server(#unknown)),
-                    }
-                })
+                match self.dispatcher.open(&request) {
+                    #cg::Result::Ok(incoming) => self.dispatch(&request, incoming),
+                    #cg::Result::Err(response) => #cg::ready(response),
+                }
+            }
+
+            fn call_parsed(&self, request: &#cg::SoapRequest, envelope: #cg::codec::Envelope<'_>) -> #cg::BoxFuture<#cg::SoapResponse> {
+                match self.dispatcher.open_parsed(request, envelope) {
+                    #cg::Result::Ok(incoming) => self.dispatch(request, incoming),
+                    #cg::Result::Err(response) => #cg::ready(response),
+                }
+            }
+        }
+
+        impl<T: #trait_ident> #server<T> {
+            /// Decodes the operation's arguments and returns the handler's call as a future
+            /// that owns them (and nothing of `request`).
+            // `E: Into<Fault>` is `Fault` itself for a generated trait.
+            #[allow(clippy::useless_conversion, unused_variables)]
+            fn dispatch(&self, request: &#cg::SoapRequest, incoming: #cg::Incoming<'_>) -> #cg::BoxFuture<#cg::SoapResponse> {
+                let dispatcher: &#cg::Dispatcher = &self.dispatcher;
+                match incoming.operation() {
+                    #(#arms)*
+                    _ => #cg::ready(#cg::fault_response(incoming.version(), #cg::Option::None, &#cg::codec::Fault::server(#unknown))),
+                }
             }
         }
 

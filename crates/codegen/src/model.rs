@@ -35,6 +35,9 @@ pub struct HeaderParam {
     /// The element and qualification come from `ty`'s `Header` impl (`#[soap(header)]`), not
     /// from `namespace`/`element` (a WSDL's).
     pub from_type: bool,
+    /// A WSDL's SOAP-encoded block (`soap:header use="encoded"`): `Some(namespace of the
+    /// service's types)`. A `#[service]` header says so through `Header::encoded`.
+    pub encoded: Option<String>,
 }
 
 /// The faults an operation declares: an enum named `ident` with one variant per fault.

@@ -9,6 +9,7 @@
 //! the schema's: each generated type describes itself as the WSDL says (checked by the
 //! round-trip tests, which regenerate the WSDL from the generated code).
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -20,6 +21,7 @@ use syn::{Ident, Type};
 use crate::model::{FaultDecl, FaultSet, HeaderParam, Method, Param, ResultPart, Service, Style};
 use crate::snake;
 
+mod headers;
 mod markup;
 
 /// Why code cannot be generated for a model.
@@ -83,7 +85,8 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
         match &t.def {
             TypeDef::Struct(fields) => {
                 let mut names = Names::default();
-                let fields = fields.iter().map(|f| {
+                let mut helpers = Vec::new();
+                let fields: Vec<TokenStream> = fields.iter().enumerate().map(|(index, f)| {
                     let open = f.is_any() || f.choice().is_some();
                     let id = names.field_ident(&if open {
                         g.field_name(f)
@@ -98,17 +101,23 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
                         g.rust(&f.ty)
                     };
                     let wire = &f.name;
-                    let default =
-                        (f.ty.optional && f.ty.repeated).then(|| quote!(#[serde(default)]));
+                    let default = ((f.ty.optional && f.ty.repeated)
+                        || f.name == soapstone_wsdl::OTHER_ATTRIBUTES_FIELD)
+                        .then(|| quote!(#[serde(default)]));
                     let doc = if open { g.field_doc(f) } else { markup::doc(f) };
                     let values = markup::values(f);
-                    quote!(#[doc = #doc] #[serde(rename = #wire)] #default #values pub #id: #ty)
-                });
+                    let (fill, helper) = markup::fill(f, ident, index);
+                    helpers.push(helper);
+                    quote!(#[doc = #doc] #[serde(rename = #wire)] #default #fill #values pub #id: #ty)
+                }).collect();
+                let helpers = (!helpers.iter().all(TokenStream::is_empty))
+                    .then(|| quote!(impl #ident { #(#helpers)* }));
                 items.push(quote! {
                     #[doc = #doc]
                     #[derive(Debug, Clone, PartialEq, ::soapstone_service::codegen::serde::Serialize, ::soapstone_service::codegen::serde::Deserialize, ::soapstone_service::XsdType)]
                     #[serde(crate = "::soapstone_service::codegen::serde", rename = #wire)]
                     pub struct #ident { #(#fields),* }
+                    #helpers
                 });
             }
             TypeDef::Enum(values) => {
@@ -141,8 +150,21 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
     // `Header` for each header type (the first element that uses it), so that the typed
     // context, client and response-header helpers know its element.
     let mut header_types = HashSet::new();
+    // An encoded header block gets a newtype of its own, named after its element: its type
+    // may be a built-in one (`xsd:string`) or one a body uses too, and only the newtype
+    // knows the block's element and that it is encoded.
+    let mut encoded_headers: HashMap<(String, String), Ident> = HashMap::new();
     for op in &model.operations {
         for h in op.input_headers.iter().chain(&op.output_headers) {
+            if h.encoded {
+                let key = (h.element.namespace.clone(), h.element.local.clone());
+                if let Entry::Vacant(e) = encoded_headers.entry(key) {
+                    let ident = type_names.type_ident(&h.element.local);
+                    items.push(headers::encoded_header(&g, &ident, h));
+                    e.insert(ident);
+                }
+                continue;
+            }
             if !header_types.insert(h.ty.name.local.clone()) {
                 continue;
             }
@@ -161,7 +183,14 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
             });
         }
     }
-    let trait_ident = format_ident!("{}", sanitize(trait_name, true));
+    // A service named in camelCase (SOAPBuilders' `interopLabEchoHeader`) still gives a
+    // PascalCase trait, server and client.
+    let mut upper = trait_name.to_string();
+    if let Some(first) = upper.get(..1) {
+        let first = first.to_ascii_uppercase();
+        upper.replace_range(..1, &first);
+    }
+    let trait_ident = format_ident!("{}", sanitize(&upper, true));
     let mut methods = Vec::new();
     let mut trait_fns = Vec::new();
     let mut method_names = Names::default();
@@ -195,10 +224,14 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
         };
         let header_param = |names: &mut Names, h: &soapstone_wsdl::HeaderPart| HeaderParam {
             ident: names.field_ident(&h.element.local),
-            ty: g.rust(&h.ty),
+            ty: match encoded_headers.get(&(h.element.namespace.clone(), h.element.local.clone())) {
+                Some(ident) if h.encoded => syn::parse_quote!(#ident),
+                _ => g.rust(&h.ty),
+            },
             namespace: h.element.namespace.clone(),
             element: h.element.local.clone(),
             from_type: false,
+            encoded: h.encoded.then(|| model.namespace.clone()),
         };
         let headers: Vec<HeaderParam> = op
             .input_headers
@@ -413,6 +446,8 @@ fn builtin(local: &str) -> Type {
         "anyURI" => syn::parse_quote!(#xsd::AnyUri),
         "QName" => syn::parse_quote!(#xsd::QNameValue),
         "anyType" => syn::parse_quote!(#xsd::AnyXml),
+        // Not an XSD type: the model's marker for `xsd:anyAttribute` (a field `@*`).
+        soapstone_wsdl::ANY_ATTRIBUTE => syn::parse_quote!(#xsd::OtherAttributes),
         _ => syn::parse_quote!(::soapstone_service::codegen::String),
     }
 }

@@ -23,7 +23,10 @@ impl Gen<'_> {
         if f.choice().is_some() {
             return f.ty.name.local.clone();
         }
-        f.name.clone()
+        match f.own_namespace().or_else(|| f.attribute()) {
+            Some((_, local)) => local.to_string(),
+            None => f.name.clone(),
+        }
     }
 
     /// The doc comment of a field: its element, the alternatives of a choice, or what a

@@ -41,12 +41,16 @@ pub enum Experiment {
     Cluster,
     /// Issue 11's TLS row: echoFloat round trip and throughput over https against plain http.
     Tls,
+    /// The SOAPBuilders Round 2 base echoes (2001) on soapstone and every peer carrying them:
+    /// each answer checked, then a short latency point; the interop table redrawn live.
+    Round2,
 }
 
 impl Experiment {
     /// Every experiment, in the order the lab runs them and the report shows them.
-    pub const ALL: [Experiment; 10] = [
+    pub const ALL: [Experiment; 11] = [
         Experiment::Echo,
+        Experiment::Round2,
         Experiment::Dp,
         Experiment::Thesis,
         Experiment::Contacts,
@@ -77,6 +81,7 @@ impl Experiment {
             Experiment::Causes => "causes",
             Experiment::Cluster => "cluster",
             Experiment::Tls => "tls",
+            Experiment::Round2 => "round2",
         }
     }
 }
@@ -102,9 +107,10 @@ impl FromStr for Experiment {
             "causes" | "packets" | "trace" => Experiment::Causes,
             "cluster" | "replicas" | "haproxy" => Experiment::Cluster,
             "tls" | "https" => Experiment::Tls,
+            "round2" | "interop" | "soapbuilders" => Experiment::Round2,
             other => bail!(
                 "unknown experiment `{other}`: expected one of echo, dp, thesis, contacts, wsb, \
-                 parse, clients, causes, cluster, tls"
+                 parse, clients, causes, cluster, tls, round2"
             ),
         })
     }

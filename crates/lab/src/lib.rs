@@ -46,7 +46,9 @@ use anyhow::Context as _;
 
 pub use config::{parse_duration, Experiment, LabConfig, Timing};
 pub use peers::SystemInfo;
-pub use results::{Host, Placement, PlacementKind, Results, Run, Second, Settings, TraceRecord};
+pub use results::{
+    Host, InteropCheck, Placement, PlacementKind, Results, Run, Second, Settings, TraceRecord,
+};
 pub use timeline::{CallTimeline, TimelinePacket};
 pub use trace::{run_trace, TraceArgs};
 
@@ -63,8 +65,8 @@ pub struct LabArgs {
     #[arg(long, value_name = "DIR", default_value = "lab-out")]
     pub out: PathBuf,
 
-    /// Run only these experiments (comma-separated): echo, dp, thesis, contacts, wsb, parse,
-    /// clients, causes, cluster.
+    /// Run only these experiments (comma-separated): echo, round2, dp, thesis, contacts, wsb,
+    /// parse, clients, causes, cluster, tls.
     #[arg(long, value_name = "EXPERIMENTS", value_delimiter = ',')]
     pub only: Vec<String>,
 

@@ -180,6 +180,30 @@ pub struct Results {
     /// not run (its throughput and hop points are ordinary [`Run`]s of experiment `cluster`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<ClusterRecord>,
+    /// The Round 2 interop checks: each (system, echo) answer, right or wrong with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interop: Vec<InteropCheck>,
+}
+
+/// One SOAPBuilders Round 2 echo sent to one system, its answer checked against the request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InteropCheck {
+    /// The system asked (`soapstone` or a peer id).
+    pub system: String,
+    /// The echo (`echoString`, ...).
+    pub operation: String,
+    /// Whether the answer echoed the request's value.
+    pub ok: bool,
+    /// Why the answer is wrong (a fault, a changed value, an HTTP error), when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// An equal value in another lexical form (`342.23` as `342.230011`), when it came back so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Sent in the literal form (a JAX-WS peer: the request without `xsi:type` and SOAP-ENC
+    /// array attributes), not the recorded rpc/encoded one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub literal: bool,
 }
 
 /// What the cluster experiment saw beyond its bench runs.

@@ -22,7 +22,7 @@ use http::{Method, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
 use soapstone_codec::{Fault, Version};
-use soapstone_service::{SoapRequest, SoapResponse, SoapService};
+use soapstone_service::{Action, SoapRequest, SoapResponse, SoapService};
 use tracing::Instrument as _;
 
 use crate::codel::Codel;
@@ -207,7 +207,7 @@ where
     }
     let action = match media.version {
         Version::Soap11 => negotiate::soap_action(get("soapaction")),
-        Version::Soap12 => media.action.clone(),
+        Version::Soap12 => media.action.as_deref().map(Action::new),
     };
     let respond_with = negotiate::accepted_coding(get("accept-encoding"));
 

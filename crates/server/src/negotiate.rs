@@ -7,6 +7,7 @@
 use std::borrow::Cow;
 
 use soapstone_codec::Version;
+use soapstone_service::Action;
 
 /// What the `Content-Type` of a SOAP POST says.
 #[derive(Debug, PartialEq, Eq)]
@@ -66,11 +67,12 @@ pub(crate) fn soap_media_type(value: Option<&[u8]>) -> Result<SoapMediaType, Str
     })
 }
 
-/// The value of a SOAP 1.1 `SOAPAction` header, unquoted; an empty action is `None`.
-pub(crate) fn soap_action(value: Option<&[u8]>) -> Option<String> {
+/// The value of a SOAP 1.1 `SOAPAction` header, unquoted; an empty action is `None`. An
+/// [`Action`] of a usual length is inline: no allocation per request.
+pub(crate) fn soap_action(value: Option<&[u8]>) -> Option<Action> {
     let value = std::str::from_utf8(value?).ok()?.trim();
     let action = unquote(value);
-    (!action.is_empty()).then(|| action.into_owned())
+    (!action.is_empty()).then(|| Action::new(&action))
 }
 
 /// A content coding we read and write.

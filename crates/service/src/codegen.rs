@@ -14,15 +14,16 @@ pub use soapstone_wsdl as wsdl;
 pub use crate::config::ServiceConfig;
 pub use crate::dispatch::{fault_response, Dispatcher, Incoming, Reply};
 pub use crate::headers::{
-    block_xml, decode_detail, header_xml, with_detail, CallError, DeclaredFault, Header,
-    ResponseHeaders, WithHeaders,
+    block_xml, decode_detail, encoded_block_xml, header_xml, header_xml_in, with_detail, CallError,
+    DeclaredFault, Header, ResponseHeaders, WithHeaders,
 };
 pub use crate::stub::Stub;
-pub use crate::{BoxFuture, Context, SoapRequest, SoapResponse, SoapService};
+pub use crate::{ready, BoxFuture, Context, SoapRequest, SoapResponse, SoapService};
 
 pub use std::any::type_name;
 pub use std::boxed::Box;
 pub use std::clone::Clone;
+pub use std::cmp::PartialEq;
 pub use std::convert::Into;
 pub use std::fmt::Debug;
 pub use std::future::Future;

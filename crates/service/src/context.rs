@@ -107,7 +107,7 @@ impl Principal {
 /// The request a handler is answering, beyond its arguments. See the module documentation.
 pub struct Context {
     version: Version,
-    action: Option<String>,
+    action: Option<crate::Action>,
     peer: Option<SocketAddr>,
     message: Bytes,
     limits: Limits,

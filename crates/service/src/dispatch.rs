@@ -183,18 +183,44 @@ impl Dispatcher {
     /// action when it names one whose wrapper is the body element, else by the body element
     /// (qualified with the service namespace, or unqualified).
     pub fn open<'a>(&'a self, request: &'a SoapRequest) -> Result<Incoming<'a>, SoapResponse> {
-        let envelope = match Envelope::parse(&request.body, &self.config.limits) {
-            Ok(e) => e,
-            Err(e) if e.is_version_mismatch() => {
-                let mut out = Vec::with_capacity(512);
-                codec::encode_version_mismatch_fault(&mut out, Version::Soap11, &e.to_string());
-                return Err(
-                    SoapResponse::new(Version::Soap11, true, None, Bytes::from(out))
-                        .with_fault_code(FaultCode::VersionMismatch),
-                );
-            }
-            Err(e) => return Err(fault_response(request.version, None, &Fault::from(&e))),
-        };
+        match Envelope::parse(&request.body, &self.config.limits) {
+            Ok(envelope) => self.open_envelope(request, envelope),
+            Err(e) => Err(self.parse_fault(request, &e)),
+        }
+    }
+
+    /// [`Dispatcher::open`] with the envelope a layer in front already read from
+    /// `request.body` (see [`crate::SoapService::call_parsed`]): not read again, unless it was
+    /// read under other limits than this service's, which then applies its own.
+    pub fn open_parsed<'a>(
+        &'a self,
+        request: &'a SoapRequest,
+        envelope: Envelope<'a>,
+    ) -> Result<Incoming<'a>, SoapResponse> {
+        if envelope.limits() != &self.config.limits {
+            drop(envelope);
+            return self.open(request);
+        }
+        self.open_envelope(request, envelope)
+    }
+
+    /// The answer to an envelope that did not parse: a VersionMismatch fault in SOAP 1.1 for
+    /// a foreign envelope namespace, else the codec's fault in the request's version.
+    fn parse_fault(&self, request: &SoapRequest, e: &codec::DecodeError) -> SoapResponse {
+        if e.is_version_mismatch() {
+            let mut out = Vec::with_capacity(512);
+            codec::encode_version_mismatch_fault(&mut out, Version::Soap11, &e.to_string());
+            return SoapResponse::new(Version::Soap11, true, None, Bytes::from(out))
+                .with_fault_code(FaultCode::VersionMismatch);
+        }
+        fault_response(request.version, None, &Fault::from(e))
+    }
+
+    fn open_envelope<'a>(
+        &'a self,
+        request: &'a SoapRequest,
+        envelope: Envelope<'a>,
+    ) -> Result<Incoming<'a>, SoapResponse> {
         let version = envelope.version();
         // Blocks a layer in front of us processed (e.g. WS-Security) count as understood.
         let by_layer = request.extensions.get::<crate::UnderstoodHeaders>();

@@ -21,7 +21,7 @@ use std::fmt;
 
 use bytes::Bytes;
 use serde::{de::DeserializeOwned, Serialize};
-use soapstone_codec::{self as codec, Envelope, Fault, Limits, QName, Style};
+use soapstone_codec::{self as codec, Envelope, Fault, Limits, QName, Style, Version};
 
 use crate::Context;
 
@@ -34,11 +34,41 @@ pub trait Header: Serialize + DeserializeOwned {
     fn qualified() -> bool {
         true
     }
+    /// `Some(namespace of the service's own types)` when the block is SOAP-encoded
+    /// (`soap:header use="encoded"`): the block is then the value itself with `xsi:type`
+    /// and unqualified children, as an rpc/encoded part (see
+    /// [`codec::encode_encoded_header_block`]). Default: `None` (literal).
+    fn encoded() -> Option<&'static str> {
+        None
+    }
 }
 
-/// The markup of header block `H` holding `value` (what a request or response carries).
+/// The markup of header block `H` holding `value` (what a request or response carries), for
+/// a SOAP 1.1 message (only an encoded block depends on the version: see [`header_xml_in`]).
 pub fn header_xml<H: Header>(value: &H) -> Result<String, codec::EncodeError> {
-    block_xml(&H::element(), H::qualified(), value)
+    header_xml_in(value, Version::Soap11)
+}
+
+/// The markup of header block `H` holding `value` in a message of `version`.
+pub fn header_xml_in<H: Header>(value: &H, version: Version) -> Result<String, codec::EncodeError> {
+    match H::encoded() {
+        Some(types_ns) => encoded_block_xml(&H::element(), types_ns, version, value),
+        None => block_xml(&H::element(), H::qualified(), value),
+    }
+}
+
+/// The markup of a SOAP-encoded header block `element` holding `value` (`types_ns`: the
+/// namespace of the types whose serde name has none).
+pub fn encoded_block_xml<T: Serialize + ?Sized>(
+    element: &QName,
+    types_ns: &str,
+    version: Version,
+    value: &T,
+) -> Result<String, codec::EncodeError> {
+    let mut out = Vec::with_capacity(256);
+    codec::encode_encoded_header_block(&mut out, version, element, types_ns, value)?;
+    // The writer only writes UTF-8 (it copies `&str`s and escapes).
+    Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
 /// The markup of an element `element` whose children are `value`'s fields (qualified with its
@@ -62,7 +92,7 @@ impl Context {
 
     /// Adds header block `H` to the response.
     pub fn set_header<H: Header>(&self, value: &H) -> Result<(), Fault> {
-        let xml = header_xml(value).map_err(|e| {
+        let xml = header_xml_in(value, self.version()).map_err(|e| {
             Fault::server(format!(
                 "cannot encode header `{}`: {e}",
                 H::element().local

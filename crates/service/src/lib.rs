@@ -8,6 +8,7 @@
 
 extern crate self as soapstone_service;
 
+mod action;
 mod cache;
 pub mod codegen;
 mod config;
@@ -16,15 +17,16 @@ mod dispatch;
 mod headers;
 mod stub;
 
+pub use action::Action;
 pub use config::ServiceConfig;
 pub use context::{Context, Extensions, Principal, TlsClientCert, UnderstoodHeaders};
 pub use dispatch::RPC_NS;
 pub use headers::{
-    block_xml, decode_detail, header_xml, with_detail, CallError, DeclaredFault, Header,
-    ResponseHeaders, WithHeaders,
+    block_xml, decode_detail, encoded_block_xml, header_xml, header_xml_in, with_detail, CallError,
+    DeclaredFault, Header, ResponseHeaders, WithHeaders,
 };
 pub use soapstone_client as client;
-pub use soapstone_codec::{Fault, FaultCode, Limits, QName, Version};
+pub use soapstone_codec::{Envelope, Fault, FaultCode, Limits, QName, Version};
 pub use soapstone_macros::{service, XsdType};
 pub use soapstone_wsdl as wsdl;
 pub use soapstone_wsdl::{BindingStyle, ServiceModel};
@@ -45,7 +47,8 @@ pub struct SoapRequest {
     /// The version told by the Content-Type (`text/xml` 1.1, `application/soap+xml` 1.2).
     pub version: Version,
     /// SOAPAction header (1.1) or the `action` parameter of the content type (1.2), unquoted.
-    pub action: Option<String>,
+    /// An [`Action`]: inline (no allocation) up to [`Action::INLINE`] bytes.
+    pub action: Option<Action>,
     /// The envelope bytes (already decompressed, within the server's body limit).
     pub body: Bytes,
     /// The peer's address, when the transport knows it.
@@ -57,7 +60,7 @@ pub struct SoapRequest {
 
 impl SoapRequest {
     /// A request.
-    pub fn new(version: Version, action: Option<String>, body: Bytes) -> Self {
+    pub fn new(version: Version, action: Option<Action>, body: Bytes) -> Self {
         SoapRequest {
             version,
             action,
@@ -154,6 +157,34 @@ pub trait SoapService: Send + Sync + 'static {
     fn document(&self, query: &str, endpoint: &str) -> Option<String>;
     /// Handles one request. Never fails: every failure is a Fault in the response.
     fn call(&self, request: SoapRequest) -> BoxFuture<SoapResponse>;
+    /// Handles a request whose envelope a layer in front of the service (a router such as
+    /// `soapstone_services::route::ByNamespace`) has already read to its body element, so that
+    /// it is not read twice: `envelope` must be [`Envelope::parse`] of `request.body`.
+    ///
+    /// The request is lent, not given: an implementation takes what it needs before it
+    /// returns (generated servers decode the arguments here, synchronously, and their future
+    /// owns only the decoded values), so nothing borrows the request across an `.await` and
+    /// the caller frees its bytes before the handler runs. An implementation must treat an
+    /// envelope read under other [`Limits`] than its own (see [`Envelope::limits`]) as not
+    /// read, and read it again under its own.
+    ///
+    /// Default: drops the envelope and calls [`SoapService::call`] with a clone of the request
+    /// (its bytes shared, not copied), which reads it again: hand-written services need do
+    /// nothing.
+    fn call_parsed(
+        &self,
+        request: &SoapRequest,
+        envelope: Envelope<'_>,
+    ) -> BoxFuture<SoapResponse> {
+        drop(envelope);
+        self.call(request.clone())
+    }
+}
+
+/// A future that is ready with `response`: for the answers a service knows before any
+/// handler runs (a fault of the envelope, a cached response).
+pub fn ready(response: SoapResponse) -> BoxFuture<SoapResponse> {
+    Box::pin(std::future::ready(response))
 }
 
 /// Includes the code `soapstone-build` generated in `build.rs` for the WSDL `stem` (its file

@@ -12,7 +12,7 @@ use soapstone_client::{Client, Error, Operation};
 use soapstone_codec::{EncodeOptions, QName, Version};
 use soapstone_wsdl::ServiceModel;
 
-use crate::headers::{header_xml, Header, ResponseHeaders, WithHeaders};
+use crate::headers::{header_xml_in, Header, ResponseHeaders, WithHeaders};
 
 /// The typed calling side of one service.
 #[derive(Debug, Clone)]
@@ -46,7 +46,7 @@ impl Stub {
 
     /// Sends header block `H` with every call from now on (replacing one of the same element).
     pub fn with_header<H: Header>(mut self, value: &H) -> Result<Self, Error> {
-        let xml = header_xml(value).map_err(Error::from_encode)?;
+        let xml = header_xml_in(value, self.version()).map_err(Error::from_encode)?;
         let name = H::element();
         let mut headers: Vec<String> = self
             .headers

@@ -113,7 +113,7 @@ fn call(
 ) -> SoapResponse {
     let request = SoapRequest::new(
         version,
-        action.map(str::to_string),
+        action.map(soapstone_service::Action::from),
         Bytes::from(body.to_string()),
     );
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -6,10 +6,13 @@
 //! rpc/encoded, two WSDLs in the original) and Sam Ruby's echoFloat (`http://tempuri.org/`,
 //! .NET-style literal), and two of them have an `echoFloat`. [`ByNamespace`] reads the envelope
 //! up to the first body child (the codec's streaming parse, no DOM), picks the service, and
-//! hands the untouched request over: among the routes of the element's namespace, the one that
-//! lists the element's local name, else the one that takes the whole namespace. Unqualified
-//! elements count as being in the first route's namespace; envelopes it cannot read go to the
-//! first (primary) service, whose dispatcher gives the precise fault.
+//! hands the untouched request over together with that parsed envelope
+//! ([`SoapService::call_parsed`]), so a generated service does not read it a second time:
+//! among the routes of the element's namespace, the one that lists the element's local name,
+//! else the one that takes the whole namespace. Unqualified elements count as being in the
+//! first route's namespace; envelopes it cannot read go to the first (primary) service, whose
+//! dispatcher gives the precise fault. A service whose limits differ from the router's reads
+//! the envelope again under its own (the router's peek must not loosen them).
 //!
 //! It is generic: any `SoapService`s, any namespaces. Must never: rewrite the request, or
 //! answer anything but a SOAP envelope.
@@ -68,15 +71,10 @@ impl ByNamespace {
         }
     }
 
-    fn pick(&self, body: &[u8]) -> Result<&Route, Fault> {
+    /// The route of the body element `(namespace, local)`, or the fault for a namespace no
+    /// route serves.
+    fn pick(&self, element_ns: &str, local: &str) -> Result<&Route, Fault> {
         let primary = &self.routes[0];
-        let Ok(envelope) = Envelope::parse(body, &self.limits) else {
-            return Ok(primary);
-        };
-        // Borrowed: the peek allocates nothing.
-        let Some((element_ns, local)) = envelope.body_name() else {
-            return Ok(primary);
-        };
         let namespace = match element_ns {
             "" => primary.namespace.as_str(),
             ns => ns,
@@ -178,7 +176,9 @@ impl ByNamespaceBuilder {
         self
     }
 
-    /// Limits for the peek at the envelope. Default: [`Limits::default`].
+    /// Limits for the peek at the envelope. Services whose limits are the same take the
+    /// envelope as read; others read it again. Default: [`Limits::default`] (what generated
+    /// services use by default).
     pub fn limits(mut self, limits: Limits) -> Self {
         self.inner.limits = limits;
         self
@@ -214,11 +214,33 @@ impl SoapService for ByNamespace {
     }
 
     fn call(&self, request: SoapRequest) -> BoxFuture<SoapResponse> {
-        match self.pick(&request.body) {
-            Ok(route) => route.service.call(request),
+        // Read once here and handed on: the chosen service does not read it again.
+        let Ok(envelope) = Envelope::parse(&request.body, &self.limits) else {
+            return self.routes[0].service.call(request);
+        };
+        self.route(&request, envelope)
+        // (`request` is freed here, before any handler runs: the future owns what it needs)
+    }
+
+    fn call_parsed(
+        &self,
+        request: &SoapRequest,
+        envelope: Envelope<'_>,
+    ) -> BoxFuture<SoapResponse> {
+        self.route(request, envelope)
+    }
+}
+
+impl ByNamespace {
+    fn route(&self, request: &SoapRequest, envelope: Envelope<'_>) -> BoxFuture<SoapResponse> {
+        // Borrowed: the peek allocates nothing.
+        let Some((element_ns, local)) = envelope.body_name() else {
+            return self.routes[0].service.call_parsed(request, envelope);
+        };
+        match self.pick(element_ns, local) {
+            Ok(route) => route.service.call_parsed(request, envelope),
             Err(fault) => {
-                let response = SoapResponse::from_fault(request.version, None, &fault);
-                Box::pin(async move { response })
+                soapstone_service::ready(SoapResponse::from_fault(request.version, None, &fault))
             }
         }
     }

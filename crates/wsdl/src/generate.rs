@@ -9,6 +9,7 @@
 //! writer: the document is small, its shape is fixed, and the code reads like the output.
 //! Must never fetch anything or depend on HTTP: the endpoint URL is just text here.
 
+mod element_ns;
 mod markup;
 
 use std::fmt::Write;
@@ -19,6 +20,7 @@ use soapstone_codec::QName;
 use crate::model::{message_name, BindingStyle, OperationModel, ServiceModel};
 use crate::soapenc::SOAP_ENCODING_SCHEMA;
 use crate::xsd::{Field, TypeDef, TypeRef, SOAP_ENC_NS, XSD_NS};
+pub(crate) use element_ns::problems as element_ns_problems;
 pub(crate) use markup::problems as markup_problems;
 
 const WSDL_NS: &str = "http://schemas.xmlsoap.org/wsdl/";
@@ -57,6 +59,7 @@ pub fn wsdl(model: &ServiceModel, endpoint: &str) -> String {
     let mut w = Writer {
         out: String::with_capacity(8 * 1024),
         ns: &model.namespace,
+        target: model.namespace.clone(),
         schema: Some(&model.schema),
     };
     w.definitions(model, endpoint);
@@ -66,6 +69,8 @@ pub fn wsdl(model: &ServiceModel, endpoint: &str) -> String {
 pub(crate) struct Writer<'a> {
     pub(crate) out: String,
     pub(crate) ns: &'a str,
+    /// The target namespace of the schema being written.
+    pub(crate) target: String,
     /// The schema's choices, written inline where a field refers to one.
     pub(crate) schema: Option<&'a crate::Schema>,
 }
@@ -169,7 +174,13 @@ impl Writer<'_> {
                 ),
             );
         }
-        for other in m.schema.other_namespaces() {
+        let globals = element_ns::global_elements(m);
+        let mut others: Vec<&str> = m.schema.other_namespaces();
+        others.extend(globals.keys().map(String::as_str));
+        others.retain(|ns| *ns != m.namespace);
+        others.sort_unstable();
+        others.dedup();
+        for other in &others {
             self.line(3, &format!("<xsd:import namespace=\"{}\"/>", esc(other)));
         }
         if !rpc {
@@ -193,12 +204,15 @@ impl Writer<'_> {
         // Header and fault elements, each once.
         let mut declared = std::collections::HashSet::new();
         for op in &m.operations {
+            // An encoded header block is a part with `type=`: no element to declare.
             let headers = op.input_headers.iter().chain(&op.output_headers);
             let blocks = headers
+                .filter(|h| !h.encoded)
                 .map(|h| (&h.element, &h.ty))
                 .chain(op.faults.iter().map(|f| (&f.element, &f.ty)));
             for (element, ty) in blocks {
-                if declared.insert(element.local.clone()) {
+                // Others are declared in their namespace's schema (`element_ns`).
+                if element.namespace == m.namespace && declared.insert(element.local.clone()) {
                     let (ty, decl) = self.qname(&ty.name);
                     self.line(
                         3,
@@ -211,10 +225,14 @@ impl Writer<'_> {
             }
         }
         self.schema_types(m, &m.namespace);
+        if let Some(elements) = globals.get(&m.namespace) {
+            self.global_elements(3, elements);
+        }
         self.line(2, "</xsd:schema>");
         // Types of other namespaces (a vendor's WSDL read with types in a schema of their own),
         // one schema each, importing the others.
-        for ns in m.schema.other_namespaces() {
+        for &ns in &others {
+            self.target = ns.to_string();
             self.line(
                 2,
                 &format!("<xsd:schema targetNamespace=\"{}\"{form}>", esc(ns)),
@@ -232,12 +250,16 @@ impl Writer<'_> {
                 3,
                 &format!("<xsd:import namespace=\"{}\"/>", esc(&m.namespace)),
             );
-            for other in m.schema.other_namespaces().into_iter().filter(|o| *o != ns) {
+            for other in others.iter().filter(|o| **o != ns) {
                 self.line(3, &format!("<xsd:import namespace=\"{}\"/>", esc(other)));
             }
             self.schema_types(m, ns);
+            if let Some(elements) = globals.get(ns) {
+                self.global_elements(3, elements);
+            }
             self.line(2, "</xsd:schema>");
         }
+        self.target = m.namespace.clone();
         self.line(1, "</wsdl:types>");
     }
 
@@ -314,7 +336,7 @@ impl Writer<'_> {
         }
         self.line(indent, "<xsd:sequence>");
         for f in fields {
-            if self.open_content(indent + 1, f) {
+            if self.open_content(indent + 1, f) || self.own_namespace_element(indent + 1, f) {
                 continue;
             }
             let (ty, decl) = self.qname(&f.ty.name);
@@ -375,6 +397,17 @@ impl Writer<'_> {
                     let name = header_message_name(op, input);
                     self.line(1, &format!("<wsdl:message name=\"{}\">", esc(&name)));
                     for h in headers {
+                        if h.encoded {
+                            let (ty, decl) = self.qname(&h.ty.name);
+                            self.line(
+                                2,
+                                &format!(
+                                    "<wsdl:part name=\"{}\" type=\"{ty}\"{decl}/>",
+                                    esc(&h.element.local)
+                                ),
+                            );
+                            continue;
+                        }
                         self.line(
                             2,
                             &format!(
@@ -394,12 +427,11 @@ impl Writer<'_> {
                         esc(&fault_message_name(op, &f.name))
                     ),
                 );
+                // A detail element of another namespace than the service's (`{ns}name`).
+                let (element, decl) = self.qname(&f.element);
                 self.line(
                     2,
-                    &format!(
-                        "<wsdl:part name=\"detail\" element=\"tns:{}\"/>",
-                        esc(&f.element.local)
-                    ),
+                    &format!("<wsdl:part name=\"detail\" element=\"{element}\"{decl}/>"),
                 );
                 self.line(1, "</wsdl:message>");
             }
@@ -506,10 +538,19 @@ impl Writer<'_> {
                     &op.output_headers
                 };
                 for h in headers {
+                    let use_ = if h.encoded {
+                        format!(
+                            "use=\"encoded\" namespace=\"{}\" encodingStyle=\"{}\"",
+                            esc(&h.element.namespace),
+                            if soap12 { SOAP12_ENC_NS } else { SOAP_ENC_NS }
+                        )
+                    } else {
+                        "use=\"literal\"".to_string()
+                    };
                     self.line(
                         4,
                         &format!(
-                            "<{p}:header message=\"tns:{}\" part=\"{}\" use=\"literal\"/>",
+                            "<{p}:header message=\"tns:{}\" part=\"{}\" {use_}/>",
                             esc(&header_message_name(op, input)),
                             esc(&h.element.local)
                         ),

@@ -38,8 +38,9 @@ pub use model::{
 };
 pub use soapenc::SOAP_ENCODING_SCHEMA;
 pub use xsd::{
-    attribute_name, choice_field_name, Field, NamedType, Schema, TypeDef, TypeRef, XsdType,
-    ANY_FIELD, CHOICE_FIELD, SOAP_ENC_NS, TEXT_FIELD, XSD_NS,
+    attribute_name, choice_field_name, own_namespace, Field, NamedType, Schema, TypeDef, TypeRef,
+    XsdType, ANY_ATTRIBUTE, ANY_FIELD, CHOICE_FIELD, OTHER_ATTRIBUTES_FIELD, SOAP_ENC_NS,
+    TEXT_FIELD, XSD_NS,
 };
 
 #[cfg(test)]

@@ -70,20 +70,41 @@ impl Part {
     }
 }
 
-/// A SOAP header block an operation declares (`soap:header` in the binding): an element whose
-/// children are the fields of a named struct type of the schema, like a body wrapper's.
+/// A SOAP header block an operation declares (`soap:header` in the binding): a literal block
+/// is an element whose children are the fields of a named struct type of the schema, like a
+/// body wrapper's; an encoded one (`use="encoded"`, rpc/encoded services such as SOAPBuilders
+/// Round 2 group C) is a value of any type written as an rpc/encoded part is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeaderPart {
-    /// The header block's element (in the service namespace: the model has one schema).
+    /// The header block's element: for a literal block, a global element of the service
+    /// namespace (the model has one schema); for an encoded one, the part's name in the
+    /// `soap:header`'s `namespace`.
     pub element: QName,
-    /// The struct type of its content.
+    /// The struct type of its content (literal), or the part's type (encoded).
     pub ty: TypeRef,
+    /// `soap:header use="encoded"`: the block carries `xsi:type` and `encodingStyle`, its
+    /// children are unqualified, and the WSDL declares it as a message part with `type=`.
+    /// Default: `false`.
+    pub encoded: bool,
 }
 
 impl HeaderPart {
-    /// A header block `element` of type `ty`.
+    /// A literal header block `element` of type `ty`.
     pub fn new(element: QName, ty: TypeRef) -> Self {
-        HeaderPart { element, ty }
+        HeaderPart {
+            element,
+            ty,
+            encoded: false,
+        }
+    }
+
+    /// A SOAP-encoded header block `element` holding a value of type `ty`.
+    pub fn encoded(element: QName, ty: TypeRef) -> Self {
+        HeaderPart {
+            element,
+            ty,
+            encoded: true,
+        }
     }
 }
 
@@ -310,20 +331,28 @@ impl ServiceModel {
                     problems.push(format!("message name `{message}` is used twice"));
                 }
             }
+            // An encoded header block is a part typed with `type=` in a namespace of its own:
+            // any type, any namespace.
             let headers = op.input_headers.iter().chain(&op.output_headers);
+            // A fault's detail element may be of another namespace (`with_detail` writes it
+            // in its own), a header block's not yet.
             let blocks = headers
-                .map(|h| (&h.element, &h.ty))
-                .chain(op.faults.iter().map(|f| (&f.element, &f.ty)));
-            for (element, ty) in blocks {
-                if element.namespace != self.namespace {
+                .filter(|h| !h.encoded)
+                .map(|h| (&h.element, &h.ty, true))
+                .chain(op.faults.iter().map(|f| (&f.element, &f.ty, false)));
+            for (element, ty, header) in blocks {
+                if header && element.namespace != self.namespace {
                     problems.push(format!(
-                        "header or fault element `{}` of `{}` is not in the service namespace",
+                        "header element `{}` of `{}` is not in the service namespace",
                         element.local, op.name
                     ));
                 }
-                if !matches!(self.schema.get(&ty.name.local), Some(TypeDef::Struct(_)))
-                    || ty.name.namespace != self.namespace
-                {
+                let struct_type = self.schema.types().iter().any(|t| {
+                    t.name == ty.name.local
+                        && t.namespace == ty.name.namespace
+                        && matches!(t.def, TypeDef::Struct(_))
+                });
+                if !struct_type || (header && ty.name.namespace != self.namespace) {
                     problems.push(format!(
                         "header or fault element `{}` of `{}` has a type that is not a struct of the schema",
                         element.local, op.name
@@ -350,7 +379,11 @@ impl ServiceModel {
             for (dir, parts) in [("input", &op.input), ("output", &op.output)] {
                 let mut seen = HashSet::new();
                 for part in parts {
-                    let open = is_open_content_name(&part.name) && !self.style.is_rpc();
+                    let open = (is_open_content_name(&part.name)
+                        || crate::xsd::own_namespace(&part.name)
+                            .or_else(|| crate::xsd::attribute_name(&part.name))
+                            .is_some_and(|(_, l)| is_ncname(l)))
+                        && !self.style.is_rpc();
                     if !is_ncname(&part.name) && !open {
                         problems.push(format!(
                             "{dir} part `{}` of `{}` is not an XML name",
@@ -369,6 +402,7 @@ impl ServiceModel {
         problems.extend(self.schema.problems().iter().cloned());
         crate::xsd::check_choices(&self.schema, &mut problems);
         problems.extend(crate::generate::markup_problems(&self.schema));
+        problems.extend(crate::generate::element_ns_problems(self));
         if problems.is_empty() {
             Ok(())
         } else {

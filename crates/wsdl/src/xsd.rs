@@ -84,6 +84,12 @@ impl Field {
         attribute_name(&self.name)
     }
 
+    /// For an element with a namespace of its own (`{ns}local`), that namespace and its local
+    /// name.
+    pub fn own_namespace(&self) -> Option<(&str, &str)> {
+        own_namespace(&self.name)
+    }
+
     /// Whether this is the text content (`$text`).
     pub fn is_text(&self) -> bool {
         self.name == TEXT_FIELD
@@ -99,6 +105,14 @@ impl Field {
 /// The field name of an element's text content (the codec's convention).
 pub const TEXT_FIELD: &str = "$text";
 
+/// The field name of the attributes no other field names (`xsd:anyAttribute`; the codec's
+/// convention): a map from `local` or `{ns}local` to the value.
+pub const OTHER_ATTRIBUTES_FIELD: &str = "@*";
+
+/// The type the model gives the `@*` field: no XSD type, a marker the WSDL writer writes as
+/// `<xsd:anyAttribute/>` and the generator as `codec::xsd::OtherAttributes`.
+pub const ANY_ATTRIBUTE: &str = "anyAttribute";
+
 /// `@name` is `("", name)`, `@{ns}name` is `(ns, name)`; other names are not attributes.
 pub fn attribute_name(field: &str) -> Option<(&str, &str)> {
     let rest = field.strip_prefix('@')?;
@@ -108,6 +122,13 @@ pub fn attribute_name(field: &str) -> Option<(&str, &str)> {
             None => ("", rest),
         },
     )
+}
+
+/// An element field named `{ns}local` is `(ns, local)`: an element with a namespace of its own
+/// (`{}local`: in no namespace) rather than the one its parent type writes its children in
+/// (see the codec's conventions). Other names are `None`.
+pub fn own_namespace(field: &str) -> Option<(&str, &str)> {
+    field.strip_prefix('{')?.split_once('}')
 }
 
 /// The definition of a named type.
@@ -437,6 +458,13 @@ impl<T: XsdType> XsdType for Vec<T> {
 }
 
 /// `anyType` (and the elements of `xsd:any` in a field named [`ANY_FIELD`]).
+/// The other attributes of an element (a field `@*`, `xsd:anyAttribute`).
+impl XsdType for xsd::OtherAttributes {
+    fn describe(_: &mut Schema) -> TypeRef {
+        TypeRef::xsd(ANY_ATTRIBUTE)
+    }
+}
+
 impl XsdType for xsd::AnyXml {
     fn describe(_: &mut Schema) -> TypeRef {
         TypeRef::xsd("anyType")

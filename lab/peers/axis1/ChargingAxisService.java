@@ -1,5 +1,5 @@
 // The thesis's charging system (Elfwing & Paulsson 2002) as an Apache Axis 1.4 RPC service,
-// rpc/encoded in urn:soapstone:charging at /axis/services/charging, deployed by DpAxisServer
+// rpc/encoded in urn:soapstone:charging at /axis/services/charging, deployed by DpAxisTomcatServer
 // from server-config.wsdd: the peer standing for the thesis's own SOAP system (Axis on Tomcat).
 // It answers appendix C's envelopes (operation element unqualified, as printed) with the return
 // part named `return`, as `soapstone serve`'s /charging does; a refusal is a SOAP fault whose

@@ -1,5 +1,5 @@
 // Davis & Parashar's TestService as an Apache Axis 1.4 RPC service (rpc/encoded,
-// urn:test:soap), deployed by DpAxisServer: the peer standing for the thesis's and Davis &
+// urn:test:soap), deployed by DpAxisTomcatServer: the peer standing for the thesis's and Davis &
 // Parashar's "Apache Axis" rows.
 public final class DpAxisService {
     static final int MAX_SIZE = 100000;

@@ -1,5 +1,6 @@
 // Apache CXF 4's JAX-WS frontend on its embedded Jetty 12 transport, serving DpCxfService at
-// http://127.0.0.1:PORT/dp, ContactsCxfService at /contacts and EchoCxfService at /echo:
+// http://127.0.0.1:PORT/dp, ContactsCxfService at /contacts, EchoCxfService at /echo and
+// InteropCxfService (the Round 2 base echoes, rpc/literal) at /round2:
 //   java -cp CLASSES:CXF_JARS DpCxfServer PORT
 // CXF's defaults are kept (Jetty's thread pool, HTTP keep-alive, no schema validation); the lab's
 // warm-up before the first point warms the JIT.
@@ -17,6 +18,8 @@ public final class DpCxfServer {
         // Zilora & Ketha's contacts and Ruby's echoFloat on the same Jetty port.
         Endpoint.publish("http://127.0.0.1:" + port + "/contacts", new ContactsCxfService());
         Endpoint.publish("http://127.0.0.1:" + port + "/echo", new EchoCxfService());
+        // The SOAPBuilders Round 2 base echoes, rpc/literal.
+        Endpoint.publish("http://127.0.0.1:" + port + "/round2", new InteropCxfService());
         System.out.println("listening on " + url);
         System.out.flush();
         Thread.currentThread().join();

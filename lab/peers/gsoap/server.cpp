@@ -1,5 +1,6 @@
 // gSOAP 2.8 server of Davis & Parashar's TestService, generated from the same WSDL soapstone
-// serves (contract/dp.wsdl: `wsdl2h` then `soapcpp2 -L -x`, see setup.sh), the peer
+// serves (contract/dp.wsdl: `wsdl2h` then `soapcpp2 -L -x`, see setup.sh), and of Ruby's
+// echoFloat (contract/ruby-echo.wsdl, generated with it), the peer
 // standing for a C/C++ SOAP stack. `dp-gsoap-server PORT [HOST]` listens on HOST:PORT (default 127.0.0.1) and serves
 // one connection at a time in one thread (gSOAP's simplest standalone server) with HTTP
 // keep-alive (SOAP_IO_KEEPALIVE). Each operation exists twice in the generated
@@ -65,6 +66,14 @@ int ns1__getIntegers_(struct soap* soap, struct ns1__getIntegersResponse_& r) {
 int ns1__getStringOfSize_(struct soap* soap, int n, char*& r) { return string_of(soap, n, r); }
 int ns1__getIntegersOfSize_(struct soap* soap, int n, struct ns1__getIntegersOfSizeResponse_& r) {
   return integers_of(soap, n, r.return_);
+}
+
+// Sam Ruby's echoFloat (seed 002), document/literal in http://tempuri.org/, from
+// contract/ruby-echo.wsdl (wsdl2h reads both WSDLs into one header, so one soap_serve dispatches
+// both services by the body element, on any path; the lab uses /echo).
+int __tempuri__echoFloat(struct soap*, _tempuri__echoFloat* in, _tempuri__echoFloatResult& out) {
+  out.result = in ? in->input : 0.0f;
+  return SOAP_OK;
 }
 
 int main(int argc, char** argv) {

@@ -5,8 +5,9 @@
 #   serve.sh PORT APPDIR [HOST]
 #
 # HOST is the address to listen on (default 127.0.0.1; the lab's emulated LAN passes its own).
-# APPDIR holds dp.asmx, contacts.asmx, echo.asmx, web.config and bin/DpService.dll (setup.sh
-# builds it); /dp, /contacts and /echo are rewritten to their .asmx. Why not xsp4:
+# APPDIR holds dp.asmx, contacts.asmx, echo.asmx, round2.asmx, web.config and
+# bin/DpService.dll (setup.sh builds it); /dp, /contacts, /echo and /round2 are rewritten to
+# their .asmx. Why not xsp4:
 # Debian 12's xsp4 4.2 does not start on its Mono 6.8 (TypeLoadException: it was built against
 # Mono.Security's old TLS classes, which Mono 6 removed); fastcgi-mono-server4 from the same
 # source package runs. Both processes die with this one: the FastCGI server is a child of
@@ -44,6 +45,7 @@ http {
     location = /dp { rewrite ^ /dp.asmx last; }
     location = /contacts { rewrite ^ /contacts.asmx last; }
     location = /echo { rewrite ^ /echo.asmx last; }
+    location = /round2 { rewrite ^ /round2.asmx last; }
     location / {
       fastcgi_pass unix:$SOCK;
       include /etc/nginx/fastcgi_params;

@@ -95,8 +95,9 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
                         continue;
                     }
                     let mut key = local;
-                    if let Some(i) = self.fields.iter().position(|f| *f == local) {
+                    if let Some(i) = pick::named(self.fields, local) {
                         self.seen |= 1 << i;
+                        key = self.fields[i];
                     } else if let Some((i, p)) = pick::field_for(self.fields, local) {
                         if self.seen & (1 << i) != 0 && matches!(p, Pick::Other(_)) {
                             // The wildcard took its run of elements already: a later unknown
@@ -157,7 +158,7 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
         // A choice or wildcard field is no element of its own: its message names what is missing.
         if !name.starts_with('$') {
             path.push('/');
-            path.push_str(name);
+            path.push_str(pick::element_local(name));
         }
         seed.deserialize(Absent(name)).map_err(|e| e.at(|| path))
     }
@@ -502,7 +503,7 @@ impl<'a> de::Deserializer<'a> for Absent {
         }
         Err(DecodeError::value(match self.0.strip_prefix('@') {
             Some(attribute) => format!("missing attribute `{attribute}`"),
-            None => format!("missing element `{}`", self.0),
+            None => format!("missing element `{}`", pick::element_local(self.0)),
         }))
     }
     fn deserialize_option<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {

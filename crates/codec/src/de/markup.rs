@@ -22,6 +22,10 @@ use crate::xml::{is_blank, split_qname, Cursor, Ev, NsKind};
 /// The field name of an element's text content.
 pub(crate) const TEXT: &str = "$text";
 
+/// The field name of the attributes no other field names (`xsd:anyAttribute`): a map from
+/// `local` (unqualified) or `{ns}local` to the value. Bounded by `Limits::max_attributes`.
+pub(crate) const OTHER_ATTRS: &str = "@*";
+
 /// Whether a struct with these (serde) fields reads attributes or text: some field is named
 /// `@...` or `$text`.
 #[inline]
@@ -55,6 +59,9 @@ pub(super) fn deserialize_struct<'a, V: Visitor<'a>>(
     let fields = if fields.len() <= 64 { fields } else { &[] };
     let mut attrs = SmallVec::<[(usize, Cow<'a, str>); 4]>::new();
     let mut seen = 0u64;
+    // The attributes no field names, when a field takes them (`@*`).
+    let others_field = fields.iter().position(|f| *f == OTHER_ATTRS);
+    let mut others = Vec::new();
     for a in &cur.attrs {
         // Matched by local name, as child elements are (qualified or not), but never the
         // attributes SOAP itself reads.
@@ -64,6 +71,15 @@ pub(super) fn deserialize_struct<'a, V: Visitor<'a>>(
             _ => {}
         }
         let Some(i) = fields.iter().position(|f| attr_local(f) == Some(a.local)) else {
+            if others_field.is_some() {
+                let ns = cur.attr_ns(a)?;
+                let key = if ns.is_empty() {
+                    a.local.to_string()
+                } else {
+                    format!("{{{ns}}}{}", a.local)
+                };
+                others.push((key, a.value().map_err(|e| cur.err(e))?.into_owned()));
+            }
             continue;
         };
         if seen & (1 << i) == 0 {
@@ -72,12 +88,17 @@ pub(super) fn deserialize_struct<'a, V: Visitor<'a>>(
         }
     }
     let text = fields.iter().position(|f| *f == TEXT);
+    let others = others_field.map(|i| {
+        seen |= 1 << i;
+        others
+    });
     let mut map = MarkupMap {
         element: info.local(),
         cur,
         ctx,
         fields,
         attrs: attrs.into_iter(),
+        others,
         text_field: text,
         text: None,
         children: false,
@@ -103,6 +124,8 @@ enum Pending<'a> {
     Picked(Info<'a>, super::pick::Pick),
     Value(&'static str, Cow<'a, str>),
     Absent(&'static str),
+    /// The attributes no field names (`@*`).
+    Others(Vec<(String, String)>),
 }
 
 struct MarkupMap<'c, 'a, 's> {
@@ -110,6 +133,8 @@ struct MarkupMap<'c, 'a, 's> {
     ctx: &'s Ctx<'a>,
     fields: &'static [&'static str],
     attrs: smallvec::IntoIter<[(usize, Cow<'a, str>); 4]>,
+    /// The attributes no field names, while the `@*` field has not been offered.
+    others: Option<Vec<(String, String)>>,
     text_field: Option<usize>,
     text: Option<Cow<'a, str>>,
     /// A child element was seen (blank text between children is then layout, not content).
@@ -182,14 +207,20 @@ impl<'a> MapAccess<'a> for MarkupMap<'_, 'a, '_> {
             self.pending = Pending::Value(name, value);
             return seed.deserialize(key(name)).map(Some);
         }
+        if let Some(others) = self.others.take() {
+            self.pending = Pending::Others(others);
+            return seed.deserialize(key(OTHER_ATTRS)).map(Some);
+        }
         while !self.ended {
             match self.cur.next()? {
                 Ev::Start(name) => {
                     self.children = true;
                     let info = Info::read(self.cur, name)?;
                     let local = info.local();
-                    if let Some(i) = self.fields.iter().position(|f| *f == local) {
+                    if let Some(i) = super::pick::named(self.fields, local) {
                         self.seen |= 1 << i;
+                        self.pending = Pending::Child(info);
+                        return seed.deserialize(key(self.fields[i])).map(Some);
                     } else if let Some((i, p)) = super::pick::field_for(self.fields, local) {
                         if self.seen & (1 << i) != 0 && matches!(p, super::pick::Pick::Other(_)) {
                             self.cur.skip_element()?;
@@ -252,10 +283,15 @@ impl<'a> MapAccess<'a> for MarkupMap<'_, 'a, '_> {
                         "{}/{}/{}",
                         self.cur.path(),
                         split_qname(self.element).1,
-                        name
+                        super::pick::element_local(name)
                     )
                 })
             }),
+            Pending::Others(others) => seed
+                .deserialize(de::value::MapDeserializer::<_, DecodeError>::new(
+                    others.into_iter(),
+                ))
+                .map_err(|e| e.at(|| self.value_path(OTHER_ATTRS))),
             Pending::None => Err(self.cur.malformed("no value")),
         }
     }

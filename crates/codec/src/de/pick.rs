@@ -45,7 +45,29 @@ impl Pick {
 fn named_takes(f: &str, local: &str) -> bool {
     match f.strip_prefix(CHOICE) {
         Some(list) => list.split('|').any(|n| n == local),
-        None => f == local,
+        None => element_local(f) == local,
+    }
+}
+
+/// The local name of an element field: `name`, or `name` of `{ns}name` (an element with a
+/// namespace of its own, see the conventions' *Elements of another namespace*).
+pub(crate) fn element_local(f: &str) -> &str {
+    match f.strip_prefix('{').and_then(|r| r.split_once('}')) {
+        Some((_, local)) => local,
+        None => f,
+    }
+}
+
+/// The field of `fields` named after the element `local`: `local` itself, or `{ns}local`
+/// (decoding matches local names, as it does for every child).
+#[inline]
+pub(super) fn named(fields: &[&'static str], local: &str) -> Option<usize> {
+    match fields.iter().position(|f| *f == local) {
+        Some(i) => Some(i),
+        // Only a struct with a field of another namespace pays for the second scan.
+        None => fields
+            .iter()
+            .position(|f| f.starts_with('{') && element_local(f) == local),
     }
 }
 

@@ -44,6 +44,9 @@ pub(super) fn field<T: Serialize + ?Sized>(
         escape_tail(c.out, start, false)?;
         return c.opts.room(c.out, 0);
     };
+    if name == "*" {
+        return super::attrs::others(c, v);
+    }
     if c.out.len() != c.tag_end || c.out.last() != Some(&b'>') {
         return Err(EncodeError::new(format!(
             "attribute field `{key}` comes after an element or text: declare attribute fields first"

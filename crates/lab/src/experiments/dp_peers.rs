@@ -69,6 +69,7 @@ async fn soap_server(
     if let Some(w) = peer.warmup_s.filter(|w| *w > 0.0) {
         // A JVM peer's JIT warm-up: untimed calls over every operation, results dropped.
         let each = Duration::from_secs_f64(w / ops.len() as f64);
+        let mut first = true;
         for (id, op, size) in ops {
             let body = lab.body(
                 &format!("dp-{}-{}-warmup.xml", peer.id, id.replace('/', "-")),
@@ -77,9 +78,14 @@ async fn soap_server(
             let mut spec = BenchSpec::sequential(url.clone(), each, Duration::ZERO).with_body(body);
             // The same SOAPAction as the timed calls: ASMX routes on it.
             spec.action = Some(format!("urn:test:soap#{op}"));
-            crate::driver::bench(&lab.launcher, Some(&lab.cfg.other_cpu), &spec)
+            let warm = crate::driver::bench(&lab.launcher, Some(&lab.cfg.other_cpu), &spec)
                 .await
                 .map_err(|e| anyhow::anyhow!("its warm-up failed: {e:#}"))?;
+            if std::mem::take(&mut first) {
+                let secs = each.as_secs_f64();
+                lab.peers
+                    .note_server_warmup(&peer.id, "dp", id, secs, &warm.timeline);
+            }
         }
     }
     for (id, op, size) in ops {

@@ -1,4 +1,4 @@
-//! Ruby's echoFloat on the peer servers that carry it (Axis2, CXF, Mono ASMX, the Erlang
+//! Ruby's echoFloat on the peer servers that carry it (Axis2, CXF, Mono ASMX, gSOAP, the Erlang
 //! stand-in, and any other peer whose manifest lists an `echo` path): the same envelope, byte
 //! for byte, from the same sequential client with the same window and placements as soapstone's
 //! point, so the echo table's messages-per-second column compares stacks measured side by side.

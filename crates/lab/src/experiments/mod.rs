@@ -26,8 +26,10 @@ pub(crate) mod echo;
 mod echo_peers;
 pub(crate) mod parse;
 pub(crate) mod peers_table;
+pub(crate) mod round2;
 pub(crate) mod thesis;
 pub(crate) mod thesis_peers;
+pub(crate) mod thesis_pool;
 pub(crate) mod thesis_report;
 pub(crate) mod tls;
 pub(crate) mod wsb;
@@ -82,6 +84,8 @@ pub(crate) struct Lab {
     pub(crate) lan: Option<String>,
     /// The cluster experiment's timelines, or why it did not run.
     pub(crate) cluster: Option<crate::results::ClusterRecord>,
+    /// The Round 2 answers checked (right, or wrong with the reason).
+    pub(crate) interop: Vec<crate::results::InteropCheck>,
     cpus: usize,
 }
 
@@ -287,6 +291,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
         traces: Vec::new(),
         lan: None,
         cluster: None,
+        interop: Vec::new(),
         cpus: host.cpus,
     };
     if lab.launcher.taskset.is_none() {
@@ -313,6 +318,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
             Experiment::Causes => causes::run(&mut lab).await,
             Experiment::Cluster => cluster::run(&mut lab).await,
             Experiment::Tls => tls::run(&mut lab).await,
+            Experiment::Round2 => round2::run(&mut lab).await,
         };
         if let Err(e) = result {
             lab.problem(format!("{exp}: the experiment could not run: {e:#}"));
@@ -338,6 +344,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
         commit,
         lan: lab.lan,
         cluster: lab.cluster,
+        interop: lab.interop,
     })
 }
 
@@ -440,6 +447,7 @@ pub(crate) fn sections(results: &Results) -> Vec<Section> {
             Experiment::Causes => causes_report::section(results),
             Experiment::Cluster => cluster_report::section(results),
             Experiment::Tls => tls::section(results),
+            Experiment::Round2 => round2::section(results),
         });
     }
     if !results.systems.is_empty() {

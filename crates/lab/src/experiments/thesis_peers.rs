@@ -1,14 +1,15 @@
 //! The thesis's Tables 1 and 2 with today's peers: the charging calls `creditControl` (a read)
 //! and `credit` (a durable write) on every peer server that carries the charging system (the
-//! manifest's `charging`: Axis 1.4 over SOAP, omniORB and JacORB over CORBA, each on its own
-//! SQLite file), under the same four loads as soapstone, in the same run.
+//! manifest's `charging`: Axis 1.4 over SOAP, omniORB and JacORB over CORBA, Java RMI, each on
+//! its own SQLite file), under the same four loads as soapstone, in the same run.
 //!
 //! How each kind is driven: a SOAP peer exactly like soapstone (the same `soapstone bench`
 //! client, appendix C's envelopes, the same background loads of `credit` from `soapstone bench`
-//! on the load CPU). A CORBA peer by its own client program, which also generates its load
-//! ([`crate::peers::load`]: five connections sending `credit` in the pattern, on the load CPU),
-//! since the bench speaks no GIOP. Fig 15's pairings: every CORBA client against every CORBA
-//! server (omniORB's client calling JacORB's server and the other way round), unloaded.
+//! on the load CPU). A binary-RPC peer (CORBA, RMI) by its own client program, which also
+//! generates its load ([`crate::peers::load`]: five connections sending `credit` in the
+//! pattern, on the load CPU), since the bench speaks neither GIOP nor JRMP. Fig 15's pairings:
+//! every client against every server of its protocol (omniORB's client calling JacORB's server
+//! and the other way round), unloaded.
 //!
 //! Every peer's answers are checked before any of its points is timed: a read, a credit and a
 //! read again (the balance grows by exactly the amount), and a fault for an unknown account.
@@ -31,6 +32,8 @@ const EXP: &str = "thesis";
 /// The traffic pattern's rate over all five load connections: the thesis's CORBA rate, as for
 /// soapstone.
 const TRAFFIC_RATE: f64 = 200.0;
+/// The binary-RPC transports of Table 1, each peer driven by its own client program.
+pub(crate) const BINARY_RPC: [&str; 2] = ["corba", "rmi"];
 /// Time the loads run before the first measured call.
 const SETTLE: Duration = Duration::from_millis(300);
 
@@ -46,14 +49,13 @@ pub(crate) async fn run(lab: &mut Lab) {
         let r = soap_peer(lab, &peer).await;
         lab.peer_outcome(EXP, &peer.id, r);
     }
-    let corba: Vec<ManifestPeer> = lab
-        .peers
-        .ready("server", "corba")
-        .into_iter()
+    let binary: Vec<ManifestPeer> = BINARY_RPC
+        .iter()
+        .flat_map(|t| lab.peers.ready("server", t))
         .filter(|p| p.charging.is_some())
         .collect();
-    for peer in corba {
-        let r = corba_peer(lab, &peer).await;
+    for peer in binary {
+        let r = binary_peer(lab, &peer).await;
         lab.peer_outcome(EXP, &peer.id, r);
     }
 }
@@ -104,12 +106,18 @@ async fn soap_peer(lab: &mut Lab, peer: &ManifestPeer) -> anyhow::Result<()> {
     if let Some(w) = peer.warmup_s.filter(|w| *w > 0.0) {
         // A JVM peer's JIT warm-up: untimed calls of both operations, results dropped.
         let each = Duration::from_secs_f64(w / OPS.len() as f64);
-        for (_, body) in &bodies {
+        let mut first = true;
+        for (op, body) in &bodies {
             let spec =
                 BenchSpec::sequential(url.clone(), each, Duration::ZERO).with_body(body.clone());
-            driver::bench(&lab.launcher, Some(&lab.cfg.other_cpu), &spec)
+            let warm = driver::bench(&lab.launcher, Some(&lab.cfg.other_cpu), &spec)
                 .await
                 .map_err(|e| anyhow::anyhow!("its warm-up failed: {e:#}"))?;
+            if std::mem::take(&mut first) {
+                let secs = each.as_secs_f64();
+                lab.peers
+                    .note_server_warmup(&peer.id, EXP, op, secs, &warm.timeline);
+            }
         }
     }
     let load_body = bodies[1].1.clone();
@@ -174,7 +182,7 @@ async fn soap_peer(lab: &mut Lab, peer: &ManifestPeer) -> anyhow::Result<()> {
     server.stop().await
 }
 
-async fn corba_peer(lab: &mut Lab, peer: &ManifestPeer) -> anyhow::Result<()> {
+async fn binary_peer(lab: &mut Lab, peer: &ManifestPeer) -> anyhow::Result<()> {
     let Some(own) = lab.peers.client_of(&peer.id) else {
         bail!("no ready client peer calls it (its `-client` peer is missing)");
     };
@@ -218,11 +226,13 @@ async fn corba_peer(lab: &mut Lab, peer: &ManifestPeer) -> anyhow::Result<()> {
             };
             let at = pins[0].placement(None);
             let ids = (peer.id.as_str(), EXP, "warm-up");
-            if let Err(e) =
-                client::run(&lab.launcher, &own, Some(&lab.cfg.other_cpu), &p, ids, at).await
-            {
-                let _ = server.stop().await;
-                bail!("its warm-up failed: {e:#}");
+            match client::run(&lab.launcher, &own, Some(&lab.cfg.other_cpu), &p, ids, at).await {
+                Ok((_, Some(w))) => lab.peers.note_warmup(&peer.id, op, &w),
+                Ok(_) => {}
+                Err(e) => {
+                    let _ = server.stop().await;
+                    bail!("its warm-up failed: {e:#}");
+                }
             }
         }
     }
@@ -316,10 +326,10 @@ async fn corba_peer(lab: &mut Lab, peer: &ManifestPeer) -> anyhow::Result<()> {
             }
         }
     }
-    // Fig 15: the other CORBA clients against this server, unloaded.
+    // Fig 15: the other clients of its protocol against this server, unloaded.
     let others: Vec<ManifestPeer> = lab
         .peers
-        .ready("client", "corba")
+        .ready("client", &peer.transport)
         .into_iter()
         .filter(|c| c.client_of.as_deref() != Some(peer.id.as_str()))
         .collect();

@@ -1,5 +1,6 @@
-//! The thesis's Tables 1 (CORBA) and 2 (SOAP) redrawn with every system measured in this run
-//! (soapstone, Axis 1.4, omniORB, JacORB), and its Fig 15 (response time of client and server
+//! The thesis's Tables 1 (CORBA: the binary-RPC side, with Java RMI beside the ORBs, labelled as
+//! RMI) and 2 (SOAP) redrawn with every system measured in this run (soapstone, Axis 1.4,
+//! omniORB, JacORB, Java RMI), and its Fig 15 (response time of client and server
 //! implementations) as a table of every client/server pairing measured.
 //!
 //! One unit per column (the 2002 column in ms, today's in µs); a system that carries the
@@ -93,9 +94,10 @@ fn capital(s: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The systems of one table: soapstone (SOAP only) and the peers of `transport` that carry the
+/// The systems of one table: soapstone (SOAP only) and the peers of `transports` that carry the
 /// charging calls, as (id, label); a peer that was not measured says why in its label.
-fn systems(results: &Results, transport: &str) -> Vec<(String, String)> {
+fn systems(results: &Results, transports: &[&str]) -> Vec<(String, String)> {
+    let transport = transports[0];
     let mut out = Vec::new();
     if transport == "soap-http" {
         out.push(("soapstone".to_owned(), "soapstone".to_owned()));
@@ -103,7 +105,9 @@ fn systems(results: &Results, transport: &str) -> Vec<(String, String)> {
     for s in results
         .systems
         .iter()
-        .filter(|s| s.role == "server" && s.transport == transport && s.id != "soapstone")
+        .filter(|s| {
+            s.role == "server" && transports.contains(&s.transport.as_str()) && s.id != "soapstone"
+        })
         .filter(|s| CHARGING_PEERS.contains(&s.id.as_str()))
     {
         let measured = results
@@ -123,7 +127,7 @@ fn systems(results: &Results, transport: &str) -> Vec<(String, String)> {
 }
 
 /// The peers that carry the charging calls (`charging` in their manifest entry).
-const CHARGING_PEERS: [&str; 3] = ["axis1", "omniorb", "jacorb"];
+const CHARGING_PEERS: [&str; 4] = ["axis1", "omniorb", "jacorb", "java-rmi"];
 
 fn published_cell(t: &SeedTable, load: &str) -> String {
     t.rows
@@ -134,9 +138,15 @@ fn published_cell(t: &SeedTable, load: &str) -> String {
 }
 
 /// Table 1 or 2: a group of four load rows per system.
-fn table(results: &Results, seed: &SeedTable, transport: &str, title: &str, then: &str) -> Table {
+fn table(
+    results: &Results,
+    seed: &SeedTable,
+    transports: &[&str],
+    title: &str,
+    then: &str,
+) -> Table {
     let mut rows = Vec::new();
-    let mut systems = systems(results, transport);
+    let mut systems = systems(results, transports);
     if systems.is_empty() {
         // The published column is shown all the same (`--peers none`, or no manifest).
         systems.push((
@@ -179,8 +189,14 @@ fn table(results: &Results, seed: &SeedTable, transport: &str, title: &str, then
              sequential client, on loopback; same CPU = client on the server's CPU, cross-CPU = \
              client on the other CPU (the load generators always run on the other CPU). The last \
              column is the rate the load generators achieved (same CPU / cross-CPU runs): \
-             `soapstone bench` for SOAP servers, the CORBA peer's own client in its load mode \
-             (five connections) for CORBA servers. {}",
+             `soapstone bench` for SOAP servers, the peer's own client in its load mode \
+             (five connections) for CORBA and RMI servers.{} {}",
+            if transports.contains(&"rmi") {
+                " Java RMI is not CORBA: it is here as the other binary RPC of the seeds \
+                 (Davis & Parashar's JavaRMI row), over JRMP, with the same calls and store."
+            } else {
+                ""
+            },
             suspect::MARK_NOTE
         ),
         header: vec![
@@ -200,14 +216,14 @@ pub(crate) fn tables_1_and_2(results: &Results) -> [Table; 2] {
         table(
             results,
             &seeds::THESIS_TABLE_1,
-            "corba",
-            "Table 1: CORBA response time per call under background load",
+            &super::thesis_peers::BINARY_RPC,
+            "Table 1: CORBA (and Java RMI) response time per call under background load",
             "a Java ORB of 2002",
         ),
         table(
             results,
             &seeds::THESIS_TABLE_2,
-            "soap-http",
+            &["soap-http"],
             "Table 2: SOAP response time per call under background load",
             "Apache Axis beta 1 on Tomcat",
         ),
@@ -216,7 +232,7 @@ pub(crate) fn tables_1_and_2(results: &Results) -> [Table; 2] {
 
 /// Fig 15 as a table: each client implementation against each server, unloaded.
 pub(crate) fn fig_15(results: &Results) -> Table {
-    let servers = ["soapstone", "axis1", "omniorb", "jacorb"];
+    let servers = ["soapstone", "axis1", "omniorb", "jacorb", "java-rmi"];
     let name = |id: &str| {
         results
             .systems
@@ -229,9 +245,16 @@ pub(crate) fn fig_15(results: &Results) -> Table {
         ("bench", "soapstone bench (SOAP)".to_owned(), "soap", ""),
         ("omniorb-client", name("omniorb-client"), "corba", "omniorb"),
         ("jacorb-client", name("jacorb-client"), "corba", "jacorb"),
+        (
+            "java-rmi-client",
+            name("java-rmi-client"),
+            "rmi",
+            "java-rmi",
+        ),
     ];
     let protocol = |server: &str| match server {
         "omniorb" | "jacorb" => "corba",
+        "java-rmi" => "rmi",
         _ => "soap",
     };
     let mut rows = Vec::new();
@@ -242,7 +265,7 @@ pub(crate) fn fig_15(results: &Results) -> Table {
                 cells.push("n/a".to_owned());
                 continue;
             }
-            let by = (*proto == "corba" && server != *own).then_some(*client);
+            let by = (*proto != "soap" && server != *own).then_some(*client);
             cells.push(format!(
                 "{} / {}",
                 cell(results, server, by, "none", PlacementKind::SameCpu, false),
@@ -257,7 +280,7 @@ pub(crate) fn fig_15(results: &Results) -> Table {
         note: "µs, mean over creditControl and credit, no background load; each cell \
                `same CPU / cross-CPU`; n/a = no common protocol; – = not measured. The CORBA \
                clients call both ORBs' servers (omniORB's client against JacORB's server and \
-               the other way round). 2002 (Fig. 15, ms, from the text): the charging prototype \
+               the other way round); Java RMI's client calls its own server only. 2002 (Fig. 15, ms, from the text): the charging prototype \
                with Axis beta 1's client 680, a socket client copying its behaviour 660, a \
                client that parses Content-Length and closes the socket 200. "
             .to_owned()

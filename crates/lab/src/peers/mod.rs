@@ -25,6 +25,7 @@ mod catalogue;
 pub(crate) mod check;
 pub(crate) mod client;
 pub(crate) mod load;
+pub(crate) mod round2;
 pub(crate) mod server;
 
 use std::path::{Path, PathBuf};
@@ -136,6 +137,31 @@ pub struct SystemInfo {
     /// Configuration: thread model, JVM flags, warm-up.
     #[serde(default)]
     pub config: String,
+}
+
+/// `1,234 untimed calls answered in 20 s; 40 calls/s in its first second, 2,100 in its last`:
+/// the seconds of `timeline` that are whole (a last partial second is left out of the rates).
+pub(crate) fn describe_server_warmup(seconds: f64, timeline: &[crate::results::Second]) -> String {
+    let calls: u64 = timeline.iter().map(|s| s.ok).sum();
+    let whole: Vec<&crate::results::Second> = timeline
+        .iter()
+        .filter(|s| s.t + 1.0 <= seconds + 1e-6)
+        .collect();
+    let mut out = format!(
+        "{} untimed calls answered in {} s",
+        crate::report::fmt::count(calls as f64),
+        crate::report::fmt::count(seconds)
+    );
+    if let (Some(first), Some(last)) = (whole.first(), whole.last()) {
+        if whole.len() > 1 {
+            out.push_str(&format!(
+                "; {} calls/s in its first second, {} in its last",
+                crate::report::fmt::count(first.ok as f64),
+                crate::report::fmt::count(last.ok as f64)
+            ));
+        }
+    }
+    out
 }
 
 /// The default manifest location, relative to the working directory.
@@ -273,6 +299,33 @@ impl Discovery {
         }
     }
 
+    /// Records how a server's untimed warm-up with `op` went in `experiment` (once per
+    /// experiment): the calls answered over the `seconds` it ran, and the rate of its first and
+    /// last whole seconds (a JIT still compiling shows as a last second much faster than the
+    /// first). One operation's calls only: rates of different operations do not compare.
+    pub(crate) fn note_server_warmup(
+        &mut self,
+        id: &str,
+        experiment: &str,
+        op: &str,
+        seconds: f64,
+        timeline: &[crate::results::Second],
+    ) {
+        let mark = format!("measured server warm-up ({experiment})");
+        let Some(s) = self.systems.iter_mut().find(|s| s.id == id) else {
+            return;
+        };
+        if s.config.contains(&mark) {
+            return;
+        }
+        let sep = if s.config.is_empty() { "" } else { "; " };
+        s.config = format!(
+            "{}{sep}{mark}: {op}: {}",
+            s.config,
+            describe_server_warmup(seconds, timeline)
+        );
+    }
+
     /// Records the outcome of using a peer in this run: measured, or failed with a reason.
     pub(crate) fn mark(&mut self, id: &str, failure: Option<String>) {
         if let Some(s) = self.systems.iter_mut().find(|s| s.id == id) {
@@ -407,6 +460,29 @@ mod tests {
             d.systems[0].config,
             "one thread; measured warm-up (doNothing): the first call took 411.1 ms cold, \
              then 95 untimed calls in 1 s"
+        );
+        let sec = |t: f64, ok: u64| crate::results::Second {
+            t,
+            requests: ok,
+            ok,
+            errors: 0,
+        };
+        // 2.5 s of warm-up: the partial last second counts in the calls, not in the rates.
+        let timeline = [sec(0.0, 40), sec(1.0, 2100), sec(2.0, 1000)];
+        d.note_server_warmup("gsoap", "dp", "doNothing", 2.5, &timeline);
+        d.note_server_warmup("gsoap", "dp", "getString/800", 9.0, &[]);
+        let s = &d.systems[0];
+        assert!(
+            s.config.ends_with(
+                "; measured server warm-up (dp): doNothing: 3,140 untimed calls answered in 2.5 \
+                 s; 40 calls/s in its first second, 2,100 in its last"
+            ),
+            "{}",
+            s.config
+        );
+        assert_eq!(
+            describe_server_warmup(0.5, &[sec(0.0, 7)]),
+            "7 untimed calls answered in 0.5 s"
         );
         assert_eq!(manifest_arg(Some("none")), None);
         assert_eq!(

@@ -150,6 +150,7 @@ pub(crate) fn sample() -> Results {
         commit: Some("0123456789ab".into()),
         lan: None,
         cluster: None,
+        interop: Vec::new(),
     }
 }
 

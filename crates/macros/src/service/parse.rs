@@ -357,6 +357,7 @@ fn method(cx: &mut Ctxt, f: &syn::TraitItemFn, namespace: &str) -> Option<Method
                     namespace: String::new(),
                     element: String::new(),
                     from_type: true,
+                    encoded: None,
                 }),
                 None => {
                     cx.error_spanned_by(

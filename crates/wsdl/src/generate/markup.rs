@@ -37,6 +37,11 @@ impl Writer<'_> {
             let Some((ns, local)) = f.attribute() else {
                 continue;
             };
+            if f.name == crate::xsd::OTHER_ATTRIBUTES_FIELD {
+                // What the codec reads and writes: any attribute, kept as it is.
+                self.line(indent, "<xsd:anyAttribute processContents=\"lax\"/>");
+                continue;
+            }
             let (ty, decl) = self.qname(&f.ty.name);
             let mut a = format!("<xsd:attribute name=\"{}\" type=\"{ty}\"", esc(local));
             if !ns.is_empty() {

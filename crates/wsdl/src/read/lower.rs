@@ -207,7 +207,8 @@ impl Definitions {
                     )?;
                     m.request = request.name.local.clone();
                     let fields = lower.content_of(request.ty.as_ref(), request)?;
-                    m.input = lower.fields(schema, fields)?;
+                    m.input = lower.wrapper_attributes(schema, request)?;
+                    m.input.extend(lower.fields(schema, fields)?);
                     if !m.one_way {
                         let response = self.body_element(
                             op.output.as_ref(),
@@ -226,7 +227,8 @@ impl Definitions {
                         }
                         m.response = response.name.local.clone();
                         let fields = lower.content_of(response.ty.as_ref(), response)?;
-                        m.output = lower.fields(schema, fields)?;
+                        m.output = lower.wrapper_attributes(schema, response)?;
+                        m.output.extend(lower.fields(schema, fields)?);
                     }
                 }
                 _ => {
@@ -244,6 +246,14 @@ impl Definitions {
                 (&bop.output, &mut m.output_headers),
             ] {
                 for h in body.iter().flat_map(|b| &b.headers) {
+                    if h.use_ == Use::Encoded {
+                        let (element, ty) = self.encoded_header(h, &model.namespace, style)?;
+                        out.push(HeaderPart::encoded(
+                            element,
+                            lower.type_ref(schema, ty, &h.loc)?,
+                        ));
+                        continue;
+                    }
                     let element = self.header_element(h, &model.namespace)?;
                     out.push(HeaderPart::new(
                         element.name.clone(),
@@ -257,11 +267,11 @@ impl Definitions {
                         return Err(LowerError::new(&bop.loc, format!("fault `{name}` of `{}` is encoded: the service model's fault details are literal", op.name)));
                     }
                 }
-                let element = self.fault_element(message, name, &op.loc, &model.namespace)?;
+                let element = self.fault_element(message, name, &op.loc)?;
                 m.faults.push(FaultPart::new(
                     name.clone(),
                     element.name.clone(),
-                    lower.block_type(schema, element)?,
+                    lower.detail_type(schema, element)?,
                 ));
             }
             model.operations.push(m);
@@ -362,17 +372,41 @@ impl Definitions {
         }
     }
 
-    /// The element of a `soap:header` (a part of a message, by `element=`).
-    fn header_element(&self, h: &HeaderBinding, ns: &str) -> Result<&ElementDecl, LowerError> {
-        if h.use_ == Use::Encoded {
+    /// The element and type of an encoded `soap:header`: the part (by `type=`) named after
+    /// itself in the `soap:header`'s `namespace` (WSDL 1.1 sections 3.5 and 3.7; the service
+    /// namespace when it gives none). Only in an rpc/encoded binding, whose style the codec
+    /// reads header blocks in.
+    fn encoded_header(
+        &self,
+        h: &HeaderBinding,
+        ns: &str,
+        style: BindingStyle,
+    ) -> Result<(QName, &QName), LowerError> {
+        if style != BindingStyle::RpcEncoded {
             return Err(LowerError::new(
                 &h.loc,
                 format!(
-                    "header part `{}` is encoded: the service model's header blocks are literal",
+                    "header part `{}` is encoded in a literal binding: the service model reads header blocks in the body's style",
                     h.part
                 ),
             ));
         }
+        let part = self.header_part(h)?;
+        let Some(ty) = &part.ty else {
+            return Err(LowerError::new(
+                &part.loc,
+                format!(
+                    "encoded header part `{}` names an element: an encoded part has `type=` (WSDL 1.1 section 3.5)",
+                    h.part
+                ),
+            ));
+        };
+        let namespace = h.namespace.clone().unwrap_or_else(|| ns.to_string());
+        Ok((QName::new(namespace, h.part.clone()), ty))
+    }
+
+    /// The message part a `soap:header` names.
+    fn header_part(&self, h: &HeaderBinding) -> Result<&MessagePart, LowerError> {
         let Some(message) = self.messages.get(&h.message) else {
             return Err(LowerError::new(
                 &h.loc,
@@ -382,7 +416,7 @@ impl Definitions {
                 ),
             ));
         };
-        let part = message
+        message
             .parts
             .iter()
             .find(|p| p.name == h.part)
@@ -394,8 +428,13 @@ impl Definitions {
                         h.part, h.message.local
                     ),
                 )
-            })?;
-        self.block_element(part, ns)
+            })
+    }
+
+    /// The element of a literal `soap:header` (a part of a message, by `element=`).
+    fn header_element(&self, h: &HeaderBinding, ns: &str) -> Result<&ElementDecl, LowerError> {
+        let part = self.header_part(h)?;
+        self.block_element(part, Some(ns))
     }
 
     /// The detail element of fault `name` (its message's one part).
@@ -404,7 +443,6 @@ impl Definitions {
         message: &QName,
         name: &str,
         at: &Loc,
-        ns: &str,
     ) -> Result<&ElementDecl, LowerError> {
         let m = self.messages.get(message).ok_or_else(|| {
             LowerError::new(at, format!("fault `{name}` names no defined message"))
@@ -419,10 +457,16 @@ impl Definitions {
                 ),
             ));
         };
-        self.block_element(part, ns)
+        // A detail element may be of any namespace: it is written in its own.
+        self.block_element(part, None)
     }
 
-    fn block_element(&self, part: &MessagePart, ns: &str) -> Result<&ElementDecl, LowerError> {
+    /// The element of a header or fault part; with `ns`, refused outside that namespace.
+    fn block_element(
+        &self,
+        part: &MessagePart,
+        ns: Option<&str>,
+    ) -> Result<&ElementDecl, LowerError> {
         let element = part
             .element
             .as_ref()
@@ -436,6 +480,9 @@ impl Definitions {
                     ),
                 )
             })?;
+        let Some(ns) = ns else {
+            return Ok(element);
+        };
         if element.name.namespace != ns {
             return Err(LowerError::new(&element.loc, format!("element `{{{}}}{}` is not in the service namespace `{ns}`: the service model has one namespace", element.name.namespace, element.name.local)));
         }

@@ -2,7 +2,8 @@
 //! codec names them (`@name`, `@{ns}name`, `$text`): local attributes, references to global
 //! ones, attribute groups, attributes inherited through extension and restriction (less those a
 //! restriction prohibits), `simpleContent` (the text's simple type, through derivations of
-//! other simple-content types) and `mixed` types that hold text but no element.
+//! other simple-content types), `mixed` types that hold text but no element, and
+//! `anyAttribute` (a field `@*`: the map of the attributes no other field names).
 //!
 //! Must never approximate what goes on the wire: text between elements (mixed content with
 //! elements), an attribute of a non-simple type, and attributes on a body wrapper element are
@@ -14,7 +15,10 @@ use super::check::is_builtin;
 use super::components::{AttrItem, AttributeDecl, ComplexType, Loc, TypeKind, TypeUse};
 use super::lower::LowerError;
 use super::lower_types::Lower;
-use crate::xsd::{Field, Schema, TypeDef, TypeRef, SOAP_ENC_NS, TEXT_FIELD, XSD_NS};
+use crate::xsd::{
+    Field, Schema, TypeDef, TypeRef, ANY_ATTRIBUTE, OTHER_ATTRIBUTES_FIELD, SOAP_ENC_NS,
+    TEXT_FIELD, XSD_NS,
+};
 
 /// How deep derivations and attribute groups are followed.
 const MAX_DEPTH: usize = 32;
@@ -89,8 +93,7 @@ impl<'d> Lower<'d> {
                     }
                     self.add_items(group, depth + 1, out)?;
                 }
-                // Nothing the model writes or reads depends on it: extra attributes are
-                // ignored by the codec and none are sent.
+                // A field of its own (`@*`, see `any_attribute`), not an attribute in effect.
                 AttrItem::Any => {}
             }
         }
@@ -117,8 +120,51 @@ impl<'d> Lower<'d> {
         false
     }
 
-    /// Refuses what a body wrapper element cannot have: attributes or text (operation
-    /// parameters are the wrapper's child elements).
+    /// Whether `c` (through its base and its attribute groups) has an `xsd:anyAttribute`.
+    fn any_attribute(
+        &self,
+        c: &'d ComplexType,
+        at: &Loc,
+        depth: usize,
+    ) -> Result<bool, LowerError> {
+        if depth > MAX_DEPTH {
+            return Err(LowerError::new(
+                at,
+                "derivations or attribute groups nest too deep",
+            ));
+        }
+        if let Some((base, _)) = &c.base {
+            if let Some(TypeKind::Complex(b)) = self.defs.schema.types.get(base).map(|d| &d.kind) {
+                if base.namespace != SOAP_ENC_NS && self.any_attribute(b, at, depth + 1)? {
+                    return Ok(true);
+                }
+            }
+        }
+        self.any_in_items(&c.attributes, depth)
+    }
+
+    fn any_in_items(&self, items: &'d [AttrItem], depth: usize) -> Result<bool, LowerError> {
+        for item in items {
+            match item {
+                AttrItem::Any => return Ok(true),
+                AttrItem::GroupRef(g, loc) => {
+                    if depth > MAX_DEPTH {
+                        return Err(LowerError::new(loc, "attribute groups nest too deep"));
+                    }
+                    if let Some((group, _)) = self.defs.schema.attribute_groups.get(g) {
+                        if self.any_in_items(group, depth + 1)? {
+                            return Ok(true);
+                        }
+                    }
+                }
+                AttrItem::Attribute(_) => {}
+            }
+        }
+        Ok(false)
+    }
+
+    /// Refuses what a body wrapper element cannot have: text (operation parameters are the
+    /// wrapper's attributes and child elements).
     pub(super) fn refuse_wrapper_markup(
         &self,
         c: &'d ComplexType,
@@ -131,12 +177,7 @@ impl<'d> Lower<'d> {
                 format!("element `{element}` is a body wrapper with text content: operation parameters are its child elements"),
             ));
         }
-        if let Some(a) = self.attributes_in_effect(c, at, 0)?.first() {
-            return Err(LowerError::new(
-                &a.used.loc,
-                format!("attribute `{}` of the body wrapper element `{element}`: operation parameters are its child elements", a.decl.name.local),
-            ));
-        }
+        // Its attributes are parameters too (`lower_wrapper`).
         Ok(())
     }
 
@@ -153,6 +194,12 @@ impl<'d> Lower<'d> {
         let mut fields = Vec::new();
         for a in self.attributes_in_effect(c, at, 0)? {
             fields.push(self.attribute_field(schema, a, owner)?);
+        }
+        if self.any_attribute(c, at, 0)? {
+            fields.push(Field::new(
+                OTHER_ATTRIBUTES_FIELD,
+                TypeRef::xsd(ANY_ATTRIBUTE),
+            ));
         }
         if c.simple_content {
             let t = self.text_type(schema, c, at, 0)?;

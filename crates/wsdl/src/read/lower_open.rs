@@ -95,6 +95,12 @@ impl<'d> Lower<'d> {
                         ));
                     };
                     let (name, mut t) = self.element_ref(schema, e, owner)?;
+                    if name.starts_with('{') {
+                        return Err(LowerError::new(
+                            loc,
+                            format!("the `choice` alternative `{name}` is in another namespace (or form) than the type's elements: the service model's choices name their alternatives by local name"),
+                        ));
+                    }
                     if t.optional {
                         may_be_empty = true;
                         t.optional = t.repeated;

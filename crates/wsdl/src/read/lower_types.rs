@@ -8,9 +8,9 @@
 //! Attributes and text content are lowered by `lower_attrs` (fields `@name` and `$text`).
 //!
 //! Must never approximate what goes on the wire: a construct whose instances the codec would
-//! write or read differently (a choice with a sequence among several alternatives, an element
-//! in another namespace, qualified and unqualified elements mixed, text between elements) is
-//! refused with its file and line.
+//! write or read differently (a choice with a sequence among several alternatives, text
+//! between elements) is refused with its file and line. Elements of another namespace than
+//! their type's, and per-element `form`, get a field name of their own (`lower_ns`).
 
 use std::collections::{HashMap, HashSet};
 
@@ -266,46 +266,6 @@ impl<'d> Lower<'d> {
             .collect())
     }
 
-    /// Checks that a local element is qualified as the others are, and, when it is, in the
-    /// namespace of the type that holds it (`owner`; the codec writes a struct's children in
-    /// its type's namespace).
-    fn qualification(&mut self, name: &QName, at: &Loc, owner: &str) -> Result<(), LowerError> {
-        let qualified = if name.namespace.is_empty() {
-            false
-        } else if name.namespace == owner {
-            true
-        } else {
-            return Err(LowerError::new(
-                at,
-                format!(
-                    "element `{}` is in the namespace `{}`, not `{owner}` like the type that holds it: the service model writes a type's elements in its namespace",
-                    name.local, name.namespace
-                ),
-            ));
-        };
-        if qualified && self.style.is_rpc() {
-            return Err(LowerError::new(
-                at,
-                format!("element `{}` is qualified in an rpc binding: the service model writes the elements of rpc messages unqualified", name.local),
-            ));
-        }
-        match &self.qualified {
-            None => self.qualified = Some((qualified, at.clone())),
-            Some((q, first)) if *q != qualified => {
-                return Err(LowerError::new(
-                    at,
-                    format!(
-                        "element `{}` is {}qualified but the one at {first} is not: the service model qualifies all local elements or none",
-                        name.local,
-                        if qualified { "" } else { "un" }
-                    ),
-                ))
-            }
-            Some(_) => {}
-        }
-        Ok(())
-    }
-
     /// The wire name and type of an element (a reference is resolved to its global element).
     pub(super) fn element_ref(
         &mut self,
@@ -319,7 +279,7 @@ impl<'d> Lower<'d> {
             })?,
             None => e,
         };
-        self.qualification(&decl.name, &e.loc, owner)?;
+        let wire = self.wire_name(&decl.name, e.reference.is_some(), &e.loc, owner)?;
         if decl.substitution_group.is_some() || decl.is_abstract {
             return Err(LowerError::new(
                 &e.loc,
@@ -331,14 +291,23 @@ impl<'d> Lower<'d> {
         }
         let mut t = match &decl.ty {
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
-            Some(TypeUse::Inline(d)) => self.anonymous_ref(schema, d, &decl.name.local, owner)?,
+            // A qualified element's anonymous type is of its namespace (its children are).
+            Some(TypeUse::Inline(d)) => {
+                let ns = if decl.name.namespace.is_empty() {
+                    owner
+                } else {
+                    &decl.name.namespace
+                };
+                self.anonymous_ref(schema, d, &decl.name.local, ns)?
+            }
             // No type: `anyType`, a raw XML value.
             None => TypeRef::xsd("anyType"),
         };
         t.optional = e.min == 0;
         t.repeated = e.max.repeats();
         t.nillable = decl.nillable;
-        Ok((decl.name.local.clone(), t))
+        self.note_scope(schema, &wire, &t, &e.loc);
+        Ok((wire, t))
     }
 
     /// The parts of an rpc message (`type=` parts, unqualified children of the wrapper).
@@ -593,7 +562,13 @@ impl<'d> Lower<'d> {
                     let (wire, t) = self.item_ref(schema, e, &name.namespace)?;
                     // The codec declares a type's namespace on the children of a type of
                     // another schema, but cannot come back to the service's below it.
+                    // (A field `{service ns}name` declares the service's namespace again.)
+                    let back = wire
+                        .strip_prefix('{')
+                        .and_then(|r| r.split_once('}'))
+                        .is_some_and(|(ns, _)| ns == self.namespace);
                     if name.namespace != self.namespace
+                        && !back
                         && t.name.namespace == self.namespace
                         && matches!(schema.get(&t.name.local), Some(TypeDef::Struct(_) | TypeDef::List(_)))
                         && self.back_to_service.is_none()

@@ -21,8 +21,10 @@ mod inspect;
 mod load;
 mod lower;
 mod lower_attrs;
+mod lower_ns;
 mod lower_open;
 mod lower_types;
+mod lower_wrapper;
 mod schema;
 mod wsdl;
 
@@ -210,5 +212,7 @@ pub fn read_str(
 mod tests;
 #[cfg(test)]
 mod tests_attrs;
+#[cfg(test)]
+mod tests_ns;
 #[cfg(test)]
 mod tests_open;

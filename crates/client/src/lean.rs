@@ -1,0 +1,375 @@
+//! The lean HTTP/1.1 exchange of plain `http://` keep-alive calls: one buffer written, one
+//! buffer read, `httparse` for the head and the chunk sizes, nothing else between the socket
+//! and the codec.
+//!
+//! Why it exists: measured with callgrind on `examples/echo_loop` (echoFloat against the
+//! soapstone server), hyper's client connection cost about 12,000 instructions of a call's
+//! 41,000 and 8 of its 10 heap allocations (a `HeaderMap` per request and per response, the
+//! request's body and `Bytes`, the response's body channel, the read buffer's split), for
+//! framing that is one `Content-Length` each way. Here the request head is precomputed per
+//! client and action ([`Head`]: only `Content-Length` is written per call), the request is
+//! written from a buffer kept by the connection, and the answer is read into a buffer kept by
+//! the connection, whose body is handed on as a `Bytes` slice of it (reclaimed in place by the
+//! next call once dropped). docs/performance.md has the before/after. TLS connections keep
+//! hyper (`conn`); the server side has its own lean path (`soapstone-server`), which a later
+//! round may share with this one.
+//!
+//! Reads what HTTP/1.1 allows an answer to be: `Content-Length` or chunked framing (trailers
+//! read and dropped), or neither (read to EOF, the connection not reused); interim `1xx`
+//! answers skipped; `Connection: close` and HTTP/1.0 answers end the connection.
+//!
+//! Must never: send a request twice once any byte of it may have reached the server (POST is
+//! not idempotent; only a write that failed before its first byte is retried), pool a
+//! connection before its answer was read to the end or with bytes left over, read a head over
+//! [`MAX_HEAD`] or a body over the client's `max_document_bytes` (so a hostile answer costs
+//! at most that much memory), or keep more than [`KEEP_BUFFER`] per idle connection.
+
+use std::future::{poll_fn, Future as _};
+use std::pin::{pin, Pin};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use bytes::{Buf as _, Bytes, BytesMut};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpStream;
+
+use crate::Error;
+
+mod head;
+
+use head::{parse_head, Framing};
+
+/// Largest response head (and trailer section) read. Default and only value: `64 KiB`.
+pub(crate) const MAX_HEAD: usize = 64 << 10;
+/// Headers of one response head at most, as hyper and the naive path (more is an error).
+const MAX_HEADERS: usize = 100;
+/// Room made in the read buffer before each read.
+const READ_CHUNK: usize = 8 << 10;
+/// A connection's buffers are dropped after an exchange that grew them past this, so an idle
+/// connection keeps at most this much of each: `64 KiB`.
+pub(crate) const KEEP_BUFFER: usize = 64 << 10;
+/// Where the timer rests between requests.
+const PARKED: Duration = Duration::from_secs(24 * 3600);
+
+/// One keep-alive plain-TCP connection and its buffers.
+pub(crate) struct LeanConn {
+    stream: TcpStream,
+    /// Bytes read and not yet handed on (empty between exchanges).
+    read: BytesMut,
+    /// The request being written (head and body).
+    write: Vec<u8>,
+    /// The request deadline, one per connection: resetting a registered timer is cheaper
+    /// than registering a new one per call.
+    timer: Pin<Box<tokio::time::Sleep>>,
+}
+
+/// A whole answer.
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    /// `Content-Type`, only when asked for (it costs an allocation).
+    pub(crate) content_type: Option<String>,
+    /// `Content-Encoding` unless absent or `identity`.
+    pub(crate) content_encoding: Option<Vec<u8>>,
+    /// The body as received (still compressed if `content_encoding` says so).
+    pub(crate) body: Bytes,
+}
+
+/// How an exchange failed.
+pub(crate) enum Failure {
+    /// Not a byte of the request was written: it may go on another connection.
+    NotSent(Error),
+    /// Anything else; the connection is gone.
+    Failed(Error),
+}
+
+/// What a request's head is made of: the part fixed per client and action, written before
+/// `Content-Length`.
+pub(crate) struct Head<'a> {
+    /// From the request line to the last fixed header, each line ending in CRLF.
+    pub(crate) fixed: &'a [u8],
+    /// `content-encoding: gzip` when the body is compressed.
+    pub(crate) gzip: bool,
+}
+
+/// Answer-reading settings of one exchange.
+pub(crate) struct Want {
+    pub(crate) content_type: bool,
+    pub(crate) max_body: usize,
+    pub(crate) timeout: Duration,
+}
+
+impl LeanConn {
+    /// Wraps a connected `TCP_NODELAY` stream.
+    pub(crate) fn new(stream: TcpStream) -> Self {
+        LeanConn {
+            stream,
+            read: BytesMut::with_capacity(READ_CHUNK),
+            write: Vec::with_capacity(2 << 10),
+            timer: Box::pin(tokio::time::sleep(PARKED)),
+        }
+    }
+
+    /// Whether an idle connection can take a request: not closed by the server (its idle
+    /// timeout), no stray bytes waiting. Costs no system call unless the socket was reported
+    /// readable since the last answer.
+    pub(crate) fn is_open(&mut self) -> bool {
+        let mut cx = Context::from_waker(Waker::noop());
+        match self.stream.poll_read_ready(&mut cx) {
+            Poll::Pending => true,
+            Poll::Ready(Err(_)) => false,
+            Poll::Ready(Ok(())) => {
+                let mut probe = [0u8; 1];
+                matches!(self.stream.try_read(&mut probe),
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+            }
+        }
+    }
+
+    /// Writes the request (`head`, `Content-Length`, `body`) in one write and reads the whole
+    /// answer within `want.timeout`; the answer and whether the connection can be reused.
+    pub(crate) async fn exchange(
+        &mut self,
+        head: Head<'_>,
+        body: &[u8],
+        want: &Want,
+    ) -> Result<(Answer, bool), Failure> {
+        let LeanConn {
+            stream,
+            read,
+            write,
+            timer,
+        } = self;
+        let now = tokio::time::Instant::now();
+        timer.as_mut().reset(now + want.timeout);
+        write.clear();
+        write.extend_from_slice(head.fixed);
+        if head.gzip {
+            write.extend_from_slice(b"content-encoding: gzip\r\n");
+        }
+        write.extend_from_slice(b"content-length: ");
+        write.extend_from_slice(itoa(body.len(), &mut [0u8; 20]));
+        write.extend_from_slice(b"\r\n\r\n");
+        write.extend_from_slice(body);
+        let res = {
+            let mut io = pin!(exchange_io(stream, read, write, want));
+            poll_fn(|cx| {
+                if let Poll::Ready(res) = io.as_mut().poll(cx) {
+                    return Poll::Ready(res);
+                }
+                if timer.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(Err(Failure::Failed(Error::timeout(want.timeout))));
+                }
+                Poll::Pending
+            })
+            .await
+        };
+        timer.as_mut().reset(now + PARKED);
+        if write.capacity() > KEEP_BUFFER {
+            *write = Vec::with_capacity(2 << 10);
+        }
+        if read.capacity() > KEEP_BUFFER {
+            *read = BytesMut::with_capacity(READ_CHUNK);
+        }
+        res
+    }
+}
+
+/// `n` in decimal, into `buf`.
+fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[i..];
+        }
+    }
+}
+
+fn io_failed(e: std::io::Error) -> Error {
+    Error::http(e)
+}
+
+fn eof() -> Error {
+    Error::body(
+        "connection closed before the message ended",
+        "unexpected eof",
+    )
+}
+
+async fn exchange_io(
+    stream: &mut TcpStream,
+    read: &mut BytesMut,
+    write: &[u8],
+    want: &Want,
+) -> Result<(Answer, bool), Failure> {
+    // A write that fails before its first byte sent nothing: the caller may retry elsewhere.
+    let mut sent = 0;
+    while sent < write.len() {
+        match stream.write(&write[sent..]).await {
+            Ok(0) => {
+                return Err(Failure::Failed(io_failed(
+                    std::io::ErrorKind::WriteZero.into(),
+                )))
+            }
+            Ok(n) => sent += n,
+            Err(e) if sent == 0 => return Err(Failure::NotSent(io_failed(e))),
+            Err(e) => return Err(Failure::Failed(io_failed(e))),
+        }
+    }
+    read_answer(stream, read, want)
+        .await
+        .map_err(Failure::Failed)
+}
+
+/// Reads one whole answer (skipping interim `1xx` ones) from `read` and then `stream`.
+async fn read_answer(
+    stream: &mut TcpStream,
+    read: &mut BytesMut,
+    want: &Want,
+) -> Result<(Answer, bool), Error> {
+    let meta = loop {
+        let meta = loop {
+            if let Some(meta) = parse_head(read, want)? {
+                break meta;
+            }
+            if read.len() >= MAX_HEAD {
+                return Err(Error::http(format!(
+                    "response head over `{MAX_HEAD}` bytes"
+                )));
+            }
+            if fill(stream, read).await? == 0 {
+                return Err(eof());
+            }
+        };
+        if (100..200).contains(&meta.status) && meta.status != 101 {
+            read.advance(meta.head_len);
+            continue;
+        }
+        break meta;
+    };
+    read.advance(meta.head_len);
+    let body = match meta.framing {
+        Framing::Length(n) => {
+            if n > want.max_body {
+                return Err(too_large(want.max_body));
+            }
+            while read.len() < n {
+                read.reserve(n - read.len());
+                if stream.read_buf(read).await.map_err(io_failed)? == 0 {
+                    return Err(eof());
+                }
+            }
+            read.split_to(n).freeze()
+        }
+        Framing::Chunked => read_chunked(stream, read, want.max_body).await?,
+        Framing::Eof => {
+            while fill(stream, read).await? != 0 {
+                if read.len() > want.max_body {
+                    return Err(too_large(want.max_body));
+                }
+            }
+            read.split().freeze()
+        }
+    };
+    // Bytes after the answer were not asked for: the connection's state is unknown.
+    let reuse = !meta.close && read.is_empty();
+    Ok((
+        Answer {
+            status: meta.status,
+            content_type: meta.content_type,
+            content_encoding: meta.content_encoding,
+            body,
+        },
+        reuse,
+    ))
+}
+
+fn too_large(limit: usize) -> Error {
+    Error::body("response body too large", format!("over `{limit}` bytes"))
+}
+
+/// One read into the spare room of `read`; 0 at EOF.
+async fn fill(stream: &mut TcpStream, read: &mut BytesMut) -> Result<usize, Error> {
+    read.reserve(READ_CHUNK);
+    stream.read_buf(read).await.map_err(io_failed)
+}
+
+/// A chunked body, its chunks joined (at most `max_body` bytes) and its trailers dropped.
+async fn read_chunked(
+    stream: &mut TcpStream,
+    read: &mut BytesMut,
+    max_body: usize,
+) -> Result<Bytes, Error> {
+    let mut body = BytesMut::new();
+    loop {
+        let (size_len, size) = loop {
+            match httparse::parse_chunk_size(read) {
+                Ok(httparse::Status::Complete((n, size))) => break (n, size),
+                Ok(httparse::Status::Partial) if read.len() < MAX_HEAD => {}
+                Ok(httparse::Status::Partial) => {
+                    return Err(Error::http("chunk size line too long"))
+                }
+                Err(_) => {
+                    return Err(Error::http(format!(
+                        "malformed chunk size `{}`",
+                        String::from_utf8_lossy(&read[..read.len().min(20)])
+                    )))
+                }
+            }
+            if fill(stream, read).await? == 0 {
+                return Err(eof());
+            }
+        };
+        read.advance(size_len);
+        if size == 0 {
+            break;
+        }
+        let size = usize::try_from(size)
+            .ok()
+            .filter(|&s| s <= max_body.saturating_sub(body.len()))
+            .ok_or_else(|| too_large(max_body))?;
+        while read.len() < size + 2 {
+            if fill(stream, read).await? == 0 {
+                return Err(eof());
+            }
+        }
+        body.extend_from_slice(&read[..size]);
+        if &read[size..size + 2] != b"\r\n" {
+            return Err(Error::http("chunk data not followed by crlf"));
+        }
+        read.advance(size + 2);
+    }
+    // Trailers (usually none): header lines up to an empty line.
+    loop {
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        match httparse::parse_headers(read, &mut headers) {
+            Ok(httparse::Status::Complete((n, _))) => {
+                read.advance(n);
+                break;
+            }
+            Ok(httparse::Status::Partial) if read.len() < MAX_HEAD => {}
+            Ok(httparse::Status::Partial) => {
+                return Err(Error::http(format!("trailers over `{MAX_HEAD}` bytes")))
+            }
+            Err(e) => return Err(Error::http(format!("malformed trailers: {e}"))),
+        }
+        if fill(stream, read).await? == 0 {
+            return Err(eof());
+        }
+    }
+    Ok(body.freeze())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal() {
+        for n in [0, 7, 10, 628, usize::MAX] {
+            assert_eq!(itoa(n, &mut [0; 20]), n.to_string().as_bytes());
+        }
+    }
+}

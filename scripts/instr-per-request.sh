@@ -5,7 +5,9 @@
 #
 #   scripts/instr-per-request.sh BIN [BIN...]        # e.g. an old build and target/release/soapstone
 #   scripts/instr-per-request.sh --requests 5000 --runtime per-core BIN...
+#   scripts/instr-per-request.sh BIN::--http=hyper BIN::--http=lean   # one binary, two settings
 #
+# A `BIN::ARGS` entry adds ARGS (space-separated) to that binary's `serve`.
 # For each binary: `serve --services echo --runtime current-thread` (default; queue-delay
 # shedding off, as valgrind makes every request look late) under
 # `valgrind --tool=callgrind`, 300 warm-up requests on one keep-alive connection, counters
@@ -23,9 +25,9 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --requests) shift; REQUESTS="${1:?}" ;;
     --runtime) shift; RUNTIME="${1:?}" ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     -*) echo "instr-per-request: unknown option \`$1\` (see --help)" >&2; exit 2 ;;
-    *) [ -x "$1" ] || { echo "instr-per-request: \`$1\` is not an executable" >&2; exit 2; }
+    *) [ -x "${1%%::*}" ] || { echo "instr-per-request: \`${1%%::*}\` is not an executable" >&2; exit 2; }
        BINS+=("$1") ;;
   esac
   shift
@@ -75,11 +77,13 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 
 declare -a PER
 for i in "${!BINS[@]}"; do
-  bin="${BINS[$i]}"
+  bin="${BINS[$i]%%::*}"
+  extra=()
+  case "${BINS[$i]}" in *::*) read -r -a extra <<<"${BINS[$i]#*::}" ;; esac
   port=$(free_port)
   valgrind --tool=callgrind --callgrind-out-file="$OUT/cg.$i.%p" \
     "$bin" serve --addr "127.0.0.1:$port" --services echo --runtime "$RUNTIME" --queue-delay-target off \
-    >"$OUT/log.$i" 2>&1 &
+    "${extra[@]}" >"$OUT/log.$i" 2>&1 &
   PID=$!
   for _ in $(seq 600); do
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break

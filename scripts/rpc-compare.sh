@@ -6,6 +6,7 @@
 #   scripts/rpc-compare.sh --repeats 3 --seconds 1 --no-load
 #   scripts/rpc-compare.sh --runtimes ambient,current-thread,per-core
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+reuse-port   # `serve --reuse-port`
+#   scripts/rpc-compare.sh --runtimes per-core,per-core+hyper         # `serve --http hyper`
 #   scripts/rpc-compare.sh --before /tmp/old/soapstone --before-loop /tmp/old/echo_loop
 #
 # --before BIN adds a soapstone binary built from an earlier commit (`serve --services echo`
@@ -112,11 +113,13 @@ start() {
   wait_port "$port"
 }
 
-# rt_args RUNTIME: serve's options for a --runtimes entry (`per-core+reuse-port`: --reuse-port too).
+# rt_args RUNTIME: serve's options for a --runtimes entry (`per-core+reuse-port`: --reuse-port
+# too; `per-core+hyper` / `+lean`: --http hyper / lean).
 rt_args() {
   local rt="$1"
   echo "--runtime ${rt%%+*}"
   case "$rt" in *+reuse-port*) echo "--reuse-port" ;; esac
+  case "$rt" in *+hyper*) echo "--http hyper" ;; *+lean*) echo "--http lean" ;; esac
 }
 
 TMP="$OUT/run"; mkdir -p "$TMP"

@@ -24,6 +24,21 @@ pub enum Runtime {
     PerCore(usize),
 }
 
+/// Which HTTP/1.1 engine serves the server's own connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum HttpEngine {
+    /// hyper's `http1` connection for every request.
+    Hyper,
+    /// The server's own loop over `httparse` for the common request shape (a `GET`, or a
+    /// `POST` with a `Content-Length` body, HTTP/1.1 or 1.0, no `Expect`, no `Upgrade`), one
+    /// read and one write buffer per connection and no per-request allocation of its own; a
+    /// connection whose request is anything else is handed to hyper (with the bytes already
+    /// read) for the rest of its life. docs/performance.md has the measurements.
+    #[default]
+    Lean,
+}
+
 /// Server settings. Build with `ServerConfig::default()` and change fields.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -101,6 +116,10 @@ pub struct ServerConfig {
     pub public_url: Option<String>,
     /// Where connection tasks run. Default: [`Runtime::Ambient`].
     pub runtime: Runtime,
+    /// The HTTP/1.1 engine of the server's own connections (not of the tower service, which
+    /// is whatever serves it). The naive mode `split_writes` always uses hyper.
+    /// Default: [`HttpEngine::Lean`].
+    pub http: HttpEngine,
     /// With [`Runtime::PerCore`] of two threads or more, on Unix: each runtime thread
     /// accepts from a listening socket of its own, all bound to the listener's address with
     /// `SO_REUSEPORT` (the kernel spreads new connections over them by a hash of their
@@ -145,6 +164,7 @@ impl Default for ServerConfig {
             metrics_path: Some("/metrics".to_owned()),
             public_url: None,
             runtime: Runtime::Ambient,
+            http: HttpEngine::Lean,
             reuse_port: false,
             naive: NaiveModes::default(),
             tls: None,

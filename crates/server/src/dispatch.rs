@@ -7,6 +7,7 @@
 //! must never queue a request (over the limit, or after too long a wait, it answers `503` at
 //! once), never read more body than the limit, and never let a service panic escape.
 
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
@@ -16,8 +17,8 @@ use std::time::{Duration, Instant};
 
 use bytes::{Buf as _, Bytes, BytesMut};
 use futures_util::FutureExt as _;
-use http::header::{self, HeaderValue};
-use http::{Method, Request, Response, StatusCode};
+use http::header::{self, HeaderMap, HeaderValue};
+use http::{Method, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
 use soapstone_codec::{Fault, Version};
@@ -28,6 +29,7 @@ use crate::codel::Codel;
 use crate::compress::{self, InflateError};
 use crate::metrics::Metrics;
 use crate::negotiate::{self, Coding};
+use crate::view::RequestView;
 use crate::ServerConfig;
 
 /// The body of every response: responses are built whole, so hyper frames them with
@@ -35,8 +37,6 @@ use crate::ServerConfig;
 pub type ResponseBody = Full<Bytes>;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
-
-static SOAPACTION: header::HeaderName = header::HeaderName::from_static("soapaction");
 
 /// Everything a request needs, shared by all connections.
 pub(crate) struct Inner {
@@ -62,7 +62,7 @@ struct Outcome {
 /// service from elsewhere, e.g. axum, comes without).
 pub(crate) async fn handle<B>(
     inner: Arc<Inner>,
-    req: Request<B>,
+    req: RequestView<'_, B>,
     arrival: Option<Instant>,
     peer: Option<SocketAddr>,
 ) -> Response<ResponseBody>
@@ -71,12 +71,12 @@ where
     B::Error: Into<BoxError>,
 {
     let start = Instant::now();
-    let mount = inner.routes.get(req.uri().path()).copied();
+    let mount = inner.routes.get(req.path).copied();
     // DEBUG: a span per request costs an allocation under an INFO subscriber otherwise.
     let span = tracing::debug_span!(
         "soap_request",
-        method = %req.method(),
-        path = %req.uri().path(),
+        method = %req.method,
+        path = %req.path,
         operation = tracing::field::Empty,
         status = tracing::field::Empty,
     );
@@ -102,7 +102,7 @@ where
 async fn route<B>(
     inner: &Inner,
     mount: Option<usize>,
-    req: Request<B>,
+    req: RequestView<'_, B>,
     waited: Option<Duration>,
     peer: Option<SocketAddr>,
     now: Instant,
@@ -122,32 +122,32 @@ where
         )
     };
     let Some(m) = mount else {
-        let path = req.uri().path();
+        let path = req.path;
         if inner.config.metrics_path.as_deref() == Some(path) {
-            return plain(metrics(inner, req.method()));
+            return plain(metrics(inner, req.method));
         }
         if inner.config.health_path.as_deref() == Some(path) {
-            return plain(crate::health::healthz(req.method()));
+            return plain(crate::health::healthz(req.method));
         }
         if inner.config.ready_path.as_deref() == Some(path) {
             let timeout = inner.config.ready_probe_timeout;
-            return plain(crate::health::readyz(&inner.health, timeout, req.method()).await);
+            return plain(crate::health::readyz(&inner.health, timeout, req.method).await);
         }
         return plain(text(
             StatusCode::NOT_FOUND,
             format!("no service at `{path}`"),
         ));
     };
-    match *req.method() {
+    match *req.method {
         Method::POST => post(inner, m, req, waited, peer, now).await,
         Method::GET | Method::HEAD => plain(document(inner, m, &req)),
         _ => {
-            let allow = if req.uri().query().is_some() {
+            let allow = if req.query.is_some() {
                 "GET, HEAD"
             } else {
                 "POST"
             };
-            plain(method_not_allowed(req.method(), allow))
+            plain(method_not_allowed(req.method, allow))
         }
     }
 }
@@ -156,7 +156,7 @@ where
 async fn post<B>(
     inner: &Inner,
     m: usize,
-    req: Request<B>,
+    req: RequestView<'_, B>,
     waited: Option<Duration>,
     peer: Option<SocketAddr>,
     now: Instant,
@@ -171,11 +171,11 @@ where
         operation: None,
         fault: false,
     };
-    let headers = req.headers();
-    if req.version() <= http::Version::HTTP_11
-        && !headers.contains_key(header::CONTENT_LENGTH)
-        && !headers.contains_key(header::TRANSFER_ENCODING)
-        && req.body().is_end_stream()
+    let headers = req.headers;
+    if req.version <= http::Version::HTTP_11
+        && headers.get("content-length").is_none()
+        && headers.get("transfer-encoding").is_none()
+        && req.body.is_end_stream()
     {
         // HTTP/1.x: a POST that frames its body neither way has none (RFC 9112 6.3); a SOAP
         // request cannot be empty, so say what is missing rather than fault an empty envelope.
@@ -189,27 +189,27 @@ where
             outcome,
         );
     }
-    let get = |name: &header::HeaderName| headers.get(name).map(HeaderValue::as_bytes);
-    let media = match negotiate::soap_media_type(get(&header::CONTENT_TYPE)) {
+    let get = |name: &str| headers.get(name);
+    let media = match negotiate::soap_media_type(get("content-type")) {
         Ok(media) => media,
         Err(msg) => return (text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg), outcome),
     };
-    let coding = match negotiate::content_coding(get(&header::CONTENT_ENCODING)) {
+    let coding = match negotiate::content_coding(get("content-encoding")) {
         Ok(c) => c,
         Err(msg) => return (text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg), outcome),
     };
-    let declared = headers
-        .get(&header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+    let declared = req
+        .header_str("content-length")
+        .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > config.max_body_bytes as u64) {
         // Refused before any of it is read (and before `100 Continue` is sent).
         return (too_large(config.max_body_bytes), outcome);
     }
     let action = match media.version {
-        Version::Soap11 => negotiate::soap_action(get(&SOAPACTION)),
+        Version::Soap11 => negotiate::soap_action(get("soapaction")),
         Version::Soap12 => media.action.as_deref().map(Action::new),
     };
-    let respond_with = negotiate::accepted_coding(get(&header::ACCEPT_ENCODING));
+    let respond_with = negotiate::accepted_coding(get("accept-encoding"));
 
     if let (Some(waited), Some(codel)) = (waited, &inner.codel) {
         if codel.shed(waited, now) {
@@ -235,11 +235,8 @@ where
         return (busy(msg, config), outcome);
     };
 
-    let client_cert = req
-        .extensions()
-        .get::<soapstone_service::TlsClientCert>()
-        .cloned();
-    let body = match read_body(req.into_body(), config).await {
+    let client_cert = req.client_cert.cloned();
+    let body = match read_body(req.body, config).await {
         Ok(body) => body,
         Err(resp) => return (resp, outcome),
     };
@@ -386,16 +383,16 @@ where
 }
 
 /// `GET path?wsdl`, `GET path?xsd=...`.
-fn document<B>(inner: &Inner, m: usize, req: &Request<B>) -> Response<ResponseBody> {
-    let Some(query) = req.uri().query() else {
-        return method_not_allowed(req.method(), "POST");
+fn document<B>(inner: &Inner, m: usize, req: &RequestView<'_, B>) -> Response<ResponseBody> {
+    let Some(query) = req.query else {
+        return method_not_allowed(req.method, "POST");
     };
     let query = if query.eq_ignore_ascii_case("wsdl") {
         "wsdl"
     } else {
         query
     };
-    let path = req.uri().path();
+    let path = req.path;
     let endpoint = match &inner.config.public_url {
         Some(base) => format!("{}{path}", base.trim_end_matches('/')),
         None => match host(req) {
@@ -427,11 +424,7 @@ fn document<B>(inner: &Inner, m: usize, req: &Request<B>) -> Response<ResponseBo
             )
         }
         Ok(Some(doc)) => {
-            let accept = negotiate::accepted_coding(
-                req.headers()
-                    .get(&header::ACCEPT_ENCODING)
-                    .map(HeaderValue::as_bytes),
-            );
+            let accept = negotiate::accepted_coding(req.headers.get("accept-encoding"));
             let ct = HeaderValue::from_static("text/xml; charset=utf-8");
             with_body(StatusCode::OK, ct, Bytes::from(doc), accept, &inner.config)
         }
@@ -443,10 +436,10 @@ fn document<B>(inner: &Inner, m: usize, req: &Request<B>) -> Response<ResponseBo
 }
 
 /// The request's host (and port), if it is a plain `host[:port]`.
-fn host<B>(req: &Request<B>) -> Option<&str> {
-    let h = match req.headers().get(header::HOST) {
-        Some(v) => v.to_str().ok()?,
-        None => req.uri().authority()?.as_str(),
+fn host<'a, B>(req: &RequestView<'a, B>) -> Option<&'a str> {
+    let h = match req.headers.get("host") {
+        Some(_) => req.header_str("host")?,
+        None => req.authority?,
     };
     let ok = !h.is_empty()
         && h.bytes()
@@ -526,7 +519,7 @@ fn with_body(
         Some(c) => Bytes::from(compress::encode(c, &body)),
         None => body,
     };
-    let mut resp = Response::new(Full::new(body));
+    let mut resp = response(body);
     *resp.status_mut() = status;
     let h = resp.headers_mut();
     if status != StatusCode::ACCEPTED {
@@ -542,10 +535,34 @@ fn with_body(
     resp
 }
 
+thread_local! {
+    /// A response header map the lean loop gave back after writing its answer, cleared, for
+    /// the next answer built on this thread: a map costs two allocations when first filled.
+    static SPARE_HEADERS: Cell<Option<HeaderMap>> = const { Cell::new(None) };
+}
+
+/// A response with `body`, its header map a spare one when this thread has it.
+fn response(body: Bytes) -> Response<ResponseBody> {
+    let mut resp = Response::new(Full::new(body));
+    if let Some(spare) = SPARE_HEADERS.with(Cell::take) {
+        *resp.headers_mut() = spare;
+    }
+    resp
+}
+
+/// Gives a written answer's header map back for the next [`response`] on this thread (one
+/// kept per thread, and only a small one: memory stays bounded).
+pub(crate) fn recycle_headers(mut headers: HeaderMap) {
+    if headers.capacity() <= 16 {
+        headers.clear();
+        SPARE_HEADERS.with(|s| s.set(Some(headers)));
+    }
+}
+
 /// A plain-text error answer.
-fn text(status: StatusCode, mut msg: String) -> Response<ResponseBody> {
+pub(crate) fn text(status: StatusCode, mut msg: String) -> Response<ResponseBody> {
     msg.push('\n');
-    let mut resp = Response::new(Full::new(Bytes::from(msg)));
+    let mut resp = response(Bytes::from(msg));
     *resp.status_mut() = status;
     resp.headers_mut().insert(
         header::CONTENT_TYPE,

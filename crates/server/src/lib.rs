@@ -1,5 +1,12 @@
 //! The SOAP server: hyper 1.x on tokio, routing request paths to [`SoapService`]s.
 //!
+//! Its connections are served by a lean HTTP/1.1 loop of its own over `httparse` for the
+//! request shape SOAP clients send (a `POST` with a `Content-Length` body, or a `GET`;
+//! HTTP/1.1 keep-alive or 1.0); a connection whose request is anything else (a chunked body,
+//! `Expect: 100-continue`, `Upgrade`, ...) is handed to hyper 1.x with the bytes already
+//! read, and [`ServerConfig::http`] selects hyper for every connection
+//! ([`HttpEngine`]; docs/performance.md has the measurements behind the default).
+//!
 //! ```no_run
 //! # use std::sync::Arc;
 //! # use soapstone_server::{Server, ServerConfig};
@@ -91,12 +98,15 @@ mod config;
 mod conns;
 mod dispatch;
 mod health;
+mod lean;
 mod metrics;
 mod naive;
 mod negotiate;
+mod rewind;
 mod serve;
 mod timer;
 mod tls;
+mod view;
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -107,11 +117,10 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use futures_util::FutureExt as _;
 use http_body::Body;
 use soapstone_service::SoapService;
 
-pub use config::{Runtime, ServerConfig};
+pub use config::{HttpEngine, Runtime, ServerConfig};
 pub use dispatch::ResponseBody;
 pub use health::ReadinessProbe;
 pub use naive::NaiveModes;
@@ -342,7 +351,12 @@ where
     }
 
     fn call(&mut self, req: http::Request<B>) -> Self::Future {
-        Box::pin(dispatch::handle(self.inner.clone(), req, None, None).map(Ok))
+        let inner = self.inner.clone();
+        Box::pin(async move {
+            let (parts, body) = req.into_parts();
+            let view = view::RequestView::of(&parts, body);
+            Ok(dispatch::handle(inner, view, None, None).await)
+        })
     }
 }
 

@@ -31,7 +31,8 @@ use crate::metrics::Metrics;
 use crate::naive::SplitWrites;
 use crate::timer::{Clock, ConnTimer, Watched};
 use crate::tls::{Handshake, PLAIN_ON_TLS};
-use crate::Runtime;
+use crate::view::RequestView;
+use crate::{HttpEngine, Runtime};
 
 /// A listener the server can take: a bound `std` or `tokio` TCP listener.
 #[derive(Debug)]
@@ -331,7 +332,7 @@ async fn serve_conn(
         return;
     }
     let Some(tls) = inner.config.tls.clone() else {
-        return serve_http(inner, stream, peer, None, stop, registered, accepted).await;
+        return serve_with(inner, stream, peer, None, stop, registered, accepted).await;
     };
     // The handshake shares the first head's deadline; an idle handshake is evictable like an
     // idle connection, and stopping abandons it.
@@ -362,7 +363,7 @@ async fn serve_conn(
         .peer_certificates()
         .and_then(|chain| chain.first())
         .map(|leaf| soapstone_service::TlsClientCert(bytes::Bytes::copy_from_slice(leaf)));
-    serve_http(
+    serve_with(
         inner,
         tls_stream,
         peer,
@@ -374,8 +375,30 @@ async fn serve_conn(
     .await;
 }
 
-/// Serves HTTP/1.1 on one (plain or TLS) connection until it closes or the server stops.
-async fn serve_http<S>(
+/// Serves the connection with the configured HTTP engine; the naive mode that splits writes
+/// is hyper's (its `writev` switch).
+async fn serve_with<S>(
+    inner: Arc<Inner>,
+    stream: S,
+    peer: SocketAddr,
+    client_cert: Option<soapstone_service::TlsClientCert>,
+    stop: watch::Receiver<bool>,
+    registered: Registered,
+    accepted: Instant,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    if inner.config.http == HttpEngine::Lean && !inner.config.naive.split_writes {
+        let lean =
+            crate::lean::serve_lean(inner, stream, peer, client_cert, stop, registered, accepted);
+        return lean.await;
+    }
+    serve_http(inner, stream, peer, client_cert, stop, registered, accepted).await;
+}
+
+/// Serves HTTP/1.1 with hyper on one (plain or TLS) connection until it closes or the server
+/// stops.
+pub(crate) async fn serve_http<S>(
     inner: Arc<Inner>,
     stream: S,
     peer: SocketAddr,
@@ -433,7 +456,9 @@ async fn serve_http<S>(
                 );
                 return Ok(resp);
             };
-            let resp = handle(inner, req, Some(arrival), Some(peer)).await;
+            let (parts, body) = req.into_parts();
+            let view = RequestView::of(&parts, body);
+            let resp = handle(inner, view, Some(arrival), Some(peer)).await;
             drop(busy);
             Ok::<_, Infallible>(resp)
         }
@@ -502,9 +527,9 @@ const REFUSE_LINGER: Duration = Duration::from_secs(1);
 const REFUSE_DISCARD: usize = 64 << 10;
 
 /// A connection's place in the table, given back when its task ends (also when aborted).
-struct Registered {
-    table: Arc<Table>,
-    slot: Arc<Slot>,
+pub(crate) struct Registered {
+    pub(crate) table: Arc<Table>,
+    pub(crate) slot: Arc<Slot>,
 }
 
 impl Drop for Registered {
@@ -514,10 +539,10 @@ impl Drop for Registered {
 }
 
 /// Counts an open connection, also when its task is aborted.
-struct OpenConnection<'a>(&'a Metrics);
+pub(crate) struct OpenConnection<'a>(&'a Metrics);
 
 impl<'a> OpenConnection<'a> {
-    fn new(metrics: &'a Metrics) -> Self {
+    pub(crate) fn new(metrics: &'a Metrics) -> Self {
         metrics.connections_total.fetch_add(1, Ordering::Relaxed);
         metrics.connections_open.fetch_add(1, Ordering::Relaxed);
         OpenConnection(metrics)

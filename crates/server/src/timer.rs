@@ -89,8 +89,8 @@ impl Clock {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// hyper starts waiting for a request head.
-    fn arm(&self, start: Instant) {
+    /// hyper (or the lean loop) starts waiting for a request head.
+    pub(crate) fn arm(&self, start: Instant) {
         let mut s = self.lock();
         s.start = start;
         s.first_byte = None;
@@ -284,6 +284,11 @@ impl<T> Watched<T> {
             clock,
             waker,
         }
+    }
+
+    /// The socket, for another clock.
+    pub(crate) fn into_inner(self) -> T {
+        self.inner
     }
 }
 

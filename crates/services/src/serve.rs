@@ -13,7 +13,7 @@ use std::io::Write as _;
 use std::net::SocketAddr;
 
 use anyhow::Context as _;
-use soapstone_server::{Runtime, Server, ServerConfig, Tls};
+use soapstone_server::{HttpEngine, Runtime, Server, ServerConfig, Tls};
 
 use crate::build::{build_services, Db, ServiceKind, ServicesConfig};
 use crate::charging::sqlite::SqliteSync;
@@ -32,6 +32,17 @@ pub enum RuntimeArg {
     /// writes per 20,000 requests at 8 connections with `ambient`, 12 and 15 with this).
     #[default]
     PerCore,
+}
+
+/// Which HTTP/1.1 engine serves the connections (`--http`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum HttpArg {
+    /// The server's own loop over `httparse` for the common request shape, hyper for the
+    /// rest (docs/performance.md has the measurements that made it the default).
+    #[default]
+    Lean,
+    /// hyper for every request.
+    Hyper,
 }
 
 /// How `serve` authenticates requests (`--auth`, comma-separated: either one admits).
@@ -76,6 +87,9 @@ pub struct ServeArgs {
     /// spreads connections over them) instead of one socket all threads accept from.
     #[arg(long)]
     pub reuse_port: bool,
+    /// The HTTP/1.1 engine: `lean` (its own loop, hyper for anything unusual) or `hyper`.
+    #[arg(long, value_enum, default_value_t = HttpArg::Lean)]
+    pub http: HttpArg,
     /// Serve https: the certificate chain (PEM, leaf first). Needs `--tls-key`.
     #[arg(long, value_name = "PEM", requires = "tls_key")]
     pub tls_cert: Option<std::path::PathBuf>,
@@ -127,6 +141,7 @@ impl Default for ServeArgs {
             sqlite_sync: SqliteSync::Full,
             runtime: RuntimeArg::PerCore,
             reuse_port: false,
+            http: HttpArg::Lean,
             tls_cert: None,
             tls_key: None,
             tls_client_ca: None,
@@ -178,6 +193,10 @@ impl ServeArgs {
             RuntimeArg::PerCore => Runtime::PerCore(0),
         };
         server.reuse_port = self.reuse_port;
+        server.http = match self.http {
+            HttpArg::Lean => HttpEngine::Lean,
+            HttpArg::Hyper => HttpEngine::Hyper,
+        };
         if let Some(list) = &self.naive {
             server.naive = soapstone_server::NaiveModes::parse(list)
                 .map_err(|e| anyhow::anyhow!("bad `--naive` value: {e}"))?;
@@ -355,6 +374,14 @@ mod tests {
         assert_eq!(ServeArgs::default().runtime, RuntimeArg::PerCore);
         let ambient = server(&["--runtime", "ambient"]).unwrap().runtime;
         assert_eq!(ambient, Runtime::Ambient);
+    }
+
+    #[test]
+    fn lean_http_by_default_and_hyper_by_flag() {
+        assert_eq!(server(&[]).unwrap().http, HttpEngine::Lean);
+        assert_eq!(ServeArgs::default().http, HttpArg::Lean);
+        let hyper = server(&["--http", "hyper"]).unwrap().http;
+        assert_eq!(hyper, HttpEngine::Hyper);
     }
 
     #[test]

@@ -186,7 +186,20 @@ pub struct TestServer {
 }
 
 impl TestServer {
-    pub fn start(config: ServerConfig) -> TestServer {
+    /// A server with `config`, its HTTP engine chosen by `SOAPSTONE_TEST_HTTP` (`hyper` or
+    /// `lean`) when set, so the whole suite runs on either engine.
+    pub fn start(mut config: ServerConfig) -> TestServer {
+        match std::env::var("SOAPSTONE_TEST_HTTP").as_deref() {
+            Ok("hyper") => config.http = soapstone_server::HttpEngine::Hyper,
+            Ok("lean") => config.http = soapstone_server::HttpEngine::Lean,
+            Ok(other) => panic!("SOAPSTONE_TEST_HTTP: `{other}` is neither `hyper` nor `lean`"),
+            Err(_) => {}
+        }
+        TestServer::start_exact(config)
+    }
+
+    /// A server with `config` as it is (`SOAPSTONE_TEST_HTTP` ignored).
+    pub fn start_exact(config: ServerConfig) -> TestServer {
         let gate = Arc::new(Gate::default());
         let service = Arc::new(TestService { gate: gate.clone() });
         let server = Server::builder()

@@ -1,0 +1,317 @@
+//! The lean HTTP/1.1 engine ([`HttpEngine::Lean`](crate::HttpEngine::Lean)): a connection
+//! loop of our own over `httparse` for the one request shape SOAP clients send (a `POST` with
+//! a `Content-Length` body, or a `GET`; HTTP/1.1 keep-alive or 1.0), reading into one buffer
+//! and answering from another, both kept for the connection's life.
+//!
+//! Why it exists: hyper's generic machinery costs allocations and instructions per request
+//! that a SOAP server does not need (a body channel per request, the read buffer split off
+//! and grown again, a boxed `Sleep` per head through its `Timer` trait, a custom header name
+//! copied per request); docs/performance.md has the measurements that justified it. Anything
+//! else (chunked bodies, `Expect: 100-continue`, `Upgrade`, absolute-form targets, repeated or
+//! odd `Content-Length`s, more headers than fit in place) is handed to hyper with the bytes
+//! already read replayed first ([`Rewind`](crate::rewind::Rewind)), for the rest of the
+//! connection.
+//!
+//! It must never parse HTTP by hand (`httparse` does, as in hyper), never frame a body any
+//! way but by one valid `Content-Length`, never split an answer that fits one write, never
+//! read more than the head and body limits, and never wait without a deadline: the same
+//! header-read and idle timeouts, limits, eviction, drain, shedding and metrics as the hyper
+//! path (`serve.rs`), which stays selectable beside it so both can be measured.
+
+mod answer;
+mod head;
+
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::{Bytes, BytesMut};
+use futures_util::FutureExt as _;
+use http::{Response, StatusCode};
+use http_body_util::{BodyExt as _, Full};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
+use tokio::sync::watch;
+
+use crate::dispatch::{busy as busy_response, handle, recycle_headers, text, Inner, ResponseBody};
+use crate::rewind::Rewind;
+use crate::serve::{serve_http, OpenConnection, Registered};
+use crate::timer::{Clock, Watched};
+use answer::{write_head, After};
+use head::{parse, Head, Parsed};
+
+/// What a connection's buffers start with and shrink back to after a large request.
+const BUF: usize = 8 << 10;
+/// A buffer grown past this by a large request is replaced after it.
+const KEEP: usize = 64 << 10;
+/// Answers larger than this are written head and body in one vectored write instead of
+/// copied into the write buffer.
+const COPY_MAX: usize = 64 << 10;
+
+/// Serves one (plain or TLS) connection until it closes or the server stops.
+pub(crate) async fn serve_lean<S>(
+    inner: Arc<Inner>,
+    stream: S,
+    peer: SocketAddr,
+    client_cert: Option<soapstone_service::TlsClientCert>,
+    mut stop: watch::Receiver<bool>,
+    registered: Registered,
+    accepted: Instant,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let open = OpenConnection::new(&inner.metrics);
+    let config = &inner.config;
+    let clock = Clock::new(config.header_read_timeout, config.idle_timeout, accepted);
+    let mut io = Watched::new(stream, clock.clone());
+    let mut rbuf = BytesMut::with_capacity(BUF);
+    let mut wbuf: Vec<u8> = Vec::with_capacity(BUF);
+    let mut head = Head::default();
+    let timer = tokio::time::sleep_until(accepted.into());
+    tokio::pin!(timer);
+    let (table, slot) = (&registered.table, &registered.slot);
+    let mut first = true;
+    let mut stopping = *stop.borrow();
+    loop {
+        // The head: `header_read_timeout` from its first byte (from the accept for the first
+        // one), `idle_timeout` while nothing comes after an answer.
+        let waiting_since = Instant::now();
+        clock.arm(waiting_since);
+        let idle_deadline = if first {
+            accepted + config.header_read_timeout.min(config.idle_timeout)
+        } else {
+            waiting_since + config.idle_timeout
+        };
+        let mut first_byte = (!rbuf.is_empty()).then_some(waiting_since);
+        loop {
+            if !rbuf.is_empty() {
+                match parse(
+                    &rbuf,
+                    config.max_header_bytes,
+                    config.max_headers,
+                    &mut head,
+                ) {
+                    Parsed::Complete => break,
+                    Parsed::Partial => {}
+                    Parsed::TooLarge => {
+                        let msg = format!(
+                            "request head larger than the limit of `{}` bytes or `{}` headers",
+                            config.max_header_bytes, config.max_headers
+                        );
+                        let resp = text(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, msg);
+                        return refuse(&mut io, &mut wbuf, resp).await;
+                    }
+                    Parsed::Invalid(msg) => {
+                        let resp = text(StatusCode::BAD_REQUEST, msg);
+                        return refuse(&mut io, &mut wbuf, resp).await;
+                    }
+                    Parsed::Unusual => {
+                        // hyper's loop counts the connection again: it is one.
+                        drop(open);
+                        inner
+                            .metrics
+                            .connections_total
+                            .fetch_sub(1, Ordering::Relaxed);
+                        let pre = rbuf.freeze();
+                        let io = Rewind::new(pre, io.into_inner());
+                        // Boxed: hyper's connection future is large, and this is the rare path.
+                        let hyper = serve_http(
+                            inner.clone(),
+                            io,
+                            peer,
+                            client_cert,
+                            stop,
+                            registered,
+                            Instant::now(),
+                        );
+                        return Box::pin(hyper).await;
+                    }
+                }
+            } else if stopping {
+                return; // drained: nothing in flight on this connection
+            }
+            let deadline = match first_byte {
+                Some(t) => t + config.header_read_timeout,
+                None => idle_deadline,
+            };
+            timer.as_mut().reset(deadline.into());
+            if rbuf.capacity() - rbuf.len() < 1024 {
+                rbuf.reserve(BUF);
+            }
+            tokio::select! {
+                biased;
+                r = io.read_buf(&mut rbuf) => match r {
+                    Ok(0) | Err(_) => return,
+                    Ok(_) => {
+                        if first_byte.is_none() {
+                            first_byte = Some(Instant::now());
+                            table.touch(slot);
+                        }
+                    }
+                },
+                // An idle connection or a head too slow (slowloris): closed without an
+                // answer, as hyper does.
+                () = &mut timer => return,
+                () = slot.evicted() => {
+                    tracing::debug!(%peer, "idle connection evicted to make room");
+                    return;
+                }
+                _ = stop.changed(), if !stopping => stopping = true,
+            }
+        }
+        first = false;
+        let arrival = clock.take_arrival();
+
+        // Not evictable from here until answered. `None`: evicted just as this head came.
+        let Some(busy) = table.busy(slot) else {
+            let msg = "connection closed to make room for others, retry".to_owned();
+            return refuse(&mut io, &mut wbuf, busy_response(msg, config)).await;
+        };
+        head.bytes = rbuf.split_to(head.len).freeze();
+        // A declared body over the limit is not read: dispatch answers `413` from the header,
+        // and the connection closes after it.
+        let unread = head.content_length > config.max_body_bytes as u64;
+        let body = if unread || head.content_length == 0 {
+            Bytes::new()
+        } else {
+            let len = head.content_length as usize; // at most max_body_bytes
+            if rbuf.len() < len {
+                rbuf.reserve(len - rbuf.len());
+                let deadline = tokio::time::Instant::now() + config.body_read_timeout;
+                let read = async {
+                    while rbuf.len() < len {
+                        if io.read_buf(&mut rbuf).await? == 0 {
+                            return Err(std::io::ErrorKind::UnexpectedEof.into());
+                        }
+                    }
+                    std::io::Result::Ok(())
+                };
+                match tokio::time::timeout_at(deadline, read).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(_)) => return,
+                    Err(_) => {
+                        let msg = format!(
+                            "request body not received within `{:?}`",
+                            config.body_read_timeout
+                        );
+                        let resp = text(StatusCode::REQUEST_TIMEOUT, msg);
+                        return refuse(&mut io, &mut wbuf, resp).await;
+                    }
+                }
+            }
+            rbuf.split_to(len).freeze()
+        };
+        let head_only = head.method == http::Method::HEAD;
+        let view = match head.view(Full::new(body), client_cert.as_ref()) {
+            Ok(view) => view,
+            Err(msg) => {
+                return refuse(&mut io, &mut wbuf, text(StatusCode::BAD_REQUEST, msg)).await
+            }
+        };
+        let resp = handle(inner.clone(), view, Some(arrival), Some(peer)).await;
+        // The read buffer is whole again once the head's and the body's bytes are dropped
+        // (the service has returned), so its next `reserve` reuses it instead of allocating.
+        head.bytes = Bytes::new();
+        // Idle again once answered, as on hyper's path (whose service ends before the write):
+        // a client that reads the answer and connects again finds this one evictable.
+        drop(busy);
+        stopping |= stop.has_changed().unwrap_or(true);
+        let keep = head.keep_alive && !unread && !stopping;
+        let after = if keep { After::KeepAlive } else { After::Close };
+        let ok = answer(&mut io, &mut wbuf, resp, head.http10, head_only, after).await;
+        if !ok || !keep {
+            if ok && unread {
+                linger(&mut io).await;
+            } else if ok {
+                let _ = io.shutdown().await;
+            }
+            return;
+        }
+        // Bounded memory: a connection keeps at most `KEEP` bytes of buffer between requests.
+        if rbuf.capacity() > KEEP && rbuf.len() <= BUF {
+            let mut fresh = BytesMut::with_capacity(BUF);
+            fresh.extend_from_slice(&rbuf);
+            rbuf = fresh;
+        }
+        if wbuf.capacity() > KEEP {
+            wbuf = Vec::with_capacity(BUF);
+        }
+    }
+}
+
+/// Writes `resp` (head and body in one write); `false` if the connection failed.
+async fn answer<S: AsyncWrite + Unpin>(
+    io: &mut S,
+    wbuf: &mut Vec<u8>,
+    resp: Response<ResponseBody>,
+    http10: bool,
+    head_only: bool,
+    after: After,
+) -> bool {
+    let (parts, mut body) = resp.into_parts();
+    // A `Full` body is one frame, ready at once.
+    let body = match body.frame().now_or_never() {
+        Some(Some(Ok(frame))) => frame.into_data().unwrap_or_default(),
+        _ => Bytes::new(),
+    };
+    wbuf.clear();
+    write_head(wbuf, &parts, body.len(), http10, after);
+    recycle_headers(parts.headers);
+    let body: &[u8] = if head_only { &[] } else { &body };
+    if body.len() <= COPY_MAX {
+        wbuf.extend_from_slice(body);
+        return io.write_all(wbuf).await.is_ok();
+    }
+    write_two(io, wbuf, body).await.is_ok()
+}
+
+/// `a` then `b` in as few writes as the socket takes: one, for an answer the kernel has room
+/// for.
+async fn write_two<S: AsyncWrite + Unpin>(io: &mut S, a: &[u8], b: &[u8]) -> std::io::Result<()> {
+    let (mut a, mut b) = (a, b);
+    while !a.is_empty() {
+        let n = io
+            .write_vectored(&[std::io::IoSlice::new(a), std::io::IoSlice::new(b)])
+            .await?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        let from_a = n.min(a.len());
+        a = &a[from_a..];
+        b = &b[n - from_a..];
+    }
+    io.write_all(b).await
+}
+
+/// Answers `resp` and closes, without reading what else the client sent.
+async fn refuse<S: AsyncRead + AsyncWrite + Unpin>(
+    io: &mut S,
+    wbuf: &mut Vec<u8>,
+    resp: Response<ResponseBody>,
+) {
+    if answer(io, wbuf, resp, false, false, After::Close).await {
+        linger(io).await;
+    }
+}
+
+/// Stops writing, then reads and drops what the client still sends for a moment (at most
+/// `LINGER` and `LINGER_BYTES`): closing with unread bytes would reset the connection and
+/// could destroy the answer in flight.
+async fn linger<S: AsyncRead + AsyncWrite + Unpin>(io: &mut S) {
+    let _ = tokio::time::timeout(LINGER, async {
+        io.shutdown().await?;
+        let mut buf = [0u8; 4096];
+        let mut discarded = 0;
+        while discarded < LINGER_BYTES {
+            match io.read(&mut buf).await? {
+                0 => break,
+                n => discarded += n,
+            }
+        }
+        std::io::Result::Ok(())
+    })
+    .await;
+}
+
+const LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+const LINGER_BYTES: usize = 64 << 10;

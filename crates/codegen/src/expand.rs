@@ -460,7 +460,8 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             /// Decodes the operation's arguments and returns the handler's call as a future
             /// that owns them (and nothing of `request`).
             // `E: Into<Fault>` is `Fault` itself for a generated trait.
-            #[allow(clippy::useless_conversion, unused_variables)]
+            // A service without two-way operations has only the fallback arm.
+            #[allow(clippy::useless_conversion, clippy::match_single_binding, unused_variables)]
             fn dispatch(&self, request: &#cg::SoapRequest, incoming: #cg::Incoming<'_>) -> #cg::BoxFuture<#cg::SoapResponse> {
                 let dispatcher: &#cg::Dispatcher = &self.dispatcher;
                 match incoming.operation() {
@@ -476,6 +477,8 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             stub: #cg::Stub,
         }
 
+        // A WSDL operation may have any number of parts, each an argument.
+        #[allow(clippy::too_many_arguments, clippy::type_complexity)]
         impl #client {
             /// A client of the service at `url` (`http://host:port/path`), speaking SOAP 1.1.
             pub fn new(url: &str) -> #cg::Result<Self, #cg::client::Error> {

@@ -183,14 +183,9 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
             });
         }
     }
-    // A service named in camelCase (SOAPBuilders' `interopLabEchoHeader`) still gives a
-    // PascalCase trait, server and client.
-    let mut upper = trait_name.to_string();
-    if let Some(first) = upper.get(..1) {
-        let first = first.to_ascii_uppercase();
-        upper.replace_range(..1, &first);
-    }
-    let trait_ident = format_ident!("{}", sanitize(&upper, true));
+    // A service named in camelCase (SOAPBuilders' `interopLabEchoHeader`) or with underscores
+    // (`Hello_Service`) still gives a PascalCase trait, server and client.
+    let trait_ident = format_ident!("{}", sanitize(&pascal(trait_name), true));
     let mut methods = Vec::new();
     let mut trait_fns = Vec::new();
     let mut method_names = Names::default();
@@ -313,6 +308,8 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
     );
     let item: syn::ItemTrait = syn::parse_quote! {
         #[doc = #trait_doc]
+        // A WSDL operation may have any number of parts, each an argument.
+        #[allow(clippy::too_many_arguments, clippy::type_complexity)]
         pub trait #trait_ident: ::soapstone_service::codegen::Send + ::soapstone_service::codegen::Sync + 'static {
             #(#trait_fns)*
         }

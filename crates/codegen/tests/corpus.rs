@@ -75,3 +75,20 @@ fn every_lowered_port_generates_code() {
     assert!(failed.is_empty(), "{failed:#?}");
     assert!(with_markup >= 10, "{with_markup} ports with attributes");
 }
+
+/// A service named with underscores (node-soap's `Hello_Service`) gives PascalCase Rust names,
+/// so generated code raises no `non_camel_case_types` warning.
+#[test]
+fn service_names_become_pascal_case() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/node-soap/wsdl/hello.wsdl");
+    let defs =
+        read(&path.display().to_string(), &ReadOptions::default()).expect("hello.wsdl reads");
+    let model = defs
+        .service_model("Hello_Service", "Hello_Port")
+        .expect("Hello_Port lowers");
+    let code = soapstone_codegen::generate(&model, &model.name).expect("generates");
+    assert!(code.contains("pub trait HelloService:"), "{code}");
+    assert!(code.contains("pub struct HelloServiceClient"), "{code}");
+    assert!(!code.contains("Hello_Service:"), "{code}");
+}

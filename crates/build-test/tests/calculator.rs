@@ -7,13 +7,11 @@
 
 mod support;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use soapstone_build_test::calculator::{
     Auth, Calculator, CalculatorClient, CalculatorServer, DivideByZero, DivideFault, Trace,
 };
-use soapstone_server::Server;
 use soapstone_service::{CallError, Context, Fault, ServiceConfig};
 
 struct Calc;
@@ -46,40 +44,12 @@ impl Calculator for Calc {
     }
 }
 
-struct Running {
-    addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Running {
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(30), self.task).await;
-    }
-}
-
-async fn serve(config: ServiceConfig) -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let serving = Server::builder()
-        .mount(
-            "/calc",
-            Arc::new(CalculatorServer::new(Calc).with_config(config)),
-        )
-        .serve_with_shutdown(listener, async move {
-            let _ = rx.await;
-        })
-        .unwrap();
-    let addr = serving.local_addr();
-    let task = tokio::spawn(async move {
-        let _ = std::future::IntoFuture::into_future(serving).await;
-    });
-    Running {
-        addr,
-        stop: Some(tx),
-        task,
-    }
+async fn serve(config: ServiceConfig) -> support::Running {
+    support::serve(vec![(
+        "/calc",
+        Arc::new(CalculatorServer::new(Calc).with_config(config)),
+    )])
+    .await
 }
 
 fn auth() -> Auth {

@@ -7,13 +7,11 @@
 
 mod support;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use soapstone_build_test::catalog::{
     Catalog, CatalogClient, CatalogServer, Currency, Label, Money, Product, Result as QuoteResult,
 };
-use soapstone_server::Server;
 use soapstone_service::{Fault, Version};
 
 /// Echoes the product with its id and rank plus one, `!` after its code and one more label,
@@ -46,37 +44,8 @@ impl Catalog for Shop {
     }
 }
 
-struct Running {
-    addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Running {
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(30), self.task).await;
-    }
-}
-
-async fn serve() -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let serving = Server::builder()
-        .mount("/catalog", Arc::new(CatalogServer::new(Shop)))
-        .serve_with_shutdown(listener, async move {
-            let _ = rx.await;
-        })
-        .unwrap();
-    let addr = serving.local_addr();
-    let task = tokio::spawn(async move {
-        let _ = std::future::IntoFuture::into_future(serving).await;
-    });
-    Running {
-        addr,
-        stop: Some(tx),
-        task,
-    }
+async fn serve() -> support::Running {
+    support::serve(vec![("/catalog", Arc::new(CatalogServer::new(Shop)))]).await
 }
 
 fn product() -> Product {

@@ -7,7 +7,6 @@
 
 mod support;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use soapstone_build_test::administrate::{
@@ -61,40 +60,10 @@ impl MyAPI for Admin {
     }
 }
 
-struct Running {
-    addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Running {
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(30), self.task).await;
-    }
-}
-
-async fn serve() -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+async fn serve() -> support::Running {
     let open: Arc<dyn SoapService> = Arc::new(OpenServer::new(Impl));
     let admin: Arc<dyn SoapService> = Arc::new(MyAPIServer::new(Admin));
-    let serving = soapstone_server::Server::builder()
-        .mount("/open", open)
-        .mount("/admin", admin)
-        .serve_with_shutdown(listener, async move {
-            let _ = rx.await;
-        })
-        .unwrap();
-    let addr = serving.local_addr();
-    let task = tokio::spawn(async move {
-        let _ = std::future::IntoFuture::into_future(serving).await;
-    });
-    Running {
-        addr,
-        stop: Some(tx),
-        task,
-    }
+    support::serve(vec![("/open", open), ("/admin", admin)]).await
 }
 
 fn drawing() -> Drawing {

@@ -8,13 +8,11 @@
 
 mod support;
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 use soapstone_build_test::profile::{
     NamePhone, PhoneData, Profile, ProfileClient, ProfileError, ProfileServer, UpdateFault,
 };
-use soapstone_server::Server;
 use soapstone_service::{CallError, Fault, Version};
 
 /// Echoes the phone with its number reversed, one more id, the note upper-cased and the first
@@ -46,37 +44,8 @@ impl Profile for Book {
     }
 }
 
-struct Running {
-    addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Running {
-    async fn stop(mut self) {
-        let _ = self.stop.take().unwrap().send(());
-        let _ = tokio::time::timeout(std::time::Duration::from_secs(30), self.task).await;
-    }
-}
-
-async fn serve() -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-    let serving = Server::builder()
-        .mount("/profile", Arc::new(ProfileServer::new(Book)))
-        .serve_with_shutdown(listener, async move {
-            let _ = rx.await;
-        })
-        .unwrap();
-    let addr = serving.local_addr();
-    let task = tokio::spawn(async move {
-        let _ = std::future::IntoFuture::into_future(serving).await;
-    });
-    Running {
-        addr,
-        stop: Some(tx),
-        task,
-    }
+async fn serve() -> support::Running {
+    support::serve(vec![("/profile", Arc::new(ProfileServer::new(Book)))]).await
 }
 
 fn phone() -> NamePhone {

@@ -1,5 +1,5 @@
-//! What the generated-server tests share: a raw HTTP POST (the wire as sent, no client of ours in
-//! between) and running a zeep script against a served WSDL.
+//! What the generated-server tests share: a server on a free port, a raw HTTP POST (the wire as
+//! sent, no client of ours in between) and running a zeep script against a served WSDL.
 #![allow(dead_code, unreachable_pub)]
 
 use std::net::SocketAddr;
@@ -58,4 +58,44 @@ pub async fn run_zeep(script: &str, wsdl_url: &str) -> Output {
     .await
     .expect("zeep finishes in time")
     .expect("run python3")
+}
+
+/// A `soapstone` server on a free loopback port, stopped (and awaited) by [`Running::stop`].
+pub struct Running {
+    pub addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Running {
+    pub async fn stop(mut self) {
+        let _ = self.stop.take().unwrap().send(());
+        let _ = tokio::time::timeout(Duration::from_secs(30), self.task).await;
+    }
+}
+
+/// Serves each `(path, service)` on a free port of 127.0.0.1.
+pub async fn serve(
+    mounts: Vec<(&str, std::sync::Arc<dyn soapstone_service::SoapService>)>,
+) -> Running {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    let mut builder = soapstone_server::Server::builder();
+    for (path, service) in mounts {
+        builder = builder.mount(path, service);
+    }
+    let serving = builder
+        .serve_with_shutdown(listener, async move {
+            let _ = rx.await;
+        })
+        .unwrap();
+    let addr = serving.local_addr();
+    let task = tokio::spawn(async move {
+        let _ = std::future::IntoFuture::into_future(serving).await;
+    });
+    Running {
+        addr,
+        stop: Some(tx),
+        task,
+    }
 }

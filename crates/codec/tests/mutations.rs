@@ -302,6 +302,25 @@ mod regressions {
         let doc = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><op><inputDate>2001-01-01T00:00:0é</inputDate></op></s:Body></s:Envelope>"#;
         exercise(doc.as_bytes());
     }
+
+    #[test]
+    fn a_noncharacter_in_a_namespace_value_is_refused_when_read() {
+        // A literal U+FFFE in an `xmlns` value was once accepted, then written into captured
+        // `xsd:any` content next to an escaped newline, where reading it back failed: what the
+        // parser accepts must survive its own writer. Found by `mutated_messages_never_panic`.
+        let doc = "<soap:Envelope xmlns:soap=\"http://schemas.xmlsoap.org/soap/envelope/\"\nxmlns:xsi=\"\u{FFFE}>\nhttp://www.w3.org/1999/XMLSchema-instance\"><soap:Body><echoFloat xmlns=\"http://tempuri.org/\"><input>3.14159</input></echoFloat></soap:Body></soap:Envelope>";
+        exercise(doc.as_bytes());
+        let err =
+            soapstone_codec::Envelope::parse(doc.as_bytes(), &soapstone_codec::Limits::default())
+                .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "character U+FFFE at byte {} is not allowed in xml",
+                doc.find('\u{FFFE}').unwrap()
+            )
+        );
+    }
 }
 
 /// The `UpdateProfile` seed decodes unmutated, so the mutations above reach the paths of

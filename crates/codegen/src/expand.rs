@@ -207,7 +207,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         let cache_check = cache.then(|| {
             quote! {
                 if let #cg::Option::Some(hit) = dispatcher.cached(&reply) {
-                    return #cg::ready(hit);
+                    return #cg::ServiceFuture::ready(hit);
                 }
             }
         });
@@ -222,7 +222,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             quote! {
                 let #id: #cg::Option<#ty> = match __ctx.header::<#ty>(&#element) {
                     #cg::Result::Ok(value) => value,
-                    #cg::Result::Err(fault) => return #cg::ready(#cg::fault_response(__version, #cg::Option::None, &fault)),
+                    #cg::Result::Err(fault) => return #cg::ServiceFuture::ready(#cg::fault_response(__version, #cg::Option::None, &fault)),
                 };
             }
         });
@@ -254,13 +254,13 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 #[allow(unused_variables)]
                 let (request, reply) = match incoming.decode::<#req_ty>() {
                     #cg::Result::Ok(decoded) => decoded,
-                    #cg::Result::Err(response) => return #cg::ready(response),
+                    #cg::Result::Err(response) => return #cg::ServiceFuture::ready(response),
                 };
                 #cache_check
                 #(#decode_headers)*
                 let inner = #cg::Arc::clone(&self.inner);
                 let dispatcher = #cg::Arc::clone(&self.dispatcher);
-                #cg::Box::pin(async move {
+                #cg::ServiceFuture::pooled(async move {
                     // Fields are moved out by path, not bound to names: a parameter called
                     // `reply` or `inner` must not shadow the locals of this function.
                     let result = <T as #trait_ident>::#ident(&*inner, #ctx_arg #(request.#param_ids,)* #(#header_ids),*).await;
@@ -442,16 +442,24 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             }
 
             fn call(&self, request: #cg::SoapRequest) -> #cg::BoxFuture<#cg::SoapResponse> {
-                match self.dispatcher.open(&request) {
-                    #cg::Result::Ok(incoming) => self.dispatch(&request, incoming),
-                    #cg::Result::Err(response) => #cg::ready(response),
-                }
+                #cg::SoapService::serve(self, request).boxed()
             }
 
             fn call_parsed(&self, request: &#cg::SoapRequest, envelope: #cg::codec::Envelope<'_>) -> #cg::BoxFuture<#cg::SoapResponse> {
+                #cg::SoapService::serve_parsed(self, request, envelope).boxed()
+            }
+
+            fn serve(&self, request: #cg::SoapRequest) -> #cg::ServiceFuture {
+                match self.dispatcher.open(&request) {
+                    #cg::Result::Ok(incoming) => self.dispatch(&request, incoming),
+                    #cg::Result::Err(response) => #cg::ServiceFuture::ready(response),
+                }
+            }
+
+            fn serve_parsed(&self, request: &#cg::SoapRequest, envelope: #cg::codec::Envelope<'_>) -> #cg::ServiceFuture {
                 match self.dispatcher.open_parsed(request, envelope) {
                     #cg::Result::Ok(incoming) => self.dispatch(request, incoming),
-                    #cg::Result::Err(response) => #cg::ready(response),
+                    #cg::Result::Err(response) => #cg::ServiceFuture::ready(response),
                 }
             }
         }
@@ -462,11 +470,11 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             // `E: Into<Fault>` is `Fault` itself for a generated trait.
             // A service without two-way operations has only the fallback arm.
             #[allow(clippy::useless_conversion, clippy::match_single_binding, unused_variables)]
-            fn dispatch(&self, request: &#cg::SoapRequest, incoming: #cg::Incoming<'_>) -> #cg::BoxFuture<#cg::SoapResponse> {
+            fn dispatch(&self, request: &#cg::SoapRequest, incoming: #cg::Incoming<'_>) -> #cg::ServiceFuture {
                 let dispatcher: &#cg::Dispatcher = &self.dispatcher;
                 match incoming.operation() {
                     #(#arms)*
-                    _ => #cg::ready(#cg::fault_response(incoming.version(), #cg::Option::None, &#cg::codec::Fault::server(#unknown))),
+                    _ => #cg::ServiceFuture::ready(#cg::fault_response(incoming.version(), #cg::Option::None, &#cg::codec::Fault::server(#unknown))),
                 }
             }
         }

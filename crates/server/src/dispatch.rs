@@ -275,7 +275,7 @@ where
     if let Some(cert) = client_cert {
         request.extensions.insert(cert);
     }
-    let answer = AssertUnwindSafe(async move { service.call(request).await })
+    let answer = AssertUnwindSafe(async move { service.serve(request).await })
         .catch_unwind()
         .await;
     let (status, version, fault, body) = match answer {

@@ -18,7 +18,7 @@ pub use crate::headers::{
     DeclaredFault, Header, ResponseHeaders, WithHeaders,
 };
 pub use crate::stub::Stub;
-pub use crate::{ready, BoxFuture, Context, SoapRequest, SoapResponse, SoapService};
+pub use crate::{ready, BoxFuture, Context, ServiceFuture, SoapRequest, SoapResponse, SoapService};
 
 pub use std::any::type_name;
 pub use std::boxed::Box;

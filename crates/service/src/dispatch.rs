@@ -9,7 +9,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use serde::{de::DeserializeOwned, Serialize};
 use soapstone_codec::{
     self as codec, EncodeOptions, Envelope, Fault, FaultCode, QName, Style, Version,
@@ -27,16 +27,48 @@ const ULTIMATE_12: &str = "http://www.w3.org/2003/05/soap-envelope/role/ultimate
 /// `ProcedureNotPresent` and `BadArguments` say what was wrong with the call.
 pub const RPC_NS: &str = "http://www.w3.org/2003/05/soap-rpc";
 
-/// Answers to requests up to this size are encoded into a buffer kept per thread and copied
-/// out at their exact length: one allocation, where a fresh `Vec` handed to `Bytes` costs two
-/// (the `Vec`, then `Bytes`' shared header whenever the length is not the capacity). A
-/// thread keeps at most this much (a bigger answer's growth is given back); answers to
-/// bigger requests are encoded into a buffer sized like the request, as before, so a large
-/// echo is not copied.
+/// Answers to requests up to this size are encoded into a buffer kept per thread, then copied
+/// into the thread's answer arena ([`arena_copy`]), where a fresh `Vec` handed to `Bytes`
+/// costs two allocations (the `Vec`, then `Bytes`' shared header whenever the length is not
+/// the capacity). A thread keeps at most this much (a bigger answer's growth is given back);
+/// answers to bigger requests are encoded into a buffer sized like the request, as before,
+/// so a large echo is not copied.
 const SCRATCH_MAX: usize = 16 << 10;
+/// The answer arena of a thread: answers up to [`PIECE_MAX`] are slices of it, and once the
+/// server has written and dropped them the arena is reclaimed in place (no allocation per
+/// answer). An answer kept longer (by a layer, not by the server) keeps at most this much
+/// alive: `8 KiB`.
+const ARENA: usize = 8 << 10;
+/// Largest answer cut from the arena; a larger one gets its own exact-size copy: `2 KiB`.
+const PIECE_MAX: usize = 2 << 10;
 
 thread_local! {
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static ANSWERS: RefCell<BytesMut> = RefCell::new(BytesMut::new());
+}
+
+/// `bytes` as a slice of this thread's answer arena: no allocation once the answers cut from
+/// it before have been dropped (the arena is then unique and `reserve` reuses it in place); a
+/// fresh arena while an earlier one is still shared (an answer in flight on another
+/// connection); an exact-size copy past [`PIECE_MAX`].
+fn arena_copy(bytes: &[u8]) -> Bytes {
+    if bytes.len() > PIECE_MAX {
+        return Bytes::copy_from_slice(bytes);
+    }
+    ANSWERS
+        .try_with(|arena| {
+            let mut arena = arena.try_borrow_mut().ok()?;
+            if arena.capacity() < bytes.len() {
+                // Reclaims the whole arena when no answer cut from it is alive, else
+                // allocates a new one (the old one is freed with its last answer).
+                arena.reserve(ARENA);
+            }
+            arena.extend_from_slice(bytes);
+            Some(arena.split().freeze())
+        })
+        .ok()
+        .flatten()
+        .unwrap_or_else(|| Bytes::copy_from_slice(bytes))
 }
 
 /// Routing tables and settings of one generated server; shared by all its requests.
@@ -314,6 +346,7 @@ impl Dispatcher {
             Version::Soap11 => self.options(reply.version),
             Version::Soap12 => &self.options12[reply.op],
         };
+        let cached = self.caches[reply.op].is_some();
         let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
         let encode = |out: &mut Vec<u8>| codec::encode(out, options, &headers, wrapper, &value);
         let small = (reply.request_len <= SCRATCH_MAX)
@@ -322,7 +355,12 @@ impl Dispatcher {
                     // (a `Serialize` impl that encodes a reply of its own finds it taken)
                     let mut out = scratch.try_borrow_mut().ok()?;
                     out.clear();
-                    let encoded = encode(&mut out).map(|()| Bytes::copy_from_slice(&out));
+                    let encoded = encode(&mut out).map(|()| match cached {
+                        // A cached answer lives on: its own exact-size copy, so it pins no
+                        // arena.
+                        true => Bytes::copy_from_slice(&out),
+                        false => arena_copy(&out),
+                    });
                     if out.capacity() > SCRATCH_MAX {
                         *out = Vec::new();
                     }

@@ -14,6 +14,7 @@ pub mod codegen;
 mod config;
 mod context;
 mod dispatch;
+mod future;
 mod headers;
 mod stub;
 
@@ -21,6 +22,7 @@ pub use action::Action;
 pub use config::ServiceConfig;
 pub use context::{Context, Extensions, Principal, TlsClientCert, UnderstoodHeaders};
 pub use dispatch::RPC_NS;
+pub use future::{ServiceFuture, IDLE_SLOTS, SLOT_BYTES};
 pub use headers::{
     block_xml, decode_detail, encoded_block_xml, header_xml, header_xml_in, with_detail, CallError,
     DeclaredFault, Header, ResponseHeaders, WithHeaders,
@@ -178,6 +180,21 @@ pub trait SoapService: Send + Sync + 'static {
     ) -> BoxFuture<SoapResponse> {
         drop(envelope);
         self.call(request.clone())
+    }
+
+    /// [`SoapService::call`] answering with a [`ServiceFuture`], which a generated server
+    /// fills without a heap allocation (its future goes into a slot reused per thread); the
+    /// server calls this. Default: [`SoapService::call`]'s boxed future, so hand-written
+    /// services need do nothing.
+    fn serve(&self, request: SoapRequest) -> ServiceFuture {
+        self.call(request).into()
+    }
+
+    /// [`SoapService::call_parsed`] answering with a [`ServiceFuture`] (see
+    /// [`SoapService::serve`]); the same contract on `request` and `envelope`. Default:
+    /// [`SoapService::call_parsed`]'s boxed future.
+    fn serve_parsed(&self, request: &SoapRequest, envelope: Envelope<'_>) -> ServiceFuture {
+        self.call_parsed(request, envelope).into()
     }
 }
 

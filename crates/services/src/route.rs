@@ -20,7 +20,7 @@
 use std::sync::Arc;
 
 use soapstone_codec::{Envelope, Fault, Limits};
-use soapstone_service::{BoxFuture, SoapRequest, SoapResponse, SoapService};
+use soapstone_service::{BoxFuture, ServiceFuture, SoapRequest, SoapResponse, SoapService};
 
 /// One service of a [`ByNamespace`].
 struct Route {
@@ -214,12 +214,7 @@ impl SoapService for ByNamespace {
     }
 
     fn call(&self, request: SoapRequest) -> BoxFuture<SoapResponse> {
-        // Read once here and handed on: the chosen service does not read it again.
-        let Ok(envelope) = Envelope::parse(&request.body, &self.limits) else {
-            return self.routes[0].service.call(request);
-        };
-        self.route(&request, envelope)
-        // (`request` is freed here, before any handler runs: the future owns what it needs)
+        self.serve(request).boxed()
     }
 
     fn call_parsed(
@@ -227,20 +222,33 @@ impl SoapService for ByNamespace {
         request: &SoapRequest,
         envelope: Envelope<'_>,
     ) -> BoxFuture<SoapResponse> {
+        self.route(request, envelope).boxed()
+    }
+
+    fn serve(&self, request: SoapRequest) -> ServiceFuture {
+        // Read once here and handed on: the chosen service does not read it again.
+        let Ok(envelope) = Envelope::parse(&request.body, &self.limits) else {
+            return self.routes[0].service.serve(request);
+        };
+        self.route(&request, envelope)
+        // (`request` is freed here, before any handler runs: the future owns what it needs)
+    }
+
+    fn serve_parsed(&self, request: &SoapRequest, envelope: Envelope<'_>) -> ServiceFuture {
         self.route(request, envelope)
     }
 }
 
 impl ByNamespace {
-    fn route(&self, request: &SoapRequest, envelope: Envelope<'_>) -> BoxFuture<SoapResponse> {
+    fn route(&self, request: &SoapRequest, envelope: Envelope<'_>) -> ServiceFuture {
         // Borrowed: the peek allocates nothing.
         let Some((element_ns, local)) = envelope.body_name() else {
-            return self.routes[0].service.call_parsed(request, envelope);
+            return self.routes[0].service.serve_parsed(request, envelope);
         };
         match self.pick(element_ns, local) {
-            Ok(route) => route.service.call_parsed(request, envelope),
+            Ok(route) => route.service.serve_parsed(request, envelope),
             Err(fault) => {
-                soapstone_service::ready(SoapResponse::from_fault(request.version, None, &fault))
+                ServiceFuture::ready(SoapResponse::from_fault(request.version, None, &fault))
             }
         }
     }

@@ -265,3 +265,28 @@ fn chunked_and_expect_go_to_hyper_also_after_lean_requests() {
     assert!(echoed(&read_response(&mut s).unwrap()));
     assert_eq!(srv.metric("soapstone_connections_open"), 2);
 }
+
+/// A body that comes slowly after its head is not a request waiting in a queue: queue-delay
+/// shedding counts from the body's last byte. (It counted from the head, so a large or slow
+/// upload under a 13 MiB echo was answered `503 server overloaded` once a few had been slow.)
+#[test]
+fn a_slow_body_is_not_queueing_delay() {
+    let mut cfg = ServerConfig::default();
+    cfg.queue_delay_target = Some(Duration::from_millis(100));
+    cfg.queue_delay_interval = Duration::from_millis(200);
+    let srv = lean(cfg);
+    let mut s = srv.connect();
+    let body = envelope("slow");
+    let request = post(&body, "");
+    let split = request.len() - body.len();
+    // Each body 400 ms after its head: a standing queue by the shedder's rule (most requests
+    // of an interval over the target, then over twice the target) if that time counted.
+    for i in 0..4 {
+        send_in_pieces(&mut s, &[&request[..split]]);
+        std::thread::sleep(Duration::from_millis(370));
+        send(&mut s, &request[split..]);
+        let r = read_response(&mut s).unwrap();
+        assert_eq!(r.status, 200, "request {i}: {}", r.text());
+    }
+    assert_eq!(srv.metric("soapstone_requests_shed_queue_delay_total"), 0);
+}

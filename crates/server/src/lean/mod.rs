@@ -160,7 +160,7 @@ pub(crate) async fn serve_lean<S>(
             }
         }
         first = false;
-        let arrival = clock.take_arrival();
+        let mut arrival = clock.take_arrival();
 
         // Not evictable from here until answered. `None`: evicted just as this head came.
         let Some(busy) = table.busy(slot) else {
@@ -187,7 +187,10 @@ pub(crate) async fn serve_lean<S>(
                     std::io::Result::Ok(())
                 };
                 match tokio::time::timeout_at(deadline, read).await {
-                    Ok(Ok(())) => {}
+                    // Waiting for a slow body is not queueing: the request is available from
+                    // its last byte (`queue_delay_target` counts from there, as on hyper's
+                    // path, which reads the body after the shedding check).
+                    Ok(Ok(())) => arrival = Instant::now(),
                     Ok(Err(_)) => return,
                     Err(_) => {
                         let msg = format!(

@@ -11,8 +11,8 @@
 //! written from a buffer kept by the connection, and the answer is read into a buffer kept by
 //! the connection, whose body is handed on as a `Bytes` slice of it (reclaimed in place by the
 //! next call once dropped). docs/performance.md has the before/after. TLS connections keep
-//! hyper (`conn`); the server side has its own lean path (`soapstone-server`), which a later
-//! round may share with this one.
+//! hyper (`conn`). The framing rules (the answer's head, `Content-Length`, `Connection`) are
+//! `soapstone-http1`'s, shared with the server's lean engine (`soapstone-server`).
 //!
 //! Reads what HTTP/1.1 allows an answer to be: `Content-Length` or chunked framing (trailers
 //! read and dropped), or neither (read to EOF, the connection not reused); interim `1xx`
@@ -41,8 +41,9 @@ use head::{parse_head, Framing};
 
 /// Largest response head (and trailer section) read. Default and only value: `64 KiB`.
 pub(crate) const MAX_HEAD: usize = 64 << 10;
-/// Headers of one response head at most, as hyper and the naive path (more is an error).
-const MAX_HEADERS: usize = 100;
+/// Headers of one response head (or trailer section) at most, as hyper and the naive path
+/// (more is an error).
+const MAX_HEADERS: usize = soapstone_http1::MAX_HEADERS;
 /// Room made in the read buffer before each read.
 const READ_CHUNK: usize = 8 << 10;
 /// A connection's buffers are dropped after an exchange that grew them past this, so an idle
@@ -147,7 +148,7 @@ impl LeanConn {
             write.extend_from_slice(b"content-encoding: gzip\r\n");
         }
         write.extend_from_slice(b"content-length: ");
-        write.extend_from_slice(itoa(body.len(), &mut [0u8; 20]));
+        soapstone_http1::write_decimal(write, body.len());
         write.extend_from_slice(b"\r\n\r\n");
         write.extend_from_slice(body);
         let res = {
@@ -171,19 +172,6 @@ impl LeanConn {
             *read = BytesMut::with_capacity(READ_CHUNK);
         }
         res
-    }
-}
-
-/// `n` in decimal, into `buf`.
-fn itoa(mut n: usize, buf: &mut [u8; 20]) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return &buf[i..];
-        }
     }
 }
 
@@ -360,16 +348,4 @@ async fn read_chunked(
         }
     }
     Ok(body.freeze())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn decimal() {
-        for n in [0, 7, 10, 628, usize::MAX] {
-            assert_eq!(itoa(n, &mut [0; 20]), n.to_string().as_bytes());
-        }
-    }
 }

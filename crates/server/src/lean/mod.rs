@@ -12,13 +12,15 @@
 //! already read replayed first ([`Rewind`](crate::rewind::Rewind)), for the rest of the
 //! connection.
 //!
+//! The framing rules (the head's parse, `Content-Length`, `Connection`, the answer's head) are
+//! `soapstone-http1`'s, shared with the client's lean exchange.
+//!
 //! It must never parse HTTP by hand (`httparse` does, as in hyper), never frame a body any
 //! way but by one valid `Content-Length`, never split an answer that fits one write, never
 //! read more than the head and body limits, and never wait without a deadline: the same
 //! header-read and idle timeouts, limits, eviction, drain, shedding and metrics as the hyper
 //! path (`serve.rs`), which stays selectable beside it so both can be measured.
 
-mod answer;
 mod head;
 
 use std::net::SocketAddr;
@@ -37,8 +39,8 @@ use crate::dispatch::{busy as busy_response, handle, recycle_headers, text, Inne
 use crate::rewind::Rewind;
 use crate::serve::{serve_http, OpenConnection, Registered};
 use crate::timer::{Clock, Watched};
-use answer::{write_head, After};
 use head::{parse, Head, Parsed};
+use soapstone_http1::{write_response_head, After};
 
 /// What a connection's buffers start with and shrink back to after a large request.
 const BUF: usize = 8 << 10;
@@ -258,7 +260,14 @@ async fn answer<S: AsyncWrite + Unpin>(
         _ => Bytes::new(),
     };
     wbuf.clear();
-    write_head(wbuf, &parts, body.len(), http10, after);
+    write_response_head(
+        wbuf,
+        parts.status,
+        &parts.headers,
+        body.len(),
+        http10,
+        after,
+    );
     recycle_headers(parts.headers);
     let body: &[u8] = if head_only { &[] } else { &body };
     if body.len() <= COPY_MAX {

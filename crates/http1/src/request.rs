@@ -1,0 +1,260 @@
+//! A request head, parsed by `httparse` into offsets and checked for the one shape the lean
+//! server engine frames itself; everything else is named [`Parsed::Unusual`] for the server
+//! to hand to hyper.
+//!
+//! It must never accept a head hyper would frame differently: a second `Content-Length`, a
+//! `Transfer-Encoding`, an `Expect`, an `Upgrade` or a target that is not a path are all
+//! [`Parsed::Unusual`], so the lean loop can never read a body boundary wrong (request
+//! smuggling).
+
+use std::mem::MaybeUninit;
+
+use http::Method;
+
+use crate::{content_length, Connection, MAX_HEADERS};
+
+/// What the bytes so far hold.
+#[derive(Debug)]
+pub enum Parsed {
+    /// Not a whole head yet.
+    Partial,
+    /// A head of the common shape, now in the [`Head`] given to [`parse`].
+    Complete,
+    /// Over the byte or header limit: `431`.
+    TooLarge,
+    /// Not an HTTP/1.x request head: `400`, with the reason.
+    Invalid(String),
+    /// HTTP the lean loop leaves to hyper.
+    Unusual,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Field {
+    name: (usize, usize),
+    value: (usize, usize),
+}
+
+/// A request head of the common shape, as offsets into the bytes it was parsed from (kept per
+/// connection: it is too large to move around per request).
+pub struct Head {
+    /// Bytes of the head, blank line included.
+    pub len: usize,
+    /// The method.
+    pub method: Method,
+    target: (usize, usize),
+    /// An HTTP/1.0 request (else 1.1).
+    pub http10: bool,
+    /// The body's length (0 without `Content-Length`: no body).
+    pub content_length: u64,
+    /// The connection stays open after the answer, as far as the client is concerned.
+    pub keep_alive: bool,
+    fields: [Field; MAX_HEADERS],
+    count: usize,
+}
+
+impl Default for Head {
+    fn default() -> Self {
+        Head {
+            len: 0,
+            method: Method::GET,
+            target: (0, 0),
+            http10: false,
+            content_length: 0,
+            keep_alive: true,
+            fields: [Field::default(); MAX_HEADERS],
+            count: 0,
+        }
+    }
+}
+
+impl Head {
+    /// The request target, out of `bytes` (those the head was parsed from, or a copy).
+    pub fn target<'b>(&self, bytes: &'b [u8]) -> &'b [u8] {
+        &bytes[self.target.0..self.target.1]
+    }
+
+    /// The first header called `name` (any case), out of `bytes`: a scan over a handful of
+    /// headers beats a map that must be built first.
+    pub fn header<'b>(&self, bytes: &'b [u8], name: &str) -> Option<&'b [u8]> {
+        self.fields[..self.count]
+            .iter()
+            .find(|f| bytes[f.name.0..f.name.1].eq_ignore_ascii_case(name.as_bytes()))
+            .map(|f| &bytes[f.value.0..f.value.1])
+    }
+}
+
+/// Parses the head at the start of `buf` into `head`: at most `max_bytes` bytes and
+/// `max_headers` headers (past [`MAX_HEADERS`], a head with more is `Unusual`).
+pub fn parse(buf: &[u8], max_bytes: usize, max_headers: usize, head: &mut Head) -> Parsed {
+    // Left uninitialised: zeroing 100 headers costs more than parsing the head (callgrind).
+    let mut headers = [const { MaybeUninit::uninit() }; MAX_HEADERS];
+    let mut req = httparse::Request::new(&mut []);
+    let parsed = httparse::ParserConfig::default().parse_request_with_uninit_headers(
+        &mut req,
+        buf,
+        &mut headers[..max_headers.min(MAX_HEADERS)],
+    );
+    let len = match parsed {
+        Ok(httparse::Status::Complete(n)) => n,
+        Ok(httparse::Status::Partial) if buf.len() >= max_bytes => return Parsed::TooLarge,
+        Ok(httparse::Status::Partial) => return Parsed::Partial,
+        Err(httparse::Error::TooManyHeaders) if max_headers > MAX_HEADERS => {
+            return Parsed::Unusual
+        }
+        Err(httparse::Error::TooManyHeaders) => return Parsed::TooLarge,
+        Err(e) => return Parsed::Invalid(format!("invalid request head: {e}")),
+    };
+    if len > max_bytes {
+        return Parsed::TooLarge;
+    }
+    let base = buf.as_ptr() as usize;
+    let range = |s: &[u8]| {
+        let start = s.as_ptr() as usize - base;
+        (start, start + s.len())
+    };
+    let (Some(method), Some(target), Some(minor)) = (req.method, req.path, req.version) else {
+        return Parsed::Invalid("invalid request head".into());
+    };
+    let Ok(method) = Method::from_bytes(method.as_bytes()) else {
+        return Parsed::Invalid(format!("invalid method `{method}`"));
+    };
+    if !target.starts_with('/') {
+        return Parsed::Unusual; // absolute-form or `*`
+    }
+    let http10 = minor == 0;
+    let mut length = None;
+    let mut connection = Connection::default();
+    for (i, h) in req.headers.iter().enumerate() {
+        let name = h.name.as_bytes();
+        if name.eq_ignore_ascii_case(b"content-length") {
+            match (content_length(h.value), length) {
+                (Some(n), None) => length = Some(n),
+                _ => return Parsed::Unusual, // invalid or repeated: hyper's to refuse
+            }
+        } else if name.eq_ignore_ascii_case(b"transfer-encoding")
+            || name.eq_ignore_ascii_case(b"expect")
+            || name.eq_ignore_ascii_case(b"upgrade")
+        {
+            return Parsed::Unusual;
+        } else if name.eq_ignore_ascii_case(b"connection") {
+            connection.read(h.value);
+        }
+        head.fields[i] = Field {
+            name: range(name),
+            value: range(h.value),
+        };
+    }
+    head.count = req.headers.len();
+    head.len = len;
+    head.method = method;
+    head.target = range(target.as_bytes());
+    head.http10 = http10;
+    head.content_length = length.unwrap_or(0);
+    head.keep_alive = !connection.close && (!http10 || connection.keep_alive);
+    Parsed::Complete
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_all(buf: &[u8]) -> Parsed {
+        parse(buf, 16 << 10, 100, &mut Head::default())
+    }
+
+    #[test]
+    fn the_common_shape_is_served_and_the_rest_left_to_hyper() {
+        let ok = b"POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello";
+        let mut h = Head::default();
+        assert!(matches!(parse(ok, 16 << 10, 100, &mut h), Parsed::Complete));
+        assert_eq!(
+            (h.len, h.content_length, h.keep_alive),
+            (ok.len() - 5, 5, true)
+        );
+        for unusual in [
+            &b"POST /echo HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"[..],
+            b"POST /echo HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n",
+            b"POST /echo HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n",
+            b"POST /echo HTTP/1.1\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\n",
+            b"POST /echo HTTP/1.1\r\nContent-Length: +5\r\n\r\n",
+            b"GET /echo HTTP/1.1\r\nUpgrade: h2c\r\n\r\n",
+            b"GET http://x/echo HTTP/1.1\r\n\r\n",
+        ] {
+            assert!(
+                matches!(parse_all(unusual), Parsed::Unusual),
+                "{}",
+                String::from_utf8_lossy(unusual)
+            );
+        }
+        assert!(matches!(
+            parse_all(b"POST /echo HTTP/1.1\r\nHo"),
+            Parsed::Partial
+        ));
+        assert!(matches!(parse_all(b"GARBAGE\r\n\r\n"), Parsed::Invalid(_)));
+    }
+
+    #[test]
+    fn headers_are_found_in_place_by_any_case() {
+        let buf = b"POST /echo?x=1 HTTP/1.1\r\nSOAPAction: \"a\"\r\nHost: h\r\n\r\n";
+        let mut h = Head::default();
+        assert!(matches!(parse(buf, 1 << 10, 100, &mut h), Parsed::Complete));
+        assert_eq!(h.header(buf, "soapaction"), Some(&b"\"a\""[..]));
+        assert_eq!(h.header(buf, "host"), Some(&b"h"[..]));
+        assert_eq!(h.header(buf, "content-type"), None);
+        assert_eq!(h.target(buf), b"/echo?x=1");
+    }
+
+    #[test]
+    fn a_head_parsed_again_forgets_the_headers_before() {
+        let mut h = Head::default();
+        let first = b"POST / HTTP/1.1\r\nSOAPAction: a\r\nX: y\r\n\r\n";
+        assert!(matches!(
+            parse(first, 1 << 10, 100, &mut h),
+            Parsed::Complete
+        ));
+        let second = b"GET / HTTP/1.1\r\nHost: h\r\n\r\n";
+        assert!(matches!(
+            parse(second, 1 << 10, 100, &mut h),
+            Parsed::Complete
+        ));
+        assert_eq!(h.header(second, "soapaction"), None);
+        assert_eq!(h.method, Method::GET);
+    }
+
+    #[test]
+    fn http10_closes_unless_asked_and_close_is_heard() {
+        let keep = |buf: &[u8]| {
+            let mut h = Head::default();
+            assert!(matches!(parse(buf, 1 << 10, 100, &mut h), Parsed::Complete));
+            h.keep_alive
+        };
+        assert!(!keep(b"GET / HTTP/1.0\r\n\r\n"));
+        assert!(keep(b"GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n"));
+        assert!(!keep(b"GET / HTTP/1.1\r\nConnection: foo, close\r\n\r\n"));
+    }
+
+    #[test]
+    fn limits_name_the_head_too_large() {
+        let many: String = (0..12).map(|i| format!("X-{i}: v\r\n")).collect();
+        let head = format!("GET / HTTP/1.1\r\n{many}\r\n");
+        let mut h = Head::default();
+        assert!(matches!(
+            parse(head.as_bytes(), 1 << 10, 10, &mut h),
+            Parsed::TooLarge
+        ));
+        assert!(matches!(
+            parse(head.as_bytes(), 20, 100, &mut h),
+            Parsed::TooLarge
+        ));
+        assert!(matches!(
+            parse(b"GET / HT", 8, 100, &mut h),
+            Parsed::TooLarge
+        ));
+        let lots: String = (0..120).map(|i| format!("X-{i}: v\r\n")).collect();
+        let head = format!("GET / HTTP/1.1\r\n{lots}\r\n");
+        assert!(matches!(
+            parse(head.as_bytes(), 16 << 10, 200, &mut h),
+            Parsed::Unusual
+        ));
+    }
+}

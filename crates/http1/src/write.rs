@@ -1,0 +1,145 @@
+//! Heads written into a caller's buffer: a response head the way hyper writes it (lower-case
+//! names, `content-length`, a cached `date`), so that the server's two engines answer the same
+//! bytes but for the order of headers, and the decimal of a `Content-Length`.
+//!
+//! It must never write a head whose `content-length` differs from the body that follows, and
+//! never allocate beyond the caller's buffer: the date is formatted once a second per thread.
+
+use std::cell::RefCell;
+use std::io::Write as _;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use http::{HeaderMap, StatusCode};
+
+/// What the connection does after an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum After {
+    /// Stays open for the next request.
+    KeepAlive,
+    /// Closes.
+    Close,
+}
+
+/// `n` in decimal, appended to `out`.
+pub fn write_decimal(out: &mut Vec<u8>, mut n: usize) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&buf[i..]);
+}
+
+/// The status line and `headers` of an answer with a body of `body_len` bytes, appended to
+/// `w`: `content-length` and `connection` are written from `body_len` and `after` (any in
+/// `headers` are left out), then `date`.
+pub fn write_response_head(
+    w: &mut Vec<u8>,
+    status: StatusCode,
+    headers: &HeaderMap,
+    body_len: usize,
+    http10: bool,
+    after: After,
+) {
+    w.extend_from_slice(if http10 { b"HTTP/1.0 " } else { b"HTTP/1.1 " });
+    w.extend_from_slice(status.as_str().as_bytes());
+    w.push(b' ');
+    w.extend_from_slice(status.canonical_reason().unwrap_or("").as_bytes());
+    w.extend_from_slice(b"\r\n");
+    for (name, value) in headers {
+        if name == http::header::CONTENT_LENGTH || name == http::header::CONNECTION {
+            continue; // written below, from what is actually sent and done
+        }
+        w.extend_from_slice(name.as_str().as_bytes());
+        w.extend_from_slice(b": ");
+        w.extend_from_slice(value.as_bytes());
+        w.extend_from_slice(b"\r\n");
+    }
+    match (after, http10) {
+        (After::Close, false) => w.extend_from_slice(b"connection: close\r\n"),
+        (After::KeepAlive, true) => w.extend_from_slice(b"connection: keep-alive\r\n"),
+        _ => {}
+    }
+    w.extend_from_slice(b"content-length: ");
+    write_decimal(w, body_len);
+    w.extend_from_slice(b"\r\ndate: ");
+    DATE.with(|d| w.extend_from_slice(d.borrow_mut().now()));
+    w.extend_from_slice(b"\r\n\r\n");
+}
+
+/// An IMF-fixdate, formatted again when the second changes.
+struct CachedDate {
+    second: u64,
+    text: [u8; 29],
+}
+
+impl CachedDate {
+    fn now(&mut self) -> &[u8] {
+        let now = SystemTime::now();
+        let second = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        if second != self.second {
+            self.second = second;
+            let mut out = &mut self.text[..];
+            let _ = write!(out, "{}", httpdate::HttpDate::from(now));
+        }
+        &self.text
+    }
+}
+
+thread_local!(static DATE: RefCell<CachedDate> = const {
+    RefCell::new(CachedDate { second: 0, text: [b' '; 29] })
+});
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimal() {
+        for n in [0, 7, 10, 628, usize::MAX] {
+            let mut out = b"x".to_vec();
+            write_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}").as_bytes());
+        }
+    }
+
+    #[test]
+    fn a_head_says_its_length_and_whether_it_closes() {
+        let mut headers = HeaderMap::new();
+        headers.insert("content-type", "text/plain".parse().unwrap());
+        headers.insert("content-length", "999".parse().unwrap());
+        let status = StatusCode::PAYLOAD_TOO_LARGE;
+        let mut w = Vec::new();
+        write_response_head(&mut w, status, &headers, 7, false, After::Close);
+        let text = String::from_utf8(w).unwrap();
+        assert!(
+            text.starts_with("HTTP/1.1 413 Payload Too Large\r\ncontent-type: text/plain\r\nconnection: close\r\ncontent-length: 7\r\ndate: "),
+            "{text}"
+        );
+        assert!(text.ends_with(" GMT\r\n\r\n"), "{text}");
+        assert_eq!(text.len(), text.find("date: ").unwrap() + 6 + 29 + 4);
+        let mut w = Vec::new();
+        write_response_head(&mut w, status, &headers, 0, true, After::KeepAlive);
+        let text = String::from_utf8(w).unwrap();
+        assert!(
+            text.starts_with("HTTP/1.0 413 Payload Too Large\r\n"),
+            "{text}"
+        );
+        assert!(text.contains("\r\nconnection: keep-alive\r\n"), "{text}");
+        let mut w = Vec::new();
+        write_response_head(
+            &mut w,
+            StatusCode::OK,
+            &HeaderMap::new(),
+            5,
+            false,
+            After::KeepAlive,
+        );
+        assert!(!String::from_utf8(w).unwrap().contains("connection"));
+    }
+}

@@ -14,7 +14,8 @@ use std::time::{Duration, SystemTime};
 
 use soapstone_codec::{self as codec, Envelope, Fault, Limits, QName, Version};
 use soapstone_service::{
-    BoxFuture, Principal, SoapRequest, SoapResponse, SoapService, TlsClientCert, UnderstoodHeaders,
+    BoxFuture, Principal, ServiceFuture, SoapRequest, SoapResponse, SoapService, TlsClientCert,
+    UnderstoodHeaders,
 };
 
 use crate::auth::{Authenticator, Credentials};
@@ -160,10 +161,11 @@ impl Secured {
 struct Refusal(SoapResponse);
 
 impl Shared {
-    /// Reads the envelope; a failure is answered as the codec would have the service answer.
-    fn version(&self, request: &SoapRequest) -> Result<Version, Refusal> {
-        match Envelope::parse(&request.body, &self.config.limits) {
-            Ok(e) => Ok(e.version()),
+    /// Reads the envelope (once: the service it guards is handed it); a failure is answered
+    /// as the codec would have the service answer.
+    fn envelope<'a>(&self, body: &'a [u8], request: &SoapRequest) -> Result<Envelope<'a>, Refusal> {
+        match Envelope::parse(body, &self.config.limits) {
+            Ok(e) => Ok(e),
             Err(e) if e.is_version_mismatch() => {
                 let mut out = Vec::with_capacity(512);
                 codec::encode_version_mismatch_fault(&mut out, Version::Soap11, &e.to_string());
@@ -244,8 +246,7 @@ impl Shared {
         })
     }
 
-    async fn admit(&self, request: &mut SoapRequest) -> Result<(), Refusal> {
-        let version = self.version(request)?;
+    async fn admit(&self, request: &mut SoapRequest, version: Version) -> Result<(), Refusal> {
         let refuse = |f: WsseFault| Refusal(f.to_response(version));
         let header = token::read(&request.body).map_err(refuse)?;
         let principal = match header {
@@ -303,13 +304,28 @@ impl SoapService for Secured {
         self.shared.inner.document(query, endpoint)
     }
 
-    fn call(&self, mut request: SoapRequest) -> BoxFuture<SoapResponse> {
+    fn call(&self, request: SoapRequest) -> BoxFuture<SoapResponse> {
+        self.serve(request).boxed()
+    }
+
+    fn serve(&self, mut request: SoapRequest) -> ServiceFuture {
         let shared = self.shared.clone();
-        Box::pin(async move {
-            match shared.admit(&mut request).await {
-                Ok(()) => shared.inner.call(request).await,
-                Err(Refusal(resp)) => resp,
+        let answer: BoxFuture<SoapResponse> = Box::pin(async move {
+            // Read once, here: the service is handed the envelope (`serve_parsed`) instead of
+            // reading it again. It borrows a handle of its own on the bytes, so the request
+            // can take the principal meanwhile.
+            let body = request.body.clone();
+            let envelope = match shared.envelope(&body, &request) {
+                Ok(envelope) => envelope,
+                Err(Refusal(resp)) => return resp,
+            };
+            if let Err(Refusal(resp)) = shared.admit(&mut request, envelope.version()).await {
+                return resp;
             }
-        })
+            let answer = shared.inner.serve_parsed(&request, envelope);
+            drop((request, body)); // the service's future owns what it needs
+            answer.await
+        });
+        answer.into()
     }
 }

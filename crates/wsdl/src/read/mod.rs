@@ -17,6 +17,7 @@
 
 mod check;
 mod components;
+mod depth;
 mod inspect;
 mod load;
 mod lower;
@@ -54,6 +55,12 @@ pub struct ReadOptions {
     pub max_documents: usize,
     /// Most XML nodes in one document (elements, attributes, text). Default: `4_000_000`.
     pub max_nodes: u32,
+    /// Deepest element nesting in one document: the XML parser recurses once per level, so
+    /// this bounds the stack a document can take. Default: `256` (WSDLs seldom nest past 30).
+    pub max_depth: usize,
+    /// Deepest chain of documents read one inside another (a WSDL importing a schema that
+    /// includes another...): each level takes stack. Default: `64`.
+    pub max_import_depth: usize,
     /// Local copies of remote documents, consulted before anything else.
     /// Default: empty (only the bundled SOAP 1.1 encoding schema).
     pub catalog: Catalog,
@@ -68,6 +75,8 @@ impl Default for ReadOptions {
             max_document_bytes: 16 << 20,
             max_documents: 512,
             max_nodes: 4_000_000,
+            max_depth: 256,
+            max_import_depth: 64,
             catalog: Catalog::default(),
             fetch: None,
         }
@@ -80,6 +89,8 @@ impl fmt::Debug for ReadOptions {
             .field("max_document_bytes", &self.max_document_bytes)
             .field("max_documents", &self.max_documents)
             .field("max_nodes", &self.max_nodes)
+            .field("max_depth", &self.max_depth)
+            .field("max_import_depth", &self.max_import_depth)
             .field("catalog", &self.catalog)
             .field("fetch", &self.fetch.is_some())
             .finish()

@@ -301,27 +301,6 @@ fn run(fuzzed: Vec<u8>, cuts: Vec<usize>, close: bool, typed: bool) -> Result<()
         } else {
             format!("200 {GOOD}")
         };
-        let mut second = tokio::time::timeout(outer, call(&client, typed))
-            .await
-            .map_err(|_| "the second call hangs".to_owned())?;
-        if close {
-            // A connection the server closed after an answer that did not say so may be
-            // taken from the pool before its close arrives: that request fails (it is never
-            // sent twice), and the one after goes on a new connection.
-            if let Err(e) = &second {
-                if !e.to_string().contains("connection closed") && !e.to_string().contains("reset")
-                {
-                    return Err(format!("the second call (first: {first:?}): {e}"));
-                }
-                second = tokio::time::timeout(outer, call(&client, typed))
-                    .await
-                    .map_err(|_| "the third call hangs".to_owned())?;
-            }
-        }
-        let second = second.map_err(|e| format!("the second call (first: {first:?}): {e}"))?;
-        if second != want {
-            return Err(format!("the second call got {second:?} (first: {first:?})"));
-        }
         // An answer whose framing was read to its end may leave its connection in the pool
         // even when its content is refused (a fault, a status, a body that does not decode);
         // any other error ends the connection.
@@ -332,6 +311,30 @@ fn run(fuzzed: Vec<u8>, cuts: Vec<usize>, close: bool, typed: bool) -> Result<()
                 || msg.starts_with("cannot decode the response")
                 || msg.contains("invalid compressed body")
         };
+        let pooled = first.as_ref().map_or_else(framed, |_| true);
+        let mut second = tokio::time::timeout(outer, call(&client, typed))
+            .await
+            .map_err(|_| "the second call hangs".to_owned())?;
+        if pooled {
+            // A pooled connection may go bad after its answer was read and before it is taken
+            // again, in ways no client can see in time: the server closes it without saying
+            // so, or bytes past the answer's end arrive late. That request fails (it is never
+            // sent twice) with an error naming the problem, and the connection is dropped, so
+            // the call after it goes on a new connection.
+            if let Err(e) = &second {
+                let msg = e.to_string();
+                if msg.is_empty() || msg.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    return Err(format!("unclear error `{msg}`"));
+                }
+                second = tokio::time::timeout(outer, call(&client, typed))
+                    .await
+                    .map_err(|_| "the third call hangs".to_owned())?;
+            }
+        }
+        let second = second.map_err(|e| format!("the second call (first: {first:?}): {e}"))?;
+        if second != want {
+            return Err(format!("the second call got {second:?} (first: {first:?})"));
+        }
         if let Err(e) = &first {
             if !framed(e) && raw.reused.load(Ordering::SeqCst) > 0 {
                 return Err(format!("a connection reused after `{e}`"));

@@ -20,6 +20,8 @@
 
 mod answer;
 mod head;
+#[cfg(test)]
+mod head_fuzz;
 
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;

@@ -391,6 +391,22 @@ mod regressions {
         // whole chain with a linear `contains` (cubic: 17 s for 1,000 types in a debug
         // build, minutes for these); it now stops at a type already checked.
         assert_eq!(read_err(12, 2999), "read");
+        // past 32 levels lowering refuses it, saying why (it once called an extension chain a
+        // restriction: "restriction of `T33`: the service model has no complex restrictions")
+        let (text, docs) = hostile(12, 40);
+        let docs = Arc::new(docs);
+        let mut options = ReadOptions::default();
+        options.fetch = Some(Arc::new(move |url: &str| {
+            docs.get(url)
+                .cloned()
+                .ok_or_else(|| format!("no document `{url}`"))
+        }));
+        let defs = read_str(&text, "http://x/a.wsdl", &options).unwrap();
+        let err = defs.service_model("s", "p").unwrap_err().to_string();
+        assert!(
+            err.ends_with("extension of `T33`: more than 32 types derived one from another"),
+            "{err}"
+        );
         assert_eq!(
             read_err(1, 0).split(": ").nth(1),
             Some("type `A` derives from itself")

@@ -146,6 +146,16 @@ impl<'d> Lower<'d> {
             Some((base, Derivation::Restriction)) if self.restates_content(base, depth) => {
                 Vec::new()
             }
+            // Past the bound the message names what happened, not a restriction.
+            Some((base, Derivation::Extension)) => {
+                return Err(LowerError::new(
+                    at,
+                    format!(
+                        "extension of `{}`: more than {MAX_DEPTH} types derived one from another",
+                        base.local
+                    ),
+                ))
+            }
             Some((base, _)) if !(base.namespace == XSD_NS && base.local == "anyType") => {
                 return Err(LowerError::new(
                     at,

@@ -302,14 +302,16 @@ fn run(fuzzed: Vec<u8>, cuts: Vec<usize>, close: bool, typed: bool) -> Result<()
             format!("200 {GOOD}")
         };
         // An answer whose framing was read to its end may leave its connection in the pool
-        // even when its content is refused (a fault, a status, a body that does not decode);
+        // even when its content is refused (a fault, a status, a body that does not decode or
+        // decompress);
         // any other error ends the connection.
         let framed = |e: &soapstone_client::Error| {
             let msg = e.to_string();
             e.fault().is_some()
                 || msg.starts_with("server answered http")
                 || msg.starts_with("cannot decode the response")
-                || msg.contains("invalid compressed body")
+                || msg.contains("compressed body")
+                || msg.contains("unsupported content encoding")
         };
         let pooled = first.as_ref().map_or_else(framed, |_| true);
         let mut second = tokio::time::timeout(outer, call(&client, typed))

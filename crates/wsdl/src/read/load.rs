@@ -175,7 +175,7 @@ impl<'o> Loader<'o> {
             nodes_limit: self.options.max_nodes,
         };
         let text = source.text.strip_prefix('\u{feff}').unwrap_or(&source.text);
-        if let Some(line) = super::depth::too_deep(text, self.options.max_depth) {
+        if let Some(line) = soapstone_codec::nested_past(text, self.options.max_depth) {
             return Err(ReadError::new(
                 Loc::file(&source.name, line),
                 format!(

@@ -17,7 +17,6 @@
 
 mod check;
 mod components;
-mod depth;
 mod inspect;
 mod load;
 mod lower;

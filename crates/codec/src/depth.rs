@@ -1,15 +1,21 @@
-//! The nesting depth of a document, measured before it is parsed.
+//! The nesting depth of a document, measured before a DOM parser sees it.
 //!
-//! Why it exists: roxmltree (the reader's XML parser) recurses once per element level with no
-//! bound of its own, so a WSDL or XSD of a few hundred KB nested deep enough overflows the
-//! reading thread's stack, which aborts the whole process (no panic to catch). This scan is
-//! iterative and refuses a document deeper than [`ReadOptions::max_depth`](super::ReadOptions)
-//! before roxmltree sees it. It must never allocate, never refuse a document within the limit,
-//! and never stop early on malformed input (roxmltree reports that once the depth is known to
-//! be safe).
+//! Why it exists: roxmltree (the DOM the WSDL reader, WS-Security and the dynamic client use)
+//! recurses once per element level with no bound of its own, so a document of a few hundred
+//! KB nested deep enough overflows the parsing thread's stack, which aborts the whole process
+//! (no panic to catch). This scan is iterative; a caller refuses a document past its depth
+//! before the DOM parser runs. It must never allocate, never report a document within the
+//! limit, and never stop early on malformed input (the parser reports that once the depth is
+//! known to be safe). The codec's own reader needs none of this: it is streaming and checks
+//! [`Limits::max_depth`](crate::Limits) as it goes.
 
-/// The 1-based line of the first start tag past `max` levels of nesting, if any.
-pub(super) fn too_deep(text: &str, max: usize) -> Option<u32> {
+/// The 1-based line of the first start tag past `max` levels of element nesting, if any.
+///
+/// ```
+/// assert_eq!(soapstone_codec::nested_past("<a><b/></a>", 1), None);
+/// assert_eq!(soapstone_codec::nested_past("<a>\n<b><c/></b></a>", 1), Some(2));
+/// ```
+pub fn nested_past(text: &str, max: usize) -> Option<u32> {
     let b = text.as_bytes();
     let skip_to = |from: usize, end: &[u8]| {
         b.get(from..)
@@ -62,7 +68,7 @@ pub(super) fn too_deep(text: &str, max: usize) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::too_deep;
+    use super::nested_past as too_deep;
 
     #[test]
     fn depth_counts_elements_only() {

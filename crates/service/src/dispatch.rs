@@ -101,7 +101,8 @@ fn clark(q: &QName) -> String {
 }
 
 impl Dispatcher {
-    /// The dispatcher of `model`; `cached[i]` tells whether operation `i` caches responses.
+    /// The dispatcher of `model`; `cached[i]` tells whether operation `i` caches responses
+    /// (none does when [`ServiceConfig::cache_capacity`] is `0`).
     ///
     /// # Panics
     /// If the model is invalid ([`ServiceModel::validate`]): a programming error in the
@@ -120,11 +121,8 @@ impl Dispatcher {
         }
         let caches = (0..model.operations.len())
             .map(|i| {
-                cached
-                    .get(i)
-                    .copied()
-                    .unwrap_or(false)
-                    .then(|| ResponseCache::new(config.cache_capacity))
+                (cached.get(i).copied().unwrap_or(false) && config.cache_capacity > 0)
+                    .then(|| ResponseCache::new(config.cache_capacity, config.cache_max_bytes))
             })
             .collect();
         Dispatcher {

@@ -33,6 +33,8 @@ pub(crate) mod thesis_pool;
 pub(crate) mod thesis_report;
 pub(crate) mod tls;
 pub(crate) mod wsb;
+mod wsb_cache;
+mod wsb_cache_report;
 mod wsb_peers;
 
 use std::path::PathBuf;
@@ -313,6 +315,7 @@ pub(crate) async fn run_all(cfg: &LabConfig) -> anyhow::Result<Results> {
             Experiment::Thesis => thesis::run(&mut lab).await,
             Experiment::Contacts => contacts::run(&mut lab).await,
             Experiment::Wsb => wsb::run(&mut lab).await,
+            Experiment::WsbCache => wsb_cache::run(&mut lab).await,
             Experiment::Parse => parse::run(&mut lab).await,
             Experiment::Clients => clients::run(&mut lab).await,
             Experiment::Causes => causes::run(&mut lab).await,
@@ -442,6 +445,7 @@ pub(crate) fn sections(results: &Results) -> Vec<Section> {
             Experiment::Thesis => thesis::section(results),
             Experiment::Contacts => contacts::section(results),
             Experiment::Wsb => wsb::section(results),
+            Experiment::WsbCache => wsb_cache::section(results),
             Experiment::Parse => parse::section(results),
             Experiment::Clients => clients::section(results),
             Experiment::Causes => causes_report::section(results),

@@ -22,6 +22,7 @@ pub(crate) fn run(system: &str, exp: &str, op: &str, kind: PlacementKind, p50: f
         timeouts: 0,
         unsent: 0,
         peak_ok_per_second: Some(160),
+        cache: None,
         bytes_sent: Some(400_000),
         bytes_received: Some(500_000),
         percentiles: vec![

@@ -290,7 +290,9 @@ fn chart(results: &Results, service: &str, errors: bool) -> Option<String> {
             }
         }
     }
-    if c.series.is_empty() {
+    // No series, or an errors chart of zeros only (nothing to draw: its axis would be empty).
+    let drawn = c.series.iter().flat_map(|s| &s.points).any(|p| p.1 > 0.0);
+    if c.series.is_empty() || (errors && !drawn) {
         return None;
     }
     if let (Some(points), false) = (requested, errors) {
@@ -452,6 +454,17 @@ mod tests {
             f[0].contains("soapstone 100 → 300 correct answers/s (cache on ÷ off ×3.00)"),
             "{f:?}"
         );
-        assert_eq!(section(&results).charts.len(), 4);
+        // No error in any timeline: only the two 200s charts are drawn.
+        assert_eq!(section(&results).charts.len(), 2);
+        for r in &mut results.runs {
+            r.timeline = vec![Second {
+                t: 0.0,
+                requests: 10,
+                ok: 10,
+                errors: u64::from(r.system == "erlang"),
+            }];
+        }
+        // news: 200s and errors (Erlang's); shop: 200s only.
+        assert_eq!(section(&results).charts.len(), 3);
     }
 }

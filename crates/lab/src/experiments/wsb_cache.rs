@@ -55,9 +55,15 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
     // same test2 points in this run.
     let wsb_runs = lab.cfg.experiments.contains(&Experiment::Wsb);
     for peer in lab.peers.carrying("wsb") {
+        if peer.id == "erlang" && with_cache_on(&peer).is_none() {
+            lab.problem(format!(
+                "{EXP}: the erlang peer's manifest command has no `{{cache}}` switch (built before \
+                 it existed): rerun `lab/peers/setup.sh --only erlang`; it ran without a cache only"
+            ));
+        }
         let modes: &[bool] = match with_cache_on(&peer) {
             Some(_) => &[false, true],
-            None if wsb_runs => continue,
+            None if wsb_runs && peer.id != "erlang" => continue,
             None => &[false],
         };
         let mut result = Ok(());

@@ -21,6 +21,7 @@ use super::components::{
     AttrItem, ComplexType, Compositor, Definitions, Derivation, ElementDecl, Loc, MaxOccurs,
     Particle, SimpleType, TypeDecl, TypeKind, TypeUse,
 };
+use super::hint::Kind;
 use super::lower::LowerError;
 use super::lower_open::Item;
 use crate::model::{BindingStyle, Part};
@@ -275,7 +276,14 @@ impl<'d> Lower<'d> {
     ) -> Result<(String, TypeRef), LowerError> {
         let decl = match &e.reference {
             Some(r) => self.defs.schema.elements.get(r).ok_or_else(|| {
-                LowerError::new(&e.loc, format!("element `{}` is not defined", r.local))
+                LowerError::new(
+                    &e.loc,
+                    format!(
+                        "element `{}` is not defined{}",
+                        r.local,
+                        self.defs.why_undefined(Kind::Element, r)
+                    ),
+                )
             })?,
             None => e,
         };
@@ -444,10 +452,16 @@ impl<'d> Lower<'d> {
             // Axis 1.4 types every string part so.
             return Ok(TypeRef::xsd(local));
         }
-        let decl =
-            self.defs.schema.types.get(name).ok_or_else(|| {
-                LowerError::new(at, format!("type `{}` is not defined", name.local))
-            })?;
+        let decl = self.defs.schema.types.get(name).ok_or_else(|| {
+            LowerError::new(
+                at,
+                format!(
+                    "type `{}` is not defined{}",
+                    name.local,
+                    self.defs.why_undefined(Kind::Type, name)
+                ),
+            )
+        })?;
         if let TypeKind::Simple(s) = &decl.kind {
             if let Some(t) = self.simple_base(s, 0) {
                 return Ok(t);

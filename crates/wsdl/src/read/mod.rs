@@ -17,6 +17,7 @@
 
 mod check;
 mod components;
+mod hint;
 mod inspect;
 mod load;
 mod lower;
@@ -38,6 +39,7 @@ pub use components::{
     Loc, MaxOccurs, Message, MessagePart, OpStyle, Particle, Port, PortType, SchemaSet, Service,
     SimpleType, SoapVersion, TypeDecl, TypeKind, TypeUse, Use,
 };
+pub use hint::UnknownTag;
 pub use inspect::{inspect, Signature};
 pub use lower::LowerError;
 

@@ -51,6 +51,8 @@ fn main() {
             // Apache CXF 4's own WSDL of a code-first service (tests/cxf/*.java):
             // document/literal wrapped with unqualified children, a one-way operation, a fault.
             "../../testdata/interop/cxf-interop.wsdl",
+            // Body and header elements of simple types (after node-soap's `recursive.wsdl`).
+            "wsdl/simple.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

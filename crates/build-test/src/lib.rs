@@ -142,3 +142,9 @@ pub mod axis1_dp {
 pub mod cxf_interop {
     soapstone_service::include_wsdl!("cxf-interop");
 }
+
+/// Body and header elements of simple types (`wsdl/simple.wsdl`): a response that is one
+/// enumeration value, a bare request and response of one built-in value, a header block of one.
+pub mod simple {
+    soapstone_service::include_wsdl!("simple");
+}

@@ -379,7 +379,9 @@ impl ServiceModel {
             for (dir, parts) in [("input", &op.input), ("output", &op.output)] {
                 let mut seen = HashSet::new();
                 for part in parts {
+                    // `$text`: the wrapper's text, a body element of a simple type.
                     let open = (is_open_content_name(&part.name)
+                        || part.name == crate::xsd::TEXT_FIELD
                         || crate::xsd::own_namespace(&part.name)
                             .or_else(|| crate::xsd::attribute_name(&part.name))
                             .is_some_and(|(_, l)| is_ncname(l)))

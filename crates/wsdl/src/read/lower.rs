@@ -226,9 +226,13 @@ impl Definitions {
                         &op.name,
                     )?;
                     m.request = request.name.local.clone();
-                    let fields = lower.content_of(request.ty.as_ref(), request)?;
-                    m.input = lower.wrapper_attributes(schema, request)?;
-                    m.input.extend(lower.fields(schema, fields)?);
+                    if let Some(text) = lower.simple_body(schema, request)? {
+                        m.input = text;
+                    } else {
+                        let fields = lower.content_of(request.ty.as_ref(), request)?;
+                        m.input = lower.wrapper_attributes(schema, request)?;
+                        m.input.extend(lower.fields(schema, fields)?);
+                    }
                     if !m.one_way {
                         let response = self.body_element(
                             op.output.as_ref(),
@@ -246,9 +250,13 @@ impl Definitions {
                             ));
                         }
                         m.response = response.name.local.clone();
-                        let fields = lower.content_of(response.ty.as_ref(), response)?;
-                        m.output = lower.wrapper_attributes(schema, response)?;
-                        m.output.extend(lower.fields(schema, fields)?);
+                        if let Some(text) = lower.simple_body(schema, response)? {
+                            m.output = text;
+                        } else {
+                            let fields = lower.content_of(response.ty.as_ref(), response)?;
+                            m.output = lower.wrapper_attributes(schema, response)?;
+                            m.output.extend(lower.fields(schema, fields)?);
+                        }
                     }
                 }
                 _ => {

@@ -28,7 +28,7 @@ use crate::model::{BindingStyle, Part};
 use crate::xsd::{Field, Schema, TypeDef, TypeRef, SOAP_ENC_NS, XSD_NS};
 
 /// What registers lowered types in a [`Schema`] (the "Rust type" of [`Schema::define`]).
-const FROM_WSDL: &str = "soapstone_wsdl::read";
+pub(super) const FROM_WSDL: &str = "soapstone_wsdl::read";
 
 /// How deep derivations, nested groups and simple-type restrictions are followed.
 const MAX_DEPTH: usize = 32;
@@ -47,6 +47,8 @@ pub(super) struct Lower<'d> {
     /// Where a type of another namespace holds a struct of the service namespace (which a
     /// qualified message cannot write).
     pub(super) back_to_service: Option<(Loc, String)>,
+    /// The struct of each header block element of a simple type (`lower_simple`).
+    pub(super) simple_blocks: HashMap<QName, TypeRef>,
 }
 
 impl<'d> Lower<'d> {
@@ -66,6 +68,7 @@ impl<'d> Lower<'d> {
             anonymous: HashMap::new(),
             taken,
             back_to_service: None,
+            simple_blocks: HashMap::new(),
         }
     }
 
@@ -92,6 +95,17 @@ impl<'d> Lower<'d> {
             },
             Some(TypeUse::Named(q)) => match self.defs.schema.types.get(q).map(|d| &d.kind) {
                 Some(TypeKind::Complex(c)) => c,
+                None if !is_builtin(q) => {
+                    return Err(LowerError::new(
+                        at,
+                        format!(
+                            "element `{}` has the type `{}`, which is not defined{}",
+                            element.name.local,
+                            q.local,
+                            self.defs.why_undefined(Kind::Type, q)
+                        ),
+                    ))
+                }
                 _ => {
                     return Err(LowerError::new(
                         at,
@@ -346,6 +360,9 @@ impl<'d> Lower<'d> {
         schema: &mut Schema,
         element: &'d ElementDecl,
     ) -> Result<TypeRef, LowerError> {
+        if let Some(t) = self.simple_block(schema, element)? {
+            return Ok(t);
+        }
         let t = match &element.ty {
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &element.loc)?,
             Some(TypeUse::Inline(d)) => {
@@ -356,6 +373,13 @@ impl<'d> Lower<'d> {
         };
         match schema.get(&t.name.local) {
             Some(TypeDef::Struct(_)) if t.name.namespace == self.namespace => Ok(t),
+            Some(TypeDef::Struct(_)) => Err(LowerError::new(
+                &element.loc,
+                format!(
+                    "header element `{}` has the type `{{{}}}{}` of another namespace than the service's: the service model's header blocks hold a struct of the service namespace",
+                    element.name.local, t.name.namespace, t.name.local
+                ),
+            )),
             _ => Err(LowerError::new(
                 &element.loc,
                 format!(

@@ -24,6 +24,7 @@ mod lower;
 mod lower_attrs;
 mod lower_ns;
 mod lower_open;
+mod lower_simple;
 mod lower_types;
 mod lower_wrapper;
 mod schema;

@@ -53,6 +53,14 @@ fn main() {
             "../../testdata/interop/cxf-interop.wsdl",
             // Body and header elements of simple types (after node-soap's `recursive.wsdl`).
             "wsdl/simple.wsdl",
+            // Two operations share their request and response elements (SOAPAction routes).
+            "wsdl/shared.wsdl",
+            // node-soap's own: the same, with `anyType` elements and an operation named
+            // `prefixed-MyOperation`.
+            "../../testdata/node-soap/wsdl/non_identifier_chars_in_operation.wsdl",
+            // node-soap's NoParams sample (a copy: its name is `soap.wsdl`): rpc/encoded, no
+            // `namespace` on `soap:body`, an operation without parameters.
+            "wsdl/no_params.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

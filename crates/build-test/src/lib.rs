@@ -148,3 +148,19 @@ pub mod cxf_interop {
 pub mod simple {
     soapstone_service::include_wsdl!("simple");
 }
+
+/// Two operations sharing their body elements, routed by SOAPAction (`wsdl/shared.wsdl`).
+pub mod shared {
+    soapstone_service::include_wsdl!("shared");
+}
+
+/// node-soap's `non_identifier_chars_in_operation.wsdl` (the same, with `anyType` bodies).
+pub mod non_identifier_chars {
+    soapstone_service::include_wsdl!("non_identifier_chars_in_operation");
+}
+
+/// node-soap's `NoParams` sample (`wsdl/no_params.wsdl`): an rpc/encoded operation without
+/// parameters whose `soap:body` names no namespace.
+pub mod no_params {
+    soapstone_service::include_wsdl!("no_params");
+}

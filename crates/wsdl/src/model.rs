@@ -293,7 +293,8 @@ impl ServiceModel {
             problems.push("service namespace is empty".to_string());
         }
         let mut ops = HashSet::new();
-        let mut elements = HashSet::new();
+        let mut elements: std::collections::BTreeMap<&str, Vec<(&OperationModel, bool)>> =
+            std::collections::BTreeMap::new();
         let mut messages = HashSet::new();
         for op in &self.operations {
             for (what, name) in [
@@ -308,17 +309,15 @@ impl ServiceModel {
             if !ops.insert(op.name.as_str()) {
                 problems.push(format!("operation `{}` is declared twice", op.name));
             }
-            if !elements.insert(op.request.as_str()) {
-                problems.push(format!(
-                    "element `{}` is used by two operations",
-                    op.request
-                ));
-            }
-            if op.response != op.request && !op.one_way && !elements.insert(op.response.as_str()) {
-                problems.push(format!(
-                    "element `{}` is used by two operations",
-                    op.response
-                ));
+            elements
+                .entry(op.request.as_str())
+                .or_default()
+                .push((op, true));
+            if op.response != op.request && !op.one_way {
+                elements
+                    .entry(op.response.as_str())
+                    .or_default()
+                    .push((op, false));
             }
             // Two operations may share an action (SOAPBuilders' WSDLs give every operation
             // `http://soapinterop.org/`): the dispatcher then routes by the body element.
@@ -401,6 +400,9 @@ impl ServiceModel {
                 }
             }
         }
+        for (element, uses) in &elements {
+            shared_element_problems(element, uses, &mut problems);
+        }
         problems.extend(self.schema.problems().iter().cloned());
         crate::xsd::check_choices(&self.schema, &mut problems);
         problems.extend(crate::generate::markup_problems(&self.schema));
@@ -409,6 +411,47 @@ impl ServiceModel {
             Ok(())
         } else {
             Err(ModelError { problems })
+        }
+    }
+}
+
+/// Two operations may use one body element (node-soap's `non_identifier_chars_in_operation`:
+/// `MyOperation` and `prefixed-MyOperation` both take `Request`) when it holds the same parts
+/// in each (the WSDL declares it once) and, as a request, when each operation has a SOAPAction
+/// of its own: the dispatcher routes by the action, which is then all that tells them apart.
+fn shared_element_problems(
+    element: &str,
+    uses: &[(&OperationModel, bool)],
+    problems: &mut Vec<String>,
+) {
+    let [(first, first_request), rest @ ..] = uses else {
+        return;
+    };
+    let parts = |op: &OperationModel, request: bool| {
+        if request {
+            op.input.clone()
+        } else {
+            op.output.clone()
+        }
+    };
+    for (op, request) in rest {
+        if parts(op, *request) != parts(first, *first_request) {
+            problems.push(format!(
+                "element `{element}` is used by operations `{}` and `{}` with different content",
+                first.name, op.name
+            ));
+        }
+    }
+    let requests: Vec<&OperationModel> = uses.iter().filter(|u| u.1).map(|u| u.0).collect();
+    for (i, op) in requests.iter().enumerate() {
+        let same = requests[..i]
+            .iter()
+            .find(|o| o.action == op.action || o.action.is_empty() || op.action.is_empty());
+        if let Some(other) = same {
+            problems.push(format!(
+                "element `{element}` is the request of operations `{}` and `{}`, and no SOAPAction tells them apart (`{}`)",
+                other.name, op.name, op.action
+            ));
         }
     }
 }

@@ -194,3 +194,32 @@ fn an_rpc_body_without_a_namespace_takes_the_target_namespace() {
     assert!(model.operations[0].input.is_empty());
     assert_eq!(model.operations[0].output[0].name, "Result");
 }
+
+/// node-soap's `non_identifier_chars_in_operation.wsdl`: two operations take one element. With
+/// a SOAPAction each they lower (the dispatcher routes by it); with the same one, nothing tells
+/// their requests apart and the refusal says so.
+#[test]
+fn operations_sharing_an_element_need_a_soap_action_each() {
+    let text = wsdl(&format!(
+        r#"<xs:element name="Req"><xs:complexType><xs:sequence/></xs:complexType></xs:element>
+{RES}"#
+    ))
+    .replace(
+        "</operation></portType>",
+        r#"</operation><operation name="Op2"><input message="tns:In"/><output message="tns:Out"/></operation></portType>"#,
+    )
+    .replace(
+        "</binding>",
+        r#"<operation name="Op2"><soap:operation soapAction="urn:t#Op2"/>
+      <input><soap:body use="literal"/></input><output><soap:body use="literal"/></output>
+    </operation></binding>"#,
+    );
+    let model = read(&text).service_model("S", "P").unwrap();
+    assert_eq!(model.operations[0].request, model.operations[1].request);
+    let same = text.replace("urn:t#Op2", "urn:t#Op");
+    let e = refusal(&same);
+    assert!(
+        e.contains("element `Req` is the request of operations `Op` and `Op2`, and no SOAPAction tells them apart (`urn:t#Op`)"),
+        "{e}"
+    );
+}

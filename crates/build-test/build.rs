@@ -61,6 +61,10 @@ fn main() {
             // node-soap's NoParams sample (a copy: its name is `soap.wsdl`): rpc/encoded, no
             // `namespace` on `soap:body`, an operation without parameters.
             "wsdl/no_params.wsdl",
+            // SOAP 1.2 rpc/encoded arrays restricting the SOAP 1.2 encoding's `Array`.
+            "wsdl/enc12_array.wsdl",
+            // node-soap's own (gSOAP style, thirteen operations of the same kind).
+            "../../testdata/node-soap/wsdl/rpcexample.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

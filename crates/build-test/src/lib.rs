@@ -164,3 +164,14 @@ pub mod non_identifier_chars {
 pub mod no_params {
     soapstone_service::include_wsdl!("no_params");
 }
+
+/// SOAP 1.2 rpc/encoded with arrays restricting the SOAP 1.2 encoding's `Array`
+/// (`wsdl/enc12_array.wsdl`).
+pub mod enc12_array {
+    soapstone_service::include_wsdl!("enc12_array");
+}
+
+/// node-soap's `rpcexample.wsdl` (gSOAP style, SOAP 1.2 rpc/encoded).
+pub mod rpcexample {
+    soapstone_service::include_wsdl!("rpcexample");
+}

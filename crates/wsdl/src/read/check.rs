@@ -121,7 +121,8 @@ impl Definitions {
                     }
                     match schema.types.get(name) {
                         Some(decl) => work.push(Work::Decl(decl)),
-                        None if name.namespace == SOAP_ENC_NS => {}
+                        None if name.namespace == SOAP_ENC_NS
+                            || name.namespace == super::lower_types::SOAP12_ENC_NS => {}
                         None => problems.push(undefined("type", name, at)),
                     }
                 }
@@ -161,6 +162,7 @@ impl Definitions {
                 Work::Attribute(name, at) => {
                     if name.namespace == super::load::XML_NS
                         || name.namespace == SOAP_ENC_NS
+                        || name.namespace == super::lower_types::SOAP12_ENC_NS
                         || !seen.insert((4, name))
                     {
                         continue;

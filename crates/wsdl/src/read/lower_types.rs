@@ -30,6 +30,10 @@ use crate::xsd::{Field, Schema, TypeDef, TypeRef, SOAP_ENC_NS, XSD_NS};
 /// What registers lowered types in a [`Schema`] (the "Rust type" of [`Schema::define`]).
 pub(super) const FROM_WSDL: &str = "soapstone_wsdl::read";
 
+/// The SOAP 1.2 encoding namespace (`enc:Array`, `enc:arrayType` in WSDLs that bind SOAP 1.2
+/// rpc/encoded, as gSOAP writes them).
+pub(super) const SOAP12_ENC_NS: &str = "http://www.w3.org/2003/05/soap-encoding";
+
 /// How deep derivations, nested groups and simple-type restrictions are followed.
 const MAX_DEPTH: usize = 32;
 
@@ -580,7 +584,11 @@ impl<'d> Lower<'d> {
             },
             TypeKind::Complex(c) => {
                 if let Some((base, Derivation::Restriction)) = &c.base {
-                    if base.namespace == SOAP_ENC_NS && base.local == "Array" {
+                    // SOAP 1.2's encoding names its arrays the same way (rpcexample.wsdl):
+                    // the codec writes each version's array form in its messages.
+                    if (base.namespace == SOAP_ENC_NS || base.namespace == SOAP12_ENC_NS)
+                        && base.local == "Array"
+                    {
                         return soap_array(c, name, at);
                     }
                 }

@@ -343,8 +343,20 @@ impl Definitions {
         body: Option<&BodyBinding>,
         at: &Loc,
     ) -> Result<Vec<&MessagePart>, LowerError> {
-        let m = message.and_then(|m| self.messages.get(m)).ok_or_else(|| {
-            LowerError::new(at, "an operation without an input or output message")
+        let Some(name) = message else {
+            return Err(LowerError::new(
+                at,
+                "an operation without an input or output message",
+            ));
+        };
+        let m = self.messages.get(name).ok_or_else(|| {
+            LowerError::new(
+                at,
+                format!(
+                    "the operation's message `{}` is not defined (no `wsdl:message` of that name in `{}`)",
+                    name.local, name.namespace
+                ),
+            )
         })?;
         Ok(m.parts
             .iter()

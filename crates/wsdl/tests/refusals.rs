@@ -223,3 +223,17 @@ fn operations_sharing_an_element_need_a_soap_action_each() {
         "{e}"
     );
 }
+
+/// WSDL 1.1's own stockquote example writes `type="string"` with no default namespace.
+#[test]
+fn an_unprefixed_built_in_type_is_named() {
+    let text = wsdl(&format!(
+        r#"<xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="s" type="string"/></xs:sequence></xs:complexType></xs:element>
+{RES}"#
+    ));
+    let e = refusal(&text);
+    assert!(
+        e.contains("type `string` is not defined: `string` is a built-in type of XML Schema, written without its prefix"),
+        "{e}"
+    );
+}

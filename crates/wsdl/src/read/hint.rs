@@ -149,6 +149,17 @@ impl Definitions {
                 name.namespace
             );
         }
+        // `type="string"` resolves to the default namespace (a WSDL's is WSDL's own), else to
+        // the schema's target namespace: either way a built-in's name lost its prefix.
+        let unprefixed = name.namespace == super::load::WSDL_NS
+            || (schema.namespaces.contains(&name.namespace)
+                && !schema.types.keys().any(|q| q.local == name.local));
+        if kind == Kind::Type && unprefixed && XSD_BUILTINS.contains(&name.local.as_str()) {
+            return format!(
+                ": `{}` is a built-in type of XML Schema, written without its prefix (an unprefixed type name is in the default namespace, else the schema's target namespace)",
+                name.local
+            );
+        }
         if !schema.namespaces.contains(&name.namespace) {
             return format!(
                 ": no schema of namespace `{}` was read (an `xsd:import` without `schemaLocation` needs a catalog entry)",
@@ -172,3 +183,30 @@ impl Definitions {
         format!(": no schema of namespace `{}` declares it", name.namespace)
     }
 }
+
+/// XML Schema's built-in types most often written without their prefix.
+const XSD_BUILTINS: &[&str] = &[
+    "anyType",
+    "anyURI",
+    "base64Binary",
+    "boolean",
+    "byte",
+    "date",
+    "dateTime",
+    "decimal",
+    "double",
+    "duration",
+    "float",
+    "hexBinary",
+    "int",
+    "integer",
+    "long",
+    "QName",
+    "short",
+    "string",
+    "time",
+    "token",
+    "unsignedInt",
+    "unsignedLong",
+    "unsignedShort",
+];

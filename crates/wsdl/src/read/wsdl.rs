@@ -263,7 +263,10 @@ fn binding(
                 && matches!(v, Some(SOAP11 | SOAP12))
                 && children(o, WSDL_NS, n).next().is_none())
             .then(|| {
-                let prefix = c.lookup_prefix(v.unwrap_or("")).unwrap_or("soap");
+                let prefix = c
+                    .lookup_prefix(v.unwrap_or(""))
+                    .filter(|p| !p.is_empty())
+                    .unwrap_or("soap");
                 (format!("{prefix}:{n}"), loc(file, c))
             })
         });

@@ -143,9 +143,10 @@ pub struct OperationModel {
     pub request: String,
     /// Local name of the response wrapper element. Usually `<name>Response`.
     pub response: String,
-    /// The request wrapper's children.
+    /// The request wrapper's children (`@name` parts: its attributes; one `$text` part: its
+    /// text, a body element of a simple type).
     pub input: Vec<Part>,
-    /// The response wrapper's children (empty: an empty response wrapper).
+    /// The response wrapper's children (empty: an empty response wrapper), named as `input`'s.
     pub output: Vec<Part>,
     /// Header blocks the request may carry (`soap:header` of the binding's input).
     pub input_headers: Vec<HeaderPart>,

@@ -237,3 +237,29 @@ fn an_unprefixed_built_in_type_is_named() {
         "{e}"
     );
 }
+
+/// A miscased tag inside a type (`xs:Sequence`) would drop its elements without a word: the
+/// type is refused, naming the tag, rather than lowered empty.
+#[test]
+fn a_miscased_tag_inside_a_type_refuses_the_type() {
+    let text = wsdl(&format!(
+        r#"<xs:complexType name="Pair"><xs:Sequence><xs:element name="a" type="xs:int"/></xs:Sequence></xs:complexType>
+<xs:element name="Req"><xs:complexType><xs:sequence><xs:element name="p" type="tns:Pair"/></xs:sequence></xs:complexType></xs:element>
+{RES}"#
+    ));
+    let e = refusal(&text);
+    assert!(
+        e.starts_with("t.wsdl:6: `Pair` holds an unknown schema element `xsd:Sequence` at t.wsdl:6 (XML Schema names are case-sensitive: `sequence`)"),
+        "{e}"
+    );
+    // The same tag in the body element itself.
+    let text = wsdl(&format!(
+        r#"<xs:element name="Req"><xs:complexType><xs:Sequence><xs:element name="a" type="xs:int"/></xs:Sequence></xs:complexType></xs:element>
+{RES}"#
+    ));
+    let e = refusal(&text);
+    assert!(
+        e.contains("`Req` holds an unknown schema element `xsd:Sequence`"),
+        "{e}"
+    );
+}

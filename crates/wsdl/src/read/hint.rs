@@ -74,6 +74,9 @@ pub struct UnknownTag {
     pub tag: String,
     /// Its `name` attribute, in the schema's target namespace, if it has one.
     pub name: Option<QName>,
+    /// The global type, element or group whose declaration it is inside (and whose content
+    /// it would change), if it is not that declaration itself.
+    pub within: Option<QName>,
     /// Where.
     pub loc: Loc,
 }
@@ -113,6 +116,26 @@ pub(super) enum Kind {
 }
 
 impl Definitions {
+    /// A refusal for the global component `name` when a tag XML Schema does not define is
+    /// inside its declaration: what the tag declares (`xs:Sequence` and its elements) is not
+    /// read, so the component's content as read is not the schema's.
+    pub(super) fn unknown_inside(&self, name: &QName) -> Option<(Loc, String)> {
+        let u = self
+            .schema
+            .unknown_tags
+            .iter()
+            .find(|u| u.within.as_ref() == Some(name))?;
+        Some((
+            u.loc.clone(),
+            format!(
+                "`{}` holds an {}: what it declares is not read, so `{}` cannot be lowered as the schema means it",
+                name.local,
+                u.describe(),
+                name.local
+            ),
+        ))
+    }
+
     /// Why `name`, looked up as a `kind`, is not defined: an empty string when nothing more is
     /// known, else `: ` and the likely cause.
     pub(super) fn why_undefined(&self, kind: Kind, name: &QName) -> String {

@@ -84,6 +84,9 @@ impl<'d> Lower<'d> {
         element: &ElementDecl,
     ) -> Result<Vec<Item<'d>>, LowerError> {
         let at = &element.loc;
+        if let Some((at, message)) = self.defs.unknown_inside(&element.name) {
+            return Err(LowerError::new(&at, message));
+        }
         let c = match ty {
             Some(TypeUse::Inline(d)) => match &d.kind {
                 TypeKind::Complex(c) => c,
@@ -216,6 +219,9 @@ impl<'d> Lower<'d> {
                 max,
                 loc,
             } if (once(*min, *max) || maybe(*min, *max)) && depth < MAX_DEPTH => {
+                if let Some((at, message)) = self.defs.unknown_inside(name) {
+                    return Err(LowerError::new(&at, message));
+                }
                 let Some((group, _)) = self.defs.schema.groups.get(name) else {
                     return Err(LowerError::new(
                         loc,
@@ -305,6 +311,11 @@ impl<'d> Lower<'d> {
             })?,
             None => e,
         };
+        if e.reference.is_some() {
+            if let Some((at, message)) = self.defs.unknown_inside(&decl.name) {
+                return Err(LowerError::new(&at, message));
+            }
+        }
         let wire = self.wire_name(&decl.name, e.reference.is_some(), &e.loc, owner)?;
         if decl.substitution_group.is_some() || decl.is_abstract {
             return Err(LowerError::new(
@@ -364,6 +375,9 @@ impl<'d> Lower<'d> {
         schema: &mut Schema,
         element: &'d ElementDecl,
     ) -> Result<TypeRef, LowerError> {
+        if let Some((at, message)) = self.defs.unknown_inside(&element.name) {
+            return Err(LowerError::new(&at, message));
+        }
         if let Some(t) = self.simple_block(schema, element)? {
             return Ok(t);
         }
@@ -507,6 +521,9 @@ impl<'d> Lower<'d> {
         name: &QName,
         decl: &'d TypeDecl,
     ) -> Result<TypeRef, LowerError> {
+        if let Some((at, message)) = self.defs.unknown_inside(name) {
+            return Err(LowerError::new(&at, message));
+        }
         if schema.get(&name.local).is_some() {
             let same = schema
                 .types()

@@ -142,3 +142,36 @@ pub mod axis1_dp {
 pub mod cxf_interop {
     soapstone_service::include_wsdl!("cxf-interop");
 }
+
+/// Body and header elements of simple types (`wsdl/simple.wsdl`): a response that is one
+/// enumeration value, a bare request and response of one built-in value, a header block of one.
+pub mod simple {
+    soapstone_service::include_wsdl!("simple");
+}
+
+/// Two operations sharing their body elements, routed by SOAPAction (`wsdl/shared.wsdl`).
+pub mod shared {
+    soapstone_service::include_wsdl!("shared");
+}
+
+/// node-soap's `non_identifier_chars_in_operation.wsdl` (the same, with `anyType` bodies).
+pub mod non_identifier_chars {
+    soapstone_service::include_wsdl!("non_identifier_chars_in_operation");
+}
+
+/// node-soap's `NoParams` sample (`wsdl/no_params.wsdl`): an rpc/encoded operation without
+/// parameters whose `soap:body` names no namespace.
+pub mod no_params {
+    soapstone_service::include_wsdl!("no_params");
+}
+
+/// SOAP 1.2 rpc/encoded with arrays restricting the SOAP 1.2 encoding's `Array`
+/// (`wsdl/enc12_array.wsdl`).
+pub mod enc12_array {
+    soapstone_service::include_wsdl!("enc12_array");
+}
+
+/// node-soap's `rpcexample.wsdl` (gSOAP style, SOAP 1.2 rpc/encoded).
+pub mod rpcexample {
+    soapstone_service::include_wsdl!("rpcexample");
+}

@@ -46,6 +46,8 @@ pub struct Dispatcher {
     config: ServiceConfig,
     by_action: HashMap<&'static str, usize>,
     by_request: HashMap<&'static str, usize>,
+    /// Request elements several operations share: only their SOAPAction routes them.
+    shared: Vec<&'static str>,
     responses: Vec<QName>,
     options: [EncodeOptions; 2],
     /// SOAP 1.2 response options per operation: rpc style may name its single result part in
@@ -112,11 +114,19 @@ impl Dispatcher {
         }
         let mut by_action = HashMap::new();
         let mut by_request = HashMap::new();
+        let mut shared = Vec::new();
         for (i, op) in model.operations.iter().enumerate() {
             if !op.action.is_empty() {
                 by_action.insert(op.action.as_str(), i);
             }
-            by_request.insert(op.request.as_str(), i);
+            if by_request.insert(op.request.as_str(), i).is_some() {
+                shared.push(op.request.as_str());
+            }
+        }
+        // The model allows a shared request element only when each operation has its own
+        // SOAPAction; without one, nothing says which operation is meant.
+        for element in &shared {
+            by_request.remove(element);
         }
         let caches = (0..model.operations.len())
             .map(|i| {
@@ -130,6 +140,7 @@ impl Dispatcher {
         Dispatcher {
             by_action,
             by_request,
+            shared,
             responses: model
                 .operations
                 .iter()
@@ -265,6 +276,16 @@ impl Dispatcher {
                 dispatcher: self,
                 request_len: request.body.len(),
             }),
+            None if ours && self.shared.contains(&local) => Err(fault_response(
+                version,
+                None,
+                &Fault::client(format!(
+                    "`{}` is the request of several operations of service `{}`: the SOAPAction says which, and `{}` names none of them",
+                    clark(&QName::new(namespace, local)),
+                    self.model.name,
+                    request.action.as_deref().unwrap_or("")
+                )),
+            )),
             None => {
                 let mut fault = Fault::client(format!(
                     "unknown operation `{}` in service `{}`",

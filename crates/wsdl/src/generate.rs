@@ -184,14 +184,19 @@ impl Writer<'_> {
             self.line(3, &format!("<xsd:import namespace=\"{}\"/>", esc(other)));
         }
         if !rpc {
+            // An element two operations share (told apart by SOAPAction) is declared once.
+            let mut wrappers = std::collections::HashSet::new();
             for op in &m.operations {
                 let fields: Vec<Field> = op
                     .input
                     .iter()
                     .map(|p| Field::new(p.name.clone(), p.ty.clone()))
                     .collect();
-                self.wrapper_element(&op.request, &fields);
-                if op.response != op.request && !op.one_way {
+                if wrappers.insert(op.request.as_str()) {
+                    self.wrapper_element(&op.request, &fields);
+                }
+                if op.response != op.request && !op.one_way && wrappers.insert(op.response.as_str())
+                {
                     let fields: Vec<Field> = op
                         .output
                         .iter()

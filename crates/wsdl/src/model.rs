@@ -143,9 +143,10 @@ pub struct OperationModel {
     pub request: String,
     /// Local name of the response wrapper element. Usually `<name>Response`.
     pub response: String,
-    /// The request wrapper's children.
+    /// The request wrapper's children (`@name` parts: its attributes; one `$text` part: its
+    /// text, a body element of a simple type).
     pub input: Vec<Part>,
-    /// The response wrapper's children (empty: an empty response wrapper).
+    /// The response wrapper's children (empty: an empty response wrapper), named as `input`'s.
     pub output: Vec<Part>,
     /// Header blocks the request may carry (`soap:header` of the binding's input).
     pub input_headers: Vec<HeaderPart>,
@@ -293,7 +294,8 @@ impl ServiceModel {
             problems.push("service namespace is empty".to_string());
         }
         let mut ops = HashSet::new();
-        let mut elements = HashSet::new();
+        let mut elements: std::collections::BTreeMap<&str, Vec<(&OperationModel, bool)>> =
+            std::collections::BTreeMap::new();
         let mut messages = HashSet::new();
         for op in &self.operations {
             for (what, name) in [
@@ -308,17 +310,15 @@ impl ServiceModel {
             if !ops.insert(op.name.as_str()) {
                 problems.push(format!("operation `{}` is declared twice", op.name));
             }
-            if !elements.insert(op.request.as_str()) {
-                problems.push(format!(
-                    "element `{}` is used by two operations",
-                    op.request
-                ));
-            }
-            if op.response != op.request && !op.one_way && !elements.insert(op.response.as_str()) {
-                problems.push(format!(
-                    "element `{}` is used by two operations",
-                    op.response
-                ));
+            elements
+                .entry(op.request.as_str())
+                .or_default()
+                .push((op, true));
+            if op.response != op.request && !op.one_way {
+                elements
+                    .entry(op.response.as_str())
+                    .or_default()
+                    .push((op, false));
             }
             // Two operations may share an action (SOAPBuilders' WSDLs give every operation
             // `http://soapinterop.org/`): the dispatcher then routes by the body element.
@@ -379,7 +379,9 @@ impl ServiceModel {
             for (dir, parts) in [("input", &op.input), ("output", &op.output)] {
                 let mut seen = HashSet::new();
                 for part in parts {
+                    // `$text`: the wrapper's text, a body element of a simple type.
                     let open = (is_open_content_name(&part.name)
+                        || part.name == crate::xsd::TEXT_FIELD
                         || crate::xsd::own_namespace(&part.name)
                             .or_else(|| crate::xsd::attribute_name(&part.name))
                             .is_some_and(|(_, l)| is_ncname(l)))
@@ -399,6 +401,9 @@ impl ServiceModel {
                 }
             }
         }
+        for (element, uses) in &elements {
+            shared_element_problems(element, uses, &mut problems);
+        }
         problems.extend(self.schema.problems().iter().cloned());
         crate::xsd::check_choices(&self.schema, &mut problems);
         problems.extend(crate::generate::markup_problems(&self.schema));
@@ -407,6 +412,47 @@ impl ServiceModel {
             Ok(())
         } else {
             Err(ModelError { problems })
+        }
+    }
+}
+
+/// Two operations may use one body element (node-soap's `non_identifier_chars_in_operation`:
+/// `MyOperation` and `prefixed-MyOperation` both take `Request`) when it holds the same parts
+/// in each (the WSDL declares it once) and, as a request, when each operation has a SOAPAction
+/// of its own: the dispatcher routes by the action, which is then all that tells them apart.
+fn shared_element_problems(
+    element: &str,
+    uses: &[(&OperationModel, bool)],
+    problems: &mut Vec<String>,
+) {
+    let [(first, first_request), rest @ ..] = uses else {
+        return;
+    };
+    let parts = |op: &OperationModel, request: bool| {
+        if request {
+            op.input.clone()
+        } else {
+            op.output.clone()
+        }
+    };
+    for (op, request) in rest {
+        if parts(op, *request) != parts(first, *first_request) {
+            problems.push(format!(
+                "element `{element}` is used by operations `{}` and `{}` with different content",
+                first.name, op.name
+            ));
+        }
+    }
+    let requests: Vec<&OperationModel> = uses.iter().filter(|u| u.1).map(|u| u.0).collect();
+    for (i, op) in requests.iter().enumerate() {
+        let same = requests[..i]
+            .iter()
+            .find(|o| o.action == op.action || o.action.is_empty() || op.action.is_empty());
+        if let Some(other) = same {
+            problems.push(format!(
+                "element `{element}` is the request of operations `{}` and `{}`, and no SOAPAction tells them apart (`{}`)",
+                other.name, op.name, op.action
+            ));
         }
     }
 }

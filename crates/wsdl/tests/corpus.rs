@@ -152,8 +152,10 @@ fn every_testdata_wsdl_is_read_or_refused_with_a_location() {
     // 43 before raw XML values, choices, lists, unions, attributes, text content and one-way
     // operations; 92 with them (90 of the corpus's ports and both of `testdata/interop/`); 105
     // with elements of their own namespace or form, attributes on body wrappers and fault
-    // details of another namespace.
-    assert!(lowered >= 106, "lowered {lowered} ports");
+    // details of another namespace; 108 with an rpc `soap:body` without `namespace` and body
+    // elements of a simple type; 109 with request elements shared by operations with
+    // SOAPActions of their own; 110 with arrays of the SOAP 1.2 encoding.
+    assert!(lowered >= 110, "lowered {lowered} ports");
 }
 
 /// WSDLs of the corpus that are refused because they are wrong, and why.
@@ -183,12 +185,46 @@ const BROKEN: &[(&str, &str)] = &[
     // `soap:input`/`soap:output` where `wsdl:input`/`wsdl:output` belong: nothing is bound.
     (
         "addPrefix__should_add_namespace_on_output_message/soap.wsdl",
-        "binds no input or output body",
+        "binds no input or output body: `soap:input` stands where `wsdl:input` belongs",
+    ),
+    // `xs:simpletype`: XML Schema's names are case-sensitive.
+    (
+        "Dummy__ref_element_should_have_correct_namespace/common.xsd",
+        "unknown schema element `xsd:simpletype`",
+    ),
+    // `type=` naming a global element.
+    (
+        "perf/ns1.xsd",
+        "`RabbitHole` is a global element, not a type",
+    ),
+    (
+        "Dummy__should_remove_leading_and_trailing_whitespace_by_default/name.xsd",
+        "`DummyResult` is a global element, not a type",
+    ),
+    // A namespace whose schema the sample does not ship.
+    (
+        "RetrieveFareQuoteDateRange__should_handle_child_namespaces",
+        "no schema of namespace `http://tempuri.org/Service/Pricing.Request` was read",
+    ),
+    // WSDL 1.1's own example: its schema is in the 2000/10 draft namespace.
+    (
+        "strict/stockquote.wsdl",
+        "draft XML Schema namespace `http://www.w3.org/2000/10/XMLSchema`",
+    ),
+    // HTTP POST bindings beside the SOAP ones.
+    (
+        "recursive.wsdl",
+        "(it is bound by `http:binding verb=\"POST\"`)",
+    ),
+    // A fault message that is not defined.
+    (
+        "complex/registration-common.wsdl",
+        "fault `errorDetail` names the message `errorDetailMessage`, which is not defined",
     ),
     // The operation's message is not defined (what the file is named after).
     (
         "missing_message_definition.wsdl",
-        "an operation without an input or output message",
+        "the operation's message `GetWeatherResponse` is not defined",
     ),
     // Document/literal with 44 element parts in one message (WS-I BP R2210 allows one).
     ("builtin_types.wsdl", "R2201/R2210"),

@@ -17,6 +17,7 @@ use super::components::{
     BodyBinding, Definitions, ElementDecl, HeaderBinding, Loc, MessagePart, OpStyle, SoapVersion,
     Use,
 };
+use super::hint::Kind;
 use super::lower_types::Lower;
 use crate::model::{BindingStyle, FaultPart, HeaderPart, OperationModel, ServiceModel};
 
@@ -69,9 +70,16 @@ impl Definitions {
             )
         })?;
         if binding.soap.is_none() {
+            let what = match &binding.other {
+                Some(ext) => format!(" (it is bound by `{ext}`)"),
+                None => " (it has no `soap:binding`)".to_string(),
+            };
             return Err(LowerError::new(
                 &binding.loc,
-                format!("binding `{}` is not a SOAP binding", binding.name.local),
+                format!(
+                    "binding `{}` is not a SOAP binding{what}: the service model describes SOAP ports",
+                    binding.name.local
+                ),
             ));
         }
         let pt = self.port_types.get(&binding.port_type).ok_or_else(|| {
@@ -111,9 +119,17 @@ impl Definitions {
                     ));
                 }
                 (_, None) => {
+                    let at = bop.misplaced.as_ref().map_or(&bop.loc, |(_, at)| at);
+                    let why = match &bop.misplaced {
+                        Some((tag, _)) => format!(
+                            ": `{tag}` stands where `wsdl:{}` belongs (the binding's input and output are WSDL elements holding a `soap:body`)",
+                            tag.rsplit(':').next().unwrap_or(tag)
+                        ),
+                        None => String::new(),
+                    };
                     return Err(LowerError::new(
-                        &bop.loc,
-                        format!("operation `{}` binds no input or output body", op.name),
+                        at,
+                        format!("operation `{}` binds no input or output body{why}", op.name),
                     ));
                 }
             };
@@ -170,11 +186,15 @@ impl Definitions {
                     )?;
                     element.name.namespace.clone()
                 }
+                // An rpc `soap:body` without `namespace` (WSDL 1.1 section 3.5 leaves the
+                // wrapper's namespace to it): the binding's WSDL target namespace, as
+                // node-soap and .NET write it (zeep writes the wrapper unqualified).
                 _ => bop
                     .input
                     .as_ref()
                     .and_then(|b| b.namespace.clone())
-                    .unwrap_or_default(),
+                    .filter(|ns| !ns.trim().is_empty())
+                    .unwrap_or_else(|| binding.name.namespace.clone()),
             };
             match &namespace {
                 None => namespace = Some(ns),
@@ -206,9 +226,13 @@ impl Definitions {
                         &op.name,
                     )?;
                     m.request = request.name.local.clone();
-                    let fields = lower.content_of(request.ty.as_ref(), request)?;
-                    m.input = lower.wrapper_attributes(schema, request)?;
-                    m.input.extend(lower.fields(schema, fields)?);
+                    if let Some(text) = lower.simple_body(schema, request)? {
+                        m.input = text;
+                    } else {
+                        let fields = lower.content_of(request.ty.as_ref(), request)?;
+                        m.input = lower.wrapper_attributes(schema, request)?;
+                        m.input.extend(lower.fields(schema, fields)?);
+                    }
                     if !m.one_way {
                         let response = self.body_element(
                             op.output.as_ref(),
@@ -226,9 +250,13 @@ impl Definitions {
                             ));
                         }
                         m.response = response.name.local.clone();
-                        let fields = lower.content_of(response.ty.as_ref(), response)?;
-                        m.output = lower.wrapper_attributes(schema, response)?;
-                        m.output.extend(lower.fields(schema, fields)?);
+                        if let Some(text) = lower.simple_body(schema, response)? {
+                            m.output = text;
+                        } else {
+                            let fields = lower.content_of(response.ty.as_ref(), response)?;
+                            m.output = lower.wrapper_attributes(schema, response)?;
+                            m.output.extend(lower.fields(schema, fields)?);
+                        }
                     }
                 }
                 _ => {
@@ -315,8 +343,20 @@ impl Definitions {
         body: Option<&BodyBinding>,
         at: &Loc,
     ) -> Result<Vec<&MessagePart>, LowerError> {
-        let m = message.and_then(|m| self.messages.get(m)).ok_or_else(|| {
-            LowerError::new(at, "an operation without an input or output message")
+        let Some(name) = message else {
+            return Err(LowerError::new(
+                at,
+                "an operation without an input or output message",
+            ));
+        };
+        let m = self.messages.get(name).ok_or_else(|| {
+            LowerError::new(
+                at,
+                format!(
+                    "the operation's message `{}` is not defined (no `wsdl:message` of that name in `{}`)",
+                    name.local, name.namespace
+                ),
+            )
         })?;
         Ok(m.parts
             .iter()
@@ -357,8 +397,11 @@ impl Definitions {
                 LowerError::new(
                     &part.loc,
                     format!(
-                        "part `{}` names the element `{{{}}}{}`, which is not defined",
-                        part.name, e.namespace, e.local
+                        "part `{}` names the element `{{{}}}{}`, which is not defined{}",
+                        part.name,
+                        e.namespace,
+                        e.local,
+                        self.why_undefined(Kind::Element, e)
                     ),
                 )
             }),
@@ -445,7 +488,13 @@ impl Definitions {
         at: &Loc,
     ) -> Result<&ElementDecl, LowerError> {
         let m = self.messages.get(message).ok_or_else(|| {
-            LowerError::new(at, format!("fault `{name}` names no defined message"))
+            LowerError::new(
+                at,
+                format!(
+                    "fault `{name}` names the message `{}`, which is not defined",
+                    message.local
+                ),
+            )
         })?;
         let [part] = m.parts.as_slice() else {
             return Err(LowerError::new(
@@ -467,19 +516,27 @@ impl Definitions {
         part: &MessagePart,
         ns: Option<&str>,
     ) -> Result<&ElementDecl, LowerError> {
-        let element = part
-            .element
-            .as_ref()
-            .and_then(|e| self.schema.elements.get(e))
-            .ok_or_else(|| {
-                LowerError::new(
-                    &part.loc,
-                    format!(
-                        "part `{}` names no defined element (a header or fault part is an element)",
-                        part.name
-                    ),
-                )
-            })?;
+        let Some(name) = &part.element else {
+            return Err(LowerError::new(
+                &part.loc,
+                format!(
+                    "part `{}` has `type=`: a literal header or fault part names an element (WSDL 1.1 section 3.5, WS-I BP R2205)",
+                    part.name
+                ),
+            ));
+        };
+        let element = self.schema.elements.get(name).ok_or_else(|| {
+            LowerError::new(
+                &part.loc,
+                format!(
+                    "part `{}` names the element `{{{}}}{}`, which is not defined{}",
+                    part.name,
+                    name.namespace,
+                    name.local,
+                    self.why_undefined(Kind::Element, name)
+                ),
+            )
+        })?;
         let Some(ns) = ns else {
             return Ok(element);
         };

@@ -284,10 +284,16 @@ impl<'d> Lower<'d> {
             }
             return self.type_ref(schema, base, at);
         }
-        let decl =
-            self.defs.schema.types.get(base).ok_or_else(|| {
-                LowerError::new(at, format!("type `{}` is not defined", base.local))
-            })?;
+        let decl = self.defs.schema.types.get(base).ok_or_else(|| {
+            LowerError::new(
+                at,
+                format!(
+                    "type `{}` is not defined{}",
+                    base.local,
+                    self.defs.why_undefined(super::hint::Kind::Type, base)
+                ),
+            )
+        })?;
         match &decl.kind {
             TypeKind::Simple(_) => self.type_ref(schema, base, at),
             TypeKind::Complex(b) if b.simple_content && depth < MAX_DEPTH => {

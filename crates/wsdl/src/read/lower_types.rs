@@ -117,7 +117,7 @@ impl<'d> Lower<'d> {
     /// The elements of `c` with its extension bases' first: a literal instance of an extension
     /// is its base's elements followed by its own, so the flattened sequence is the same on the
     /// wire (what is lost is only substitution by `xsi:type`, which the model does not do).
-    fn flattened(
+    pub(super) fn flattened(
         &self,
         c: &'d ComplexType,
         at: &Loc,
@@ -290,6 +290,8 @@ impl<'d> Lower<'d> {
             ));
         }
         let mut t = match &decl.ty {
+            // Text between elements: the element is kept whole, in document order.
+            Some(ty) if self.mixed_with_elements(ty, &decl.loc)? => TypeRef::xsd("anyType"),
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
             // A qualified element's anonymous type is of its namespace (its children are).
             Some(TypeUse::Inline(d)) => {

@@ -1,6 +1,7 @@
 //! Lowering attributes and text content: local attributes, references to global ones,
 //! attribute groups, inheritance through extension and restriction with `use="prohibited"`,
-//! `simpleContent` (through a derived simple-content type), `mixed` without elements; what the
+//! `simpleContent` (through a derived simple-content type), `mixed` without elements (text) and
+//! with elements (the element kept whole as raw XML); what the
 //! model cannot carry is refused with its line; the WSDL writer writes it all back so that it
 //! reads to the same model.
 
@@ -179,19 +180,45 @@ fn a_restriction_can_prohibit_an_attribute() {
 }
 
 #[test]
-fn what_the_model_cannot_carry_is_refused_with_its_line() {
+fn mixed_content_with_elements_is_kept_whole_as_raw_xml() {
+    // Text between elements has an order no struct of fields keeps: the element whose type
+    // is mixed is an `anyType` field (an `xsd::AnyXml`, verbatim), and the mixed type itself
+    // is not registered.
     let mixed = DOC.replace(
         r#"<xsd:complexType name="Note" mixed="true">"#,
         r#"<xsd:complexType name="Note" mixed="true"><xsd:sequence><xsd:element name="b" type="xsd:string"/></xsd:sequence>"#,
     ).replace("EXTRA", "");
     let defs = read_str(&mixed, "attrs.wsdl", &ReadOptions::default()).unwrap();
-    let e = defs.service_model("S", "Port").unwrap_err().to_string();
-    assert!(
-        e.contains("mixed content of `Note` (text between elements)"),
-        "{e}"
+    let m = defs.service_model("S", "Port").unwrap();
+    let item = fields(&m, "Item");
+    let note = item.iter().find(|f| f.name == "note").unwrap();
+    assert_eq!(note.ty.name, soapstone_codec::QName::new(XSD_NS, "anyType"));
+    assert!(m.schema.get("Note").is_none());
+    // through an extension base too, and the writer says `anyType`, which allows mixed content
+    let derived = mixed.replace(
+        r#"<xsd:element name="note" type="tns:Note"/>"#,
+        r#"<xsd:element name="note" type="tns:Note2"/>"#,
+    ).replace(
+        "</xsd:schema>",
+        r#"<xsd:complexType name="Note2" mixed="true"><xsd:complexContent><xsd:extension base="tns:Note"/></xsd:complexContent></xsd:complexType></xsd:schema>"#,
     );
-    assert!(e.contains("attrs.wsdl:"), "{e}");
+    let defs = read_str(&derived, "attrs.wsdl", &ReadOptions::default()).unwrap();
+    let m = defs.service_model("S", "Port").unwrap();
+    let note = fields(&m, "Item")
+        .iter()
+        .find(|f| f.name == "note")
+        .unwrap()
+        .clone();
+    assert_eq!(note.ty.name.local, "anyType");
+    let text = wsdl(&m, "http://127.0.0.1:9/s");
+    assert!(
+        text.contains(r#"<xsd:element name="note" type="xsd:anyType"/>"#),
+        "{text}"
+    );
+}
 
+#[test]
+fn what_the_model_cannot_carry_is_refused_with_its_line() {
     let wrapper = DOC
         .replace(
             "<xsd:element name=\"item\" type=\"tns:Item\"/>\n      </xsd:sequence></xsd:complexType>",

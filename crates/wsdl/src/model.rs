@@ -131,6 +131,21 @@ impl FaultPart {
     }
 }
 
+/// Where a message's parts are in the SOAP Body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Body {
+    /// One element (the operation's `request` or `response`) whose children are the parts:
+    /// document/literal wrapped, or bare with one part, and rpc. The default.
+    #[default]
+    Wrapper,
+    /// The parts are the Body's children themselves, in order, each a global element
+    /// (document/literal messages with several body parts, or none: an empty Body). WS-I BP
+    /// R2201 forbids them, but vendor WSDLs have them and zeep and CXF accept them. Encoded
+    /// and decoded as a struct whose serde name is `$body` (the codec's convention); the
+    /// operation's wrapper name is then unused.
+    Parts,
+}
+
 /// One operation of a service.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OperationModel {
@@ -143,6 +158,16 @@ pub struct OperationModel {
     pub request: String,
     /// Local name of the response wrapper element. Usually `<name>Response`.
     pub response: String,
+    /// The request wrapper's namespace when it is not the service's (a vendor WSDL whose
+    /// message elements live in schemas of their own): the dispatcher routes on the
+    /// qualified name. Default: `None` (the service namespace).
+    pub request_namespace: Option<String>,
+    /// The response wrapper's namespace when it is not the service's. Default: `None`.
+    pub response_namespace: Option<String>,
+    /// How the request's parts sit in the Body. Default: [`Body::Wrapper`].
+    pub input_body: Body,
+    /// How the response's parts sit in the Body. Default: [`Body::Wrapper`].
+    pub output_body: Body,
     /// The request wrapper's children.
     pub input: Vec<Part>,
     /// The response wrapper's children (empty: an empty response wrapper).
@@ -172,6 +197,10 @@ impl OperationModel {
             response: format!("{name}Response"),
             name,
             action: action.into(),
+            request_namespace: None,
+            response_namespace: None,
+            input_body: Body::Wrapper,
+            output_body: Body::Wrapper,
             input: Vec::new(),
             output: Vec::new(),
             input_headers: Vec::new(),
@@ -264,6 +293,20 @@ impl ServiceModel {
             .find(|(_, op)| op.action == action)
     }
 
+    /// The body element a request of `op` starts with, by which the dispatcher finds the
+    /// operation: its wrapper, or for [`Body::Parts`] its first part's element (`None` for a
+    /// request with an empty Body, found by its action or as the only such operation).
+    pub fn request_key(&self, op: &OperationModel) -> Option<QName> {
+        let ns = op.request_namespace.as_deref().unwrap_or(&self.namespace);
+        match op.input_body {
+            Body::Wrapper => Some(QName::new(ns, op.request.clone())),
+            Body::Parts => op.input.first().map(|p| match crate::xsd::own_namespace(&p.name) {
+                Some((ns, local)) => QName::new(ns, local),
+                None => QName::new(ns, p.name.clone()),
+            }),
+        }
+    }
+
     /// The header blocks any operation declares in its requests: what this service understands
     /// (a `mustUnderstand` block among them is not a MustUnderstand fault).
     pub fn declared_request_headers(&self) -> impl Iterator<Item = &QName> {
@@ -272,14 +315,24 @@ impl ServiceModel {
             .flat_map(|op| op.input_headers.iter().map(|h| &h.element))
     }
 
-    /// The qualified name of an operation's request wrapper.
+    /// The qualified name of an operation's request wrapper (for [`Body::Parts`], an empty
+    /// local name in the namespace of the parts: the codec writes them straight into Body).
     pub fn request_name(&self, op: &OperationModel) -> QName {
-        QName::new(self.namespace.clone(), op.request.clone())
+        let ns = op.request_namespace.as_deref().unwrap_or(&self.namespace);
+        match op.input_body {
+            Body::Wrapper => QName::new(ns, op.request.clone()),
+            Body::Parts => QName::new(ns, ""),
+        }
     }
 
-    /// The qualified name of an operation's response wrapper.
+    /// The qualified name of an operation's response wrapper (see
+    /// [`ServiceModel::request_name`]).
     pub fn response_name(&self, op: &OperationModel) -> QName {
-        QName::new(self.namespace.clone(), op.response.clone())
+        let ns = op.response_namespace.as_deref().unwrap_or(&self.namespace);
+        match op.output_body {
+            Body::Wrapper => QName::new(ns, op.response.clone()),
+            Body::Parts => QName::new(ns, ""),
+        }
     }
 
     /// Checks what a WSDL consumer would trip over: empty or invalid names, duplicate
@@ -296,11 +349,16 @@ impl ServiceModel {
         let mut elements = HashSet::new();
         let mut messages = HashSet::new();
         for op in &self.operations {
-            for (what, name) in [
-                ("operation", &op.name),
-                ("request element", &op.request),
-                ("response element", &op.response),
-            ] {
+            let names = [
+                ("operation", &op.name, true),
+                ("request element", &op.request, op.input_body == Body::Wrapper),
+                (
+                    "response element",
+                    &op.response,
+                    op.output_body == Body::Wrapper,
+                ),
+            ];
+            for (what, name, _) in names.iter().filter(|n| n.2) {
                 if !is_ncname(name) {
                     problems.push(format!("{what} name `{name}` is not an XML name"));
                 }
@@ -308,17 +366,46 @@ impl ServiceModel {
             if !ops.insert(op.name.as_str()) {
                 problems.push(format!("operation `{}` is declared twice", op.name));
             }
-            if !elements.insert(op.request.as_str()) {
+            let request = self.request_key(op);
+            if let Some(request) = &request {
+                if !elements.insert(request.clone()) {
+                    problems.push(format!(
+                        "element `{}` is used by two operations",
+                        request.local
+                    ));
+                }
+            }
+            let response = self.response_name(op);
+            if op.output_body == Body::Wrapper
+                && Some(&response) != request.as_ref()
+                && !op.one_way
+                && !elements.insert(response.clone())
+            {
                 problems.push(format!(
                     "element `{}` is used by two operations",
-                    op.request
+                    response.local
                 ));
             }
-            if op.response != op.request && !op.one_way && !elements.insert(op.response.as_str()) {
-                problems.push(format!(
-                    "element `{}` is used by two operations",
-                    op.response
-                ));
+            if op.input_body == Body::Parts && op.input.is_empty() {
+                // An empty Body names no operation: its action must, or it must be the only one.
+                let by_action = !op.action.is_empty()
+                    && self
+                        .operations
+                        .iter()
+                        .filter(|o| o.action == op.action)
+                        .count()
+                        == 1;
+                let empty = self
+                    .operations
+                    .iter()
+                    .filter(|o| o.input_body == Body::Parts && o.input.is_empty())
+                    .count();
+                if !by_action && empty > 1 {
+                    problems.push(format!(
+                        "operation `{}` has an empty request Body and no action of its own: {empty} operations take an empty Body and the dispatcher could not tell which is called",
+                        op.name
+                    ));
+                }
             }
             // Two operations may share an action (SOAPBuilders' WSDLs give every operation
             // `http://soapinterop.org/`): the dispatcher then routes by the body element.

@@ -51,6 +51,13 @@ fn main() {
             // Apache CXF 4's own WSDL of a code-first service (tests/cxf/*.java):
             // document/literal wrapped with unqualified children, a one-way operation, a fault.
             "../../testdata/interop/cxf-interop.wsdl",
+            // Messages of several body parts or none, a response wrapper of another namespace
+            // (written for the tests).
+            "wsdl/bodies.wsdl",
+            // node-soap's: the response wrapper in another namespace than the request's.
+            "../../testdata/node-soap/wsdl/array_namespace_override.wsdl",
+            // node-soap's `GetAccountXml`: mixed content with elements (raw XML, in order).
+            "wsdl/account_xml.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -142,3 +142,19 @@ pub mod axis1_dp {
 pub mod cxf_interop {
     soapstone_service::include_wsdl!("cxf-interop");
 }
+
+/// Messages of several body parts or none, a response wrapper of another namespace.
+pub mod bodies {
+    soapstone_service::include_wsdl!("bodies");
+}
+
+/// node-soap's `array_namespace_override.wsdl`: request and response wrappers in two
+/// namespaces of their own.
+pub mod array_namespace_override {
+    soapstone_service::include_wsdl!("array_namespace_override");
+}
+
+/// node-soap's `GetAccountXml`: an element of mixed content with elements, as raw XML.
+pub mod account_xml {
+    soapstone_service::include_wsdl!("account_xml");
+}

@@ -44,14 +44,24 @@ fn several_parts_are_the_body_children_in_order_both_ways() {
         flag: true,
     };
     let mut out = Vec::new();
-    encode(&mut out, &qualified(), &[], &QName::new("urn:b", ""), &value).unwrap();
+    encode(
+        &mut out,
+        &qualified(),
+        &[],
+        &QName::new("urn:b", ""),
+        &value,
+    )
+    .unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(
         text.contains(r#"<soap:Body xmlns:tns="urn:b" xmlns="urn:b"><intElement>7</intElement><stringElement>a&lt;b</stringElement><"#),
         "{text}"
     );
     assert!(text.ends_with("</soap:Body></soap:Envelope>"), "{text}");
-    assert!(text.contains(r#"flag xmlns"#) && text.contains("urn:other"), "{text}");
+    assert!(
+        text.contains(r#"flag xmlns"#) && text.contains("urn:other"),
+        "{text}"
+    );
     let env = Envelope::parse(text.as_bytes(), &Limits::default()).unwrap();
     assert_eq!(env.body_name(), Some(("urn:b", "intElement")));
     assert_eq!(env.body::<Parts>(Style::Literal).unwrap(), value);
@@ -82,7 +92,10 @@ fn a_bare_message_reports_a_missing_part_and_a_bad_value_with_its_path() {
     assert!(e.contains("missing element `flag`"), "{e}");
     // nothing after Body but what SOAP allows
     let doc = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><intElement>1</intElement><flag>1</flag></s:Body><x/></s:Envelope>"#;
-    assert!(decode::<Parts>(doc).is_ok(), "SOAP 1.1 allows elements after Body");
+    assert!(
+        decode::<Parts>(doc).is_ok(),
+        "SOAP 1.1 allows elements after Body"
+    );
     let doc12 = r#"<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body><intElement>1</intElement><flag>1</flag></s:Body><x/></s:Envelope>"#;
     let e = decode::<Parts>(doc12).unwrap_err().to_string();
     assert!(e.contains("after Body"), "{e}");
@@ -91,16 +104,26 @@ fn a_bare_message_reports_a_missing_part_and_a_bad_value_with_its_path() {
 #[test]
 fn no_parts_is_an_empty_body_both_ways() {
     let mut out = Vec::new();
-    encode(&mut out, &qualified(), &[], &QName::new("urn:b", ""), &Nothing {}).unwrap();
+    encode(
+        &mut out,
+        &qualified(),
+        &[],
+        &QName::new("urn:b", ""),
+        &Nothing {},
+    )
+    .unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(
-        text.ends_with(r#"<soap:Body xmlns:tns="urn:b" xmlns="urn:b"></soap:Body></soap:Envelope>"#),
+        text.ends_with(
+            r#"<soap:Body xmlns:tns="urn:b" xmlns="urn:b"></soap:Body></soap:Envelope>"#
+        ),
         "{text}"
     );
     let env = Envelope::parse(text.as_bytes(), &Limits::default()).unwrap();
     assert_eq!(env.body_name(), None);
     assert_eq!(env.body::<Nothing>(Style::Literal).unwrap(), Nothing {});
-    let doc = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body/></s:Envelope>"#;
+    let doc =
+        r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body/></s:Envelope>"#;
     assert_eq!(decode::<Nothing>(doc).unwrap(), Nothing {});
 }
 

@@ -300,10 +300,13 @@ impl ServiceModel {
         let ns = op.request_namespace.as_deref().unwrap_or(&self.namespace);
         match op.input_body {
             Body::Wrapper => Some(QName::new(ns, op.request.clone())),
-            Body::Parts => op.input.first().map(|p| match crate::xsd::own_namespace(&p.name) {
-                Some((ns, local)) => QName::new(ns, local),
-                None => QName::new(ns, p.name.clone()),
-            }),
+            Body::Parts => op
+                .input
+                .first()
+                .map(|p| match crate::xsd::own_namespace(&p.name) {
+                    Some((ns, local)) => QName::new(ns, local),
+                    None => QName::new(ns, p.name.clone()),
+                }),
         }
     }
 
@@ -351,7 +354,11 @@ impl ServiceModel {
         for op in &self.operations {
             let names = [
                 ("operation", &op.name, true),
-                ("request element", &op.request, op.input_body == Body::Wrapper),
+                (
+                    "request element",
+                    &op.request,
+                    op.input_body == Body::Wrapper,
+                ),
                 (
                     "response element",
                     &op.response,

@@ -67,7 +67,8 @@ impl<'a> de::Deserializer<'a> for First<'_, 'a, '_> {
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
         if name != BARE {
-            return self.element(|de| de::Deserializer::deserialize_struct(de, name, fields, visitor));
+            return self
+                .element(|de| de::Deserializer::deserialize_struct(de, name, fields, visitor));
         }
         self.bare.set(true);
         let mut map = ChildrenMap::new(self.cur, self.ctx, fields);

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use super::{esc, Writer};
-use crate::model::ServiceModel;
+use crate::model::{Body, ServiceModel};
 use crate::xsd::{Field, TypeDef, TypeRef};
 
 /// The global elements the `ref`s of `m` need, by namespace: `(local, type)`, each once.
@@ -30,6 +30,22 @@ pub(super) fn global_elements(m: &ServiceModel) -> BTreeMap<String, Vec<(String,
                 ..f.ty.clone()
             };
             list.push((local.to_string(), ty));
+        }
+    }
+    // The body elements of messages without wrapper (`Body::Parts`), each a global element.
+    for op in &m.operations {
+        let bare = [(op.input_body, &op.input), (op.output_body, &op.output)];
+        for p in bare.iter().filter(|b| b.0 == Body::Parts).flat_map(|b| b.1) {
+            let (ns, local) = crate::xsd::own_namespace(&p.name).unwrap_or((&m.namespace, &p.name));
+            let list = out.entry(ns.to_string()).or_default();
+            if !list.iter().any(|(l, _)| l == local) {
+                let ty = TypeRef {
+                    optional: false,
+                    repeated: false,
+                    ..p.ty.clone()
+                };
+                list.push((local.to_string(), ty));
+            }
         }
     }
     // Fault detail elements of another namespace than the service's.

@@ -18,7 +18,7 @@ use super::components::{
     Use,
 };
 use super::lower_types::Lower;
-use crate::model::{BindingStyle, FaultPart, HeaderPart, OperationModel, ServiceModel};
+use crate::model::{BindingStyle, Body, FaultPart, HeaderPart, OperationModel, ServiceModel};
 
 /// Why a port cannot be expressed as a [`ServiceModel`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,6 +45,12 @@ impl fmt::Display for LowerError {
 }
 
 impl std::error::Error for LowerError {}
+
+/// A document/literal message's body: one element, or its parts (several or none).
+enum BodyOf<'d> {
+    One(&'d ElementDecl),
+    Parts(Vec<&'d MessagePart>),
+}
 
 impl Definitions {
     /// The [`ServiceModel`] of port `port` of service `service` (local names), as the
@@ -162,13 +168,16 @@ impl Definitions {
         for (op, bop) in &ops {
             let ns = match style {
                 BindingStyle::DocumentLiteral => {
-                    let element = self.body_element(
-                        op.input.as_ref(),
-                        bop.input.as_ref(),
-                        &op.loc,
-                        &op.name,
-                    )?;
-                    element.name.namespace.clone()
+                    match self.body_element(op.input.as_ref(), bop.input.as_ref(), &op.loc)? {
+                        BodyOf::One(element) => element.name.namespace.clone(),
+                        // The first part's namespace, if any.
+                        BodyOf::Parts(parts) => {
+                            match parts.first().and_then(|p| p.element.as_ref()) {
+                                Some(e) => e.namespace.clone(),
+                                None => continue,
+                            }
+                        }
+                    }
                 }
                 _ => bop
                     .input
@@ -178,7 +187,9 @@ impl Definitions {
             };
             match &namespace {
                 None => namespace = Some(ns),
-                Some(first) if *first != ns => {
+                // A document/literal wrapper of another namespace keeps its own
+                // (`OperationModel::request_namespace`); an rpc one cannot.
+                Some(first) if *first != ns && style.is_rpc() => {
                     return Err(LowerError::new(
                         &op.loc,
                         format!("operation `{}` is in namespace `{ns}`, not `{first}`: the service model has one namespace", op.name),
@@ -199,36 +210,36 @@ impl Definitions {
             let schema = &mut model.schema;
             match style {
                 BindingStyle::DocumentLiteral => {
-                    let request = self.body_element(
-                        op.input.as_ref(),
-                        bop.input.as_ref(),
-                        &op.loc,
-                        &op.name,
-                    )?;
-                    m.request = request.name.local.clone();
-                    let fields = lower.content_of(request.ty.as_ref(), request)?;
-                    m.input = lower.wrapper_attributes(schema, request)?;
-                    m.input.extend(lower.fields(schema, fields)?);
-                    if !m.one_way {
-                        let response = self.body_element(
-                            op.output.as_ref(),
-                            bop.output.as_ref(),
-                            &op.loc,
-                            &op.name,
-                        )?;
-                        if response.name.namespace != model.namespace {
-                            return Err(LowerError::new(
-                                &response.loc,
-                                format!(
-                                    "response element `{}` is not in the service namespace `{}`",
-                                    response.name.local, model.namespace
-                                ),
-                            ));
+                    let own = |e: &ElementDecl| {
+                        (e.name.namespace != model.namespace).then(|| e.name.namespace.clone())
+                    };
+                    match self.body_element(op.input.as_ref(), bop.input.as_ref(), &op.loc)? {
+                        BodyOf::One(request) => {
+                            m.request = request.name.local.clone();
+                            m.request_namespace = own(request);
+                            let fields = lower.content_of(request.ty.as_ref(), request)?;
+                            m.input = lower.wrapper_attributes(schema, request)?;
+                            m.input.extend(lower.fields(schema, fields)?);
                         }
-                        m.response = response.name.local.clone();
-                        let fields = lower.content_of(response.ty.as_ref(), response)?;
-                        m.output = lower.wrapper_attributes(schema, response)?;
-                        m.output.extend(lower.fields(schema, fields)?);
+                        BodyOf::Parts(parts) => {
+                            m.input_body = Body::Parts;
+                            m.input = lower.bare_parts(schema, &parts)?;
+                        }
+                    }
+                    if !m.one_way {
+                        match self.body_element(op.output.as_ref(), bop.output.as_ref(), &op.loc)? {
+                            BodyOf::One(response) => {
+                                m.response = response.name.local.clone();
+                                m.response_namespace = own(response);
+                                let fields = lower.content_of(response.ty.as_ref(), response)?;
+                                m.output = lower.wrapper_attributes(schema, response)?;
+                                m.output.extend(lower.fields(schema, fields)?);
+                            }
+                            BodyOf::Parts(parts) => {
+                                m.output_body = Body::Parts;
+                                m.output = lower.bare_parts(schema, &parts)?;
+                            }
+                        }
                     }
                 }
                 _ => {
@@ -334,26 +345,20 @@ impl Definitions {
     }
 
     /// The one element of a document/literal message's body (wrapped or bare: either way its
-    /// children are what the model's parts describe).
+    /// children are what the model's parts describe), or its parts when it has several or
+    /// none (`lower_body`).
     fn body_element(
         &self,
         message: Option<&QName>,
         body: Option<&BodyBinding>,
         at: &Loc,
-        op: &str,
-    ) -> Result<&ElementDecl, LowerError> {
+    ) -> Result<BodyOf<'_>, LowerError> {
         let parts = self.body_parts(message, body, at)?;
         let [part] = parts.as_slice() else {
-            return Err(LowerError::new(
-                at,
-                format!(
-                    "a message of `{op}` has {} body parts: the service model has one body element per message, as WS-I BP R2201/R2210 ask of document/literal",
-                    parts.len()
-                ),
-            ));
+            return Ok(BodyOf::Parts(parts));
         };
         match &part.element {
-            Some(e) => self.schema.elements.get(e).ok_or_else(|| {
+            Some(e) => self.schema.elements.get(e).map(BodyOf::One).ok_or_else(|| {
                 LowerError::new(
                     &part.loc,
                     format!(

@@ -175,8 +175,10 @@ impl Writer<'_> {
         }
         let globals = element_ns::global_elements(m);
         let wrappers = foreign_wrappers(m);
+        let attributes = markup::global_attributes(m);
         let mut others: Vec<&str> = m.schema.other_namespaces();
         others.extend(globals.keys().map(String::as_str));
+        others.extend(attributes.keys().map(String::as_str));
         others.extend(wrappers.keys().copied());
         others.retain(|ns| *ns != m.namespace);
         others.sort_unstable();
@@ -216,6 +218,9 @@ impl Writer<'_> {
         if let Some(elements) = globals.get(&m.namespace) {
             self.global_elements(3, elements);
         }
+        if let Some(list) = attributes.get(&m.namespace) {
+            self.global_attributes(3, list);
+        }
         self.line(2, "</xsd:schema>");
         // Types of other namespaces (a vendor's WSDL read with types in a schema of their own),
         // one schema each, importing the others.
@@ -249,6 +254,9 @@ impl Writer<'_> {
             self.schema_types(m, ns);
             if let Some(elements) = globals.get(ns) {
                 self.global_elements(3, elements);
+            }
+            if let Some(list) = attributes.get(ns) {
+                self.global_attributes(3, list);
             }
             self.line(2, "</xsd:schema>");
         }
@@ -428,10 +436,12 @@ impl Writer<'_> {
                             );
                             continue;
                         }
+                        // A block of another namespace is declared in its schema.
+                        let (element, decl) = self.qname(&h.element);
                         self.line(
                             2,
                             &format!(
-                                "<wsdl:part name=\"{0}\" element=\"tns:{0}\"/>",
+                                "<wsdl:part name=\"{}\" element=\"{element}\"{decl}/>",
                                 esc(&h.element.local)
                             ),
                         );

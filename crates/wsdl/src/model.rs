@@ -76,9 +76,9 @@ impl Part {
 /// Round 2 group C) is a value of any type written as an rpc/encoded part is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeaderPart {
-    /// The header block's element: for a literal block, a global element of the service
-    /// namespace (the model has one schema); for an encoded one, the part's name in the
-    /// `soap:header`'s `namespace`.
+    /// The header block's element: for a literal block, a global element (of the service
+    /// namespace or another); for an encoded one, the part's name in the `soap:header`'s
+    /// `namespace`.
     pub element: QName,
     /// The struct type of its content (literal), or the part's type (encoded).
     pub ty: TypeRef,
@@ -428,25 +428,19 @@ impl ServiceModel {
             // An encoded header block is a part typed with `type=` in a namespace of its own:
             // any type, any namespace.
             let headers = op.input_headers.iter().chain(&op.output_headers);
-            // A fault's detail element may be of another namespace (`with_detail` writes it
-            // in its own), a header block's not yet.
+            // A fault's detail element and a literal header block may be of another
+            // namespace than the service's: each is written in its own.
             let blocks = headers
                 .filter(|h| !h.encoded)
-                .map(|h| (&h.element, &h.ty, true))
-                .chain(op.faults.iter().map(|f| (&f.element, &f.ty, false)));
-            for (element, ty, header) in blocks {
-                if header && element.namespace != self.namespace {
-                    problems.push(format!(
-                        "header element `{}` of `{}` is not in the service namespace",
-                        element.local, op.name
-                    ));
-                }
+                .map(|h| (&h.element, &h.ty))
+                .chain(op.faults.iter().map(|f| (&f.element, &f.ty)));
+            for (element, ty) in blocks {
                 let struct_type = self.schema.types().iter().any(|t| {
                     t.name == ty.name.local
                         && t.namespace == ty.name.namespace
                         && matches!(t.def, TypeDef::Struct(_))
                 });
-                if !struct_type || (header && ty.name.namespace != self.namespace) {
+                if !struct_type {
                     problems.push(format!(
                         "header or fault element `{}` of `{}` has a type that is not a struct of the schema",
                         element.local, op.name

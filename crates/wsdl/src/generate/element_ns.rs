@@ -48,14 +48,26 @@ pub(super) fn global_elements(m: &ServiceModel) -> BTreeMap<String, Vec<(String,
             }
         }
     }
-    // Fault detail elements of another namespace than the service's.
-    for f in m.operations.iter().flat_map(|op| &op.faults) {
-        if f.element.namespace == m.namespace {
+    // Fault detail elements and literal header blocks of another namespace than the
+    // service's.
+    let headers = m
+        .operations
+        .iter()
+        .flat_map(|op| op.input_headers.iter().chain(&op.output_headers))
+        .filter(|h| !h.encoded)
+        .map(|h| (&h.element, &h.ty));
+    let faults = m
+        .operations
+        .iter()
+        .flat_map(|op| &op.faults)
+        .map(|f| (&f.element, &f.ty));
+    for (element, ty) in faults.chain(headers) {
+        if element.namespace == m.namespace {
             continue;
         }
-        let list = out.entry(f.element.namespace.clone()).or_default();
-        if !list.iter().any(|(l, _)| *l == f.element.local) {
-            list.push((f.element.local.clone(), f.ty.clone()));
+        let list = out.entry(element.namespace.clone()).or_default();
+        if !list.iter().any(|(l, _)| *l == element.local) {
+            list.push((element.local.clone(), ty.clone()));
         }
     }
     out

@@ -2,8 +2,9 @@
 //! that the dispatcher, the client and the WSDL writer can serve or call what a vendor's WSDL
 //! describes.
 //!
-//! The model is narrower than WSDL: one namespace; document/literal (wrapped or bare: the same
-//! on the wire), rpc/literal or rpc/encoded; `soap:header` blocks and `wsdl:fault` details whose
+//! The model is narrower than WSDL: one service namespace (document/literal body wrappers may
+//! each have their own); document/literal (wrapped or bare: the same on the wire; several body
+//! parts or none: `lower_body`), rpc/literal or rpc/encoded; `soap:header` blocks and `wsdl:fault` details whose
 //! types are structs; types as [`lower_types`](super::lower_types) lowers them. What does not
 //! fit is refused with a [`LowerError`] naming the construct and where it is; this module must
 //! never approximate (a dropped attribute or a flattened choice would make the client send
@@ -265,11 +266,14 @@ impl Definitions {
                         ));
                         continue;
                     }
-                    let element = self.header_element(h, &model.namespace)?;
-                    out.push(HeaderPart::new(
-                        element.name.clone(),
-                        lower.block_type(schema, element)?,
-                    ));
+                    let element = self.header_element(h)?;
+                    // A block of another namespace has its type there (as a fault detail).
+                    let ty = if element.name.namespace == model.namespace {
+                        lower.block_type(schema, element)?
+                    } else {
+                        lower.detail_type(schema, element)?
+                    };
+                    out.push(HeaderPart::new(element.name.clone(), ty));
                 }
             }
             for (name, message) in &op.faults {
@@ -436,10 +440,11 @@ impl Definitions {
             })
     }
 
-    /// The element of a literal `soap:header` (a part of a message, by `element=`).
-    fn header_element(&self, h: &HeaderBinding, ns: &str) -> Result<&ElementDecl, LowerError> {
+    /// The element of a literal `soap:header` (a part of a message, by `element=`), of any
+    /// namespace: a block is written in its own.
+    fn header_element(&self, h: &HeaderBinding) -> Result<&ElementDecl, LowerError> {
         let part = self.header_part(h)?;
-        self.block_element(part, Some(ns))
+        self.block_element(part)
     }
 
     /// The detail element of fault `name` (its message's one part).
@@ -463,17 +468,12 @@ impl Definitions {
             ));
         };
         // A detail element may be of any namespace: it is written in its own.
-        self.block_element(part, None)
+        self.block_element(part)
     }
 
-    /// The element of a header or fault part; with `ns`, refused outside that namespace.
-    fn block_element(
-        &self,
-        part: &MessagePart,
-        ns: Option<&str>,
-    ) -> Result<&ElementDecl, LowerError> {
-        let element = part
-            .element
+    /// The element of a header or fault part.
+    fn block_element(&self, part: &MessagePart) -> Result<&ElementDecl, LowerError> {
+        part.element
             .as_ref()
             .and_then(|e| self.schema.elements.get(e))
             .ok_or_else(|| {
@@ -484,13 +484,6 @@ impl Definitions {
                         part.name
                     ),
                 )
-            })?;
-        let Some(ns) = ns else {
-            return Ok(element);
-        };
-        if element.name.namespace != ns {
-            return Err(LowerError::new(&element.loc, format!("element `{{{}}}{}` is not in the service namespace `{ns}`: the service model has one namespace", element.name.namespace, element.name.local)));
-        }
-        Ok(element)
+            })
     }
 }

@@ -259,15 +259,9 @@ impl<'d> Lower<'d> {
                 format!("attribute `{}` of the namespace `{}` is the encoding's or the schema's, not data", name.local, name.namespace),
             ));
         }
-        if !name.namespace.is_empty() && name.namespace != owner.namespace {
-            return Err(LowerError::new(
-                &used.loc,
-                format!(
-                    "attribute `{}` is in the namespace `{}`, not `{}` like the type that holds it: the service model declares a type's attributes in its schema",
-                    name.local, name.namespace, owner.namespace
-                ),
-            ));
-        }
+        // An attribute of another namespace than its type's (a `ref` to another schema's
+        // global attribute, `xml:lang` style) is a field `@{ns}local`, as a qualified one of
+        // the type's own namespace is: the codec writes it with a prefix bound to `ns`.
         let mut t = match &decl.ty {
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
             Some(TypeUse::Inline(d)) => {

@@ -282,7 +282,7 @@ fn the_writer_writes_attributes_and_simple_content_back() {
 }
 
 #[test]
-fn an_attribute_of_another_namespace_is_refused() {
+fn an_attribute_of_another_namespace_lowers_and_is_written_back() {
     let text = DOC
         .replace(
             "<xsd:attribute ref=\"tns:lang\"/>",
@@ -294,11 +294,27 @@ fn an_attribute_of_another_namespace_is_refused() {
         )
         .replace("EXTRA", "");
     let defs = read_str(&text, "attrs.wsdl", &ReadOptions::default()).unwrap();
-    let e = defs.service_model("S", "Port").unwrap_err().to_string();
+    let m = defs.service_model("S", "Port").unwrap();
+    let item = fields(&m, "Item");
+    let lang = item.iter().find(|f| f.name.ends_with("lang")).unwrap();
+    assert_eq!(lang.name, "@{urn:other}lang");
+    assert!(lang.ty.optional);
+    // The writer refers to a global attribute of `urn:other`'s schema, and reads back the same.
+    let written = wsdl(&m, "http://127.0.0.1:9/s");
     assert!(
-        e.contains("attribute `lang` is in the namespace `urn:other`, not `urn:a`"),
-        "{e}"
+        written.contains(r#"<xsd:attribute ref="q:lang" xmlns:q="urn:other"/>"#),
+        "{written}"
     );
+    assert!(
+        written.contains(r#"<xsd:schema targetNamespace="urn:other""#),
+        "{written}"
+    );
+    let defs = read_str(&written, "written.wsdl", &ReadOptions::default()).unwrap();
+    let again = defs
+        .service_model(&m.name, &defs.services[0].ports[0].name)
+        .unwrap();
+    assert_eq!(fields(&again, "Item"), item);
+    assert_eq!(wsdl(&again, "http://127.0.0.1:9/s"), written);
 }
 
 #[test]

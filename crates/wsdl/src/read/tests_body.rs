@@ -1,6 +1,6 @@
 //! document/literal messages that are not one wrapper element: several body parts (the
-//! Body's children in order), none (an empty Body), and wrappers of another namespace than
-//! the service's; the WSDL writer writes each back so that it reads to the same model, and an
+//! Body's children in order), none (an empty Body), and wrappers and header blocks of another
+//! namespace than the service's; the WSDL writer writes each back so that it reads to the same model, and an
 //! empty request Body that no action tells apart from another is refused.
 
 use super::*;
@@ -22,6 +22,9 @@ const DOC: &str = r#"<?xml version="1.0"?>
       <xsd:element name="pingResult"><xsd:complexType><xsd:sequence>
         <xsd:element name="ok" type="xsd:boolean"/>
       </xsd:sequence></xsd:complexType></xsd:element>
+      <xsd:element name="Trace"><xsd:complexType><xsd:sequence>
+        <xsd:element name="id" type="xsd:string"/>
+      </xsd:sequence></xsd:complexType></xsd:element>
     </xsd:schema>
   </types>
   <message name="putIn"><part name="id" element="tns:id"/><part name="label" element="tns:label"/><part name="point" element="tns:point"/></message>
@@ -29,6 +32,7 @@ const DOC: &str = r#"<?xml version="1.0"?>
   <message name="pingIn"><part name="parameters" element="tns:ping"/></message>
   <message name="pingOut"><part name="parameters" element="r:pingResult"/></message>
   <message name="nothing"/>
+  <message name="trace"><part name="t" element="r:Trace"/></message>
   <portType name="P">
     <operation name="put"><input message="tns:putIn"/><output message="tns:putOut"/></operation>
     <operation name="ping"><input message="tns:pingIn"/><output message="tns:pingOut"/></operation>
@@ -40,7 +44,7 @@ const DOC: &str = r#"<?xml version="1.0"?>
     <operation name="put"><soap:operation soapAction="urn:a#put"/>
       <input><soap:body use="literal"/></input><output><soap:body use="literal"/></output></operation>
     <operation name="ping"><soap:operation soapAction="urn:a#ping"/>
-      <input><soap:body use="literal"/></input><output><soap:body use="literal"/></output></operation>
+      <input><soap:body use="literal"/><soap:header message="tns:trace" part="t" use="literal"/></input><output><soap:body use="literal"/></output></operation>
     <operation name="reset"><soap:operation soapAction="RESET_ACTION"/>
       <input><soap:body use="literal"/></input><output><soap:body use="literal"/></output></operation>
     EXTRA_BINDING
@@ -92,6 +96,11 @@ fn several_parts_none_and_another_namespace_lower() {
         m.response_name(ping),
         soapstone_codec::QName::new("urn:r", "pingResult")
     );
+    assert_eq!(
+        ping.input_headers[0].element,
+        soapstone_codec::QName::new("urn:r", "Trace")
+    );
+    assert_eq!(ping.input_headers[0].ty.name.namespace, "urn:r");
     let reset = &m.operations[2];
     assert_eq!((reset.input_body, reset.input.len()), (Body::Parts, 0));
     assert_eq!(m.request_key(reset), None);
@@ -109,6 +118,8 @@ fn the_writer_writes_them_back_and_they_read_to_the_same_model() {
   </wsdl:message>"#,
         r#"<xsd:schema targetNamespace="urn:r" elementFormDefault="qualified">"#,
         r#"<xsd:element name="pingResult">"#,
+        r#"<wsdl:part name="Trace" element="q:Trace" xmlns:q="urn:r"/>"#,
+        r#"<xsd:element name="Trace" type="q:Trace" xmlns:q="urn:r"/>"#,
     ] {
         assert!(text.contains(expected), "{expected}\n{text}");
     }

@@ -1,8 +1,9 @@
 //! Messages that are not one wrapper of the service namespace, generated from WSDLs and run
 //! over real sockets: several body parts (the Body's children in order), none (an empty Body,
-//! dispatched by SOAPAction), wrappers of another namespace (`wsdl/bodies.wsdl`, node-soap's
-//! `array_namespace_override.wsdl`), and mixed content kept whole as raw XML (node-soap's
-//! `GetAccountXml`). Raw bytes show the wire; generated clients call generated servers.
+//! dispatched by SOAPAction), wrappers and header blocks of another namespace, an attribute of
+//! another namespace than its type, a choice with a sequence alternative (`wsdl/bodies.wsdl`,
+//! node-soap's `array_namespace_override.wsdl`), and mixed content kept whole as raw XML
+//! (node-soap's `GetAccountXml`). Raw bytes show the wire; generated clients call generated servers.
 
 mod support;
 
@@ -10,9 +11,9 @@ use std::sync::{Arc, Mutex};
 
 use soapstone_build_test::account_xml::{Service as Account, ServiceClient, ServiceServer};
 use soapstone_build_test::array_namespace_override as ns_override;
-use soapstone_build_test::bodies::{Bodies, BodiesClient, BodiesServer, Point};
+use soapstone_build_test::bodies::{Bodies, BodiesClient, BodiesServer, Point, Trace};
 use soapstone_service::codegen::codec::xsd::AnyXml;
-use soapstone_service::Fault;
+use soapstone_service::{Context, Fault};
 
 #[derive(Default, Clone)]
 struct Log(Arc<Mutex<Vec<String>>>);
@@ -28,11 +29,20 @@ impl Log {
 
 impl Bodies for Log {
     async fn put(&self, id: i32, label: String, point: Point) -> Result<(), Fault> {
-        self.push(format!("put {id} {label} {}", point.x));
+        let Point {
+            unit,
+            x,
+            y,
+            z,
+            polar,
+        } = point;
+        self.push(format!(
+            "put {id} {label} {x} {unit:?} {y:?} {z:?} {polar:?}"
+        ));
         Ok(())
     }
-    async fn ping(&self) -> Result<bool, Fault> {
-        self.push("ping".into());
+    async fn ping(&self, _ctx: &Context, trace: Option<Trace>) -> Result<bool, Fault> {
+        self.push(format!("ping {:?}", trace.map(|t| t.id)));
         Ok(true)
     }
     async fn reset(&self) -> Result<(), Fault> {
@@ -56,7 +66,7 @@ async fn several_parts_and_empty_bodies_go_both_ways_on_the_wire() {
     // Three body children, prefixed as another toolkit writes them: one call of `put`,
     // answered with an empty Body.
     let body = format!(
-        r#"{ENV}<s:Body><a:id xmlns:a="urn:a">7</a:id><label xmlns="urn:a">x &amp; y</label><a:point xmlns:a="urn:a"><a:x>1.5</a:x></a:point></s:Body></s:Envelope>"#
+        r#"{ENV}<s:Body><a:id xmlns:a="urn:a">7</a:id><label xmlns="urn:a">x &amp; y</label><a:point xmlns:a="urn:a" xmlns:r="urn:r" r:unit="cm"><a:x>1.5</a:x><a:polar>north</a:polar></a:point></s:Body></s:Envelope>"#
     );
     let (status, reply) = support::post(addr, "/bodies", "urn:a#put", &body).await;
     assert_eq!(status, 200, "{reply}");
@@ -66,7 +76,10 @@ async fn several_parts_and_empty_bodies_go_both_ways_on_the_wire() {
         ),
         "{reply}"
     );
-    assert_eq!(log.take(), ["put 7 x & y 1.5"]);
+    assert_eq!(
+        log.take(),
+        [r#"put 7 x & y 1.5 Some("cm") None None Some("north")"#]
+    );
     // An empty Body is told apart by its SOAPAction.
     for (action, expected) in [("urn:a#clear", "clear"), ("urn:a#reset", "reset")] {
         let body = format!("{ENV}<s:Body/></s:Envelope>");
@@ -83,7 +96,10 @@ async fn several_parts_and_empty_bodies_go_both_ways_on_the_wire() {
         "{reply}"
     );
     // The response wrapper of another namespace is written in it.
-    let body = format!(r#"{ENV}<s:Body><ping xmlns="urn:a"/></s:Body></s:Envelope>"#);
+    // ... and the request's header block of another namespace is read in it.
+    let body = format!(
+        r#"{ENV}<s:Header><t:Trace xmlns:t="urn:r" s:mustUnderstand="1"><t:id>t1</t:id></t:Trace></s:Header><s:Body><ping xmlns="urn:a"/></s:Body></s:Envelope>"#
+    );
     let (status, reply) = support::post(addr, "/bodies", "urn:a#ping", &body).await;
     assert_eq!(status, 200, "{reply}");
     assert!(
@@ -95,7 +111,7 @@ async fn several_parts_and_empty_bodies_go_both_ways_on_the_wire() {
     let (status, reply) = support::post(addr, "/bodies", "urn:a#ping", &body).await;
     assert_eq!(status, 500, "{reply}");
     assert!(reply.contains("unknown operation `{urn:r}ping`"), "{reply}");
-    assert_eq!(log.take(), ["ping"]);
+    assert_eq!(log.take(), [r#"ping Some("t1")"#]);
 
     // The generated client against the generated server, both SOAP versions.
     let url = format!("http://{addr}/bodies");
@@ -103,14 +119,29 @@ async fn several_parts_and_empty_bodies_go_both_ways_on_the_wire() {
         BodiesClient::new(&url).unwrap(),
         BodiesClient::new(&url).unwrap().soap12(),
     ] {
-        client
-            .put(-2, "<b>".into(), Point { x: 0.25 })
-            .await
-            .unwrap();
-        assert!(client.ping().await.unwrap());
+        let point = Point {
+            unit: Some("mm".into()),
+            x: 0.25,
+            y: Some(1.0),
+            z: Some(-1.0),
+            polar: None,
+        };
+        client.put(-2, "<b>".into(), point).await.unwrap();
+        let trace = Trace { id: "t2".into() };
+        assert!(client.ping(Some(trace)).await.unwrap());
+        assert!(client.ping(None).await.unwrap());
         client.reset().await.unwrap();
         client.clear().await.unwrap();
-        assert_eq!(log.take(), ["put -2 <b> 0.25", "ping", "reset", "clear"]);
+        assert_eq!(
+            log.take(),
+            [
+                r#"put -2 <b> 0.25 Some("mm") Some(1.0) Some(-1.0) None"#,
+                r#"ping Some("t2")"#,
+                "ping None",
+                "reset",
+                "clear"
+            ]
+        );
     }
     server.stop().await;
 }
@@ -237,4 +268,32 @@ async fn mixed_content_keeps_text_and_elements_in_document_order() {
     assert!(a < b && b < c, "{s}");
     assert!(s.contains("TreeID=\"7\""), "{s}");
     server.stop().await;
+}
+
+/// zeep reads the WSDL the generated server publishes (several message parts, empty messages,
+/// a header block, a wrapper and an attribute of another namespace) and calls every operation:
+/// the server logs what arrived. Skipped loudly without zeep, a failure without it under `CI`.
+#[tokio::test]
+async fn zeep_calls_the_generated_server() {
+    if !support::zeep_or_skip() {
+        return;
+    }
+    let log = Log::default();
+    let server = support::serve(vec![("/bodies", Arc::new(BodiesServer::new(log.clone())))]).await;
+    let url = format!("http://{}/bodies?wsdl", server.addr);
+    let output = support::run_zeep("bodies_zeep.py", &url).await;
+    server.stop().await;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(
+        log.take(),
+        [
+            r#"put 3 z 2 Some("km") Some(3.0) Some(4.0) None"#,
+            r#"ping Some("z1")"#,
+            "reset",
+            "clear"
+        ],
+        "{stdout}"
+    );
 }

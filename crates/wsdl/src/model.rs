@@ -393,6 +393,13 @@ impl ServiceModel {
                     response.local
                 ));
             }
+            let bare = op.input_body == Body::Parts || op.output_body == Body::Parts;
+            if bare && self.style.is_rpc() {
+                problems.push(format!(
+                    "operation `{}` has a message without wrapper in an rpc binding: rpc messages are wrapped in the operation's element",
+                    op.name
+                ));
+            }
             if op.input_body == Body::Parts && op.input.is_empty() {
                 // An empty Body names no operation: its action must, or it must be the only one.
                 let by_action = !op.action.is_empty()
@@ -551,6 +558,33 @@ mod tests {
             text.contains("input part `x` of `a` is declared twice"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn messages_without_wrapper_are_checked() {
+        let mut model = ServiceModel::new("S", "urn:x", BindingStyle::DocumentLiteral);
+        for name in ["a", "b"] {
+            let mut op = OperationModel::new(name, "");
+            op.input_body = Body::Parts;
+            model.operations.push(op);
+        }
+        // Two empty request Bodies and no action: which one is called cannot be told.
+        let text = model.validate().unwrap_err().to_string();
+        assert!(
+            text.contains("operation `a` has an empty request Body and no action of its own"),
+            "{text}"
+        );
+        model.operations[0].action = "urn:x#a".into();
+        model.operations[1].action = "urn:x#b".into();
+        assert!(model.validate().is_ok());
+        assert_eq!(model.request_key(&model.operations[0]), None);
+        assert_eq!(
+            model.request_name(&model.operations[0]),
+            QName::new("urn:x", "")
+        );
+        model.style = BindingStyle::RpcLiteral;
+        let text = model.validate().unwrap_err().to_string();
+        assert!(text.contains("without wrapper in an rpc binding"), "{text}");
     }
 
     #[test]

@@ -229,3 +229,44 @@ const BROKEN: &[(&str, &str)] = &[
     ("cross_schema.wsdl", "is a notification"),
     ("nsTypeConflict/main.wsdl", "is a notification"),
 ];
+
+/// node-soap's `builtin_types.wsdl` with its one misspelt part element corrected and without
+/// `StringOperation` (a one-part body of a simple type, which the reader refuses today): its
+/// 44 element parts of the XML Schema built-in types lower to 44 body elements in order, and
+/// its two-part response to two.
+#[test]
+fn builtin_types_with_its_typo_fixed_lowers_to_its_44_parts_in_order() {
+    let path = testdata().join("node-soap/wsdl/builtin_types.wsdl");
+    let mut text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("tns:normalizedStringElement", "tns:normalizedstringElement");
+    let open = "<wsdl:operation name=\"StringOperation\">";
+    while let Some(start) = text.find(open) {
+        let end = start + text[start..].find("</wsdl:operation>").unwrap();
+        text.replace_range(start..end + "</wsdl:operation>".len(), "");
+    }
+    let defs = soapstone_wsdl::read::read_str(&text, "builtin_types.wsdl", &ReadOptions::default())
+        .unwrap();
+    let model = defs.service_model("Service", "Port");
+    let model = model.unwrap_or_else(|e| panic!("{e}"));
+    let op = &model.operations[0];
+    assert_eq!(op.input_body, soapstone_wsdl::Body::Parts);
+    assert_eq!(op.input.len(), 44);
+    assert_eq!(
+        op.input[0].name,
+        "{http://www.BuiltinTypes.com/}durationElement"
+    );
+    assert_eq!(
+        op.input[43].name,
+        "{http://www.BuiltinTypes.com/}unsignedByteElement"
+    );
+    let out: Vec<&str> = op.output.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(
+        out,
+        [
+            "{http://www.BuiltinTypes.com/}nonPositiveIntegerElement",
+            "{http://www.BuiltinTypes.com/}nonNegativeIntegerElement"
+        ]
+    );
+    assert_eq!(model.operations.len(), 1);
+}

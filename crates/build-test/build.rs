@@ -58,6 +58,9 @@ fn main() {
             "../../testdata/node-soap/wsdl/array_namespace_override.wsdl",
             // node-soap's `GetAccountXml`: mixed content with elements (raw XML, in order).
             "wsdl/account_xml.wsdl",
+            // node-soap's: an output message of no part (an empty response Body).
+            "../../testdata/node-soap/wsdl/empty_body.wsdl",
+            "../../testdata/node-soap/wsdl/ref_element_same_as_type.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -158,3 +158,13 @@ pub mod array_namespace_override {
 pub mod account_xml {
     soapstone_service::include_wsdl!("account_xml");
 }
+
+/// node-soap's `empty_body.wsdl`: an output message of no part (an empty response Body).
+pub mod empty_body {
+    soapstone_service::include_wsdl!("empty_body");
+}
+
+/// node-soap's `ref_element_same_as_type.wsdl`: an empty output message too.
+pub mod ref_element_same_as_type {
+    soapstone_service::include_wsdl!("ref_element_same_as_type");
+}

@@ -297,3 +297,46 @@ async fn zeep_calls_the_generated_server() {
         "{stdout}"
     );
 }
+
+struct Examples(Log);
+
+impl soapstone_build_test::ref_element_same_as_type::MyService for Examples {
+    async fn my_operation(
+        &self,
+        example_content: soapstone_build_test::ref_element_same_as_type::ExampleContent,
+    ) -> Result<(), Fault> {
+        self.0.push(example_content.my_id);
+        Ok(())
+    }
+}
+
+/// node-soap's `ref_element_same_as_type.wsdl`: a wrapped request, an output message of no
+/// part. The generated server answers with an empty Body, the generated client accepts it.
+#[tokio::test]
+async fn an_output_message_of_no_part_is_an_empty_body() {
+    use soapstone_build_test::ref_element_same_as_type::{
+        ExampleContent, MyServiceClient, MyServiceServer,
+    };
+    let log = Log::default();
+    let server = support::serve(vec![(
+        "/example",
+        Arc::new(MyServiceServer::new(Examples(log.clone()))),
+    )])
+    .await;
+    let body = format!(
+        r#"{ENV}<s:Body><v:ExampleRequest xmlns:v="http://www.example.com/v1"><v:ExampleContent><v:MyID>m1</v:MyID></v:ExampleContent></v:ExampleRequest></s:Body></s:Envelope>"#
+    );
+    let (status, reply) = support::post(server.addr, "/example", "MyAction", &body).await;
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply.ends_with(
+            r#"<soap:Body xmlns:tns="http://www.example.com/v1"></soap:Body></soap:Envelope>"#
+        ),
+        "{reply}"
+    );
+    let client = MyServiceClient::new(&format!("http://{}/example", server.addr)).unwrap();
+    let content = ExampleContent { my_id: "m2".into() };
+    client.my_operation(content).await.unwrap();
+    assert_eq!(log.take(), ["m1", "m2"]);
+    server.stop().await;
+}

@@ -65,6 +65,16 @@ fn main() {
             "wsdl/enc12_array.wsdl",
             // node-soap's own (gSOAP style, thirteen operations of the same kind).
             "../../testdata/node-soap/wsdl/rpcexample.wsdl",
+            // Messages of several body parts or none, a response wrapper of another namespace
+            // (written for the tests).
+            "wsdl/bodies.wsdl",
+            // node-soap's: the response wrapper in another namespace than the request's.
+            "../../testdata/node-soap/wsdl/array_namespace_override.wsdl",
+            // node-soap's `GetAccountXml`: mixed content with elements (raw XML, in order).
+            "wsdl/account_xml.wsdl",
+            // node-soap's: an output message of no part (an empty response Body).
+            "../../testdata/node-soap/wsdl/empty_body.wsdl",
+            "../../testdata/node-soap/wsdl/ref_element_same_as_type.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

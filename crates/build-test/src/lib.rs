@@ -175,3 +175,29 @@ pub mod enc12_array {
 pub mod rpcexample {
     soapstone_service::include_wsdl!("rpcexample");
 }
+
+/// Messages of several body parts or none, a response wrapper of another namespace.
+pub mod bodies {
+    soapstone_service::include_wsdl!("bodies");
+}
+
+/// node-soap's `array_namespace_override.wsdl`: request and response wrappers in two
+/// namespaces of their own.
+pub mod array_namespace_override {
+    soapstone_service::include_wsdl!("array_namespace_override");
+}
+
+/// node-soap's `GetAccountXml`: an element of mixed content with elements, as raw XML.
+pub mod account_xml {
+    soapstone_service::include_wsdl!("account_xml");
+}
+
+/// node-soap's `empty_body.wsdl`: an output message of no part (an empty response Body).
+pub mod empty_body {
+    soapstone_service::include_wsdl!("empty_body");
+}
+
+/// node-soap's `ref_element_same_as_type.wsdl`: an empty output message too.
+pub mod ref_element_same_as_type {
+    soapstone_service::include_wsdl!("ref_element_same_as_type");
+}

@@ -2,8 +2,9 @@
 //! that the dispatcher, the client and the WSDL writer can serve or call what a vendor's WSDL
 //! describes.
 //!
-//! The model is narrower than WSDL: one namespace; document/literal (wrapped or bare: the same
-//! on the wire), rpc/literal or rpc/encoded; `soap:header` blocks and `wsdl:fault` details whose
+//! The model is narrower than WSDL: one service namespace (document/literal body wrappers may
+//! each have their own); document/literal (wrapped or bare: the same on the wire; several body
+//! parts or none: `lower_body`), rpc/literal or rpc/encoded; `soap:header` blocks and `wsdl:fault` details whose
 //! types are structs; types as [`lower_types`](super::lower_types) lowers them. What does not
 //! fit is refused with a [`LowerError`] naming the construct and where it is; this module must
 //! never approximate (a dropped attribute or a flattened choice would make the client send
@@ -19,7 +20,7 @@ use super::components::{
 };
 use super::hint::Kind;
 use super::lower_types::Lower;
-use crate::model::{BindingStyle, FaultPart, HeaderPart, OperationModel, ServiceModel};
+use crate::model::{BindingStyle, Body, FaultPart, HeaderPart, OperationModel, ServiceModel};
 
 /// Why a port cannot be expressed as a [`ServiceModel`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +47,12 @@ impl fmt::Display for LowerError {
 }
 
 impl std::error::Error for LowerError {}
+
+/// A document/literal message's body: one element, or its parts (several or none).
+enum BodyOf<'d> {
+    One(&'d ElementDecl),
+    Parts(Vec<&'d MessagePart>),
+}
 
 impl Definitions {
     /// The [`ServiceModel`] of port `port` of service `service` (local names), as the
@@ -178,13 +185,16 @@ impl Definitions {
         for (op, bop) in &ops {
             let ns = match style {
                 BindingStyle::DocumentLiteral => {
-                    let element = self.body_element(
-                        op.input.as_ref(),
-                        bop.input.as_ref(),
-                        &op.loc,
-                        &op.name,
-                    )?;
-                    element.name.namespace.clone()
+                    match self.body_element(op.input.as_ref(), bop.input.as_ref(), &op.loc)? {
+                        BodyOf::One(element) => element.name.namespace.clone(),
+                        // The first part's namespace, if any.
+                        BodyOf::Parts(parts) => {
+                            match parts.first().and_then(|p| p.element.as_ref()) {
+                                Some(e) => e.namespace.clone(),
+                                None => continue,
+                            }
+                        }
+                    }
                 }
                 // An rpc `soap:body` without `namespace` (WSDL 1.1 section 3.5 leaves the
                 // wrapper's namespace to it): the binding's WSDL target namespace, as
@@ -198,7 +208,9 @@ impl Definitions {
             };
             match &namespace {
                 None => namespace = Some(ns),
-                Some(first) if *first != ns => {
+                // A document/literal wrapper of another namespace keeps its own
+                // (`OperationModel::request_namespace`); an rpc one cannot.
+                Some(first) if *first != ns && style.is_rpc() => {
                     return Err(LowerError::new(
                         &op.loc,
                         format!("operation `{}` is in namespace `{ns}`, not `{first}`: the service model has one namespace", op.name),
@@ -219,43 +231,44 @@ impl Definitions {
             let schema = &mut model.schema;
             match style {
                 BindingStyle::DocumentLiteral => {
-                    let request = self.body_element(
-                        op.input.as_ref(),
-                        bop.input.as_ref(),
-                        &op.loc,
-                        &op.name,
-                    )?;
-                    m.request = request.name.local.clone();
-                    if let Some(text) = lower.simple_body(schema, request)? {
-                        m.input = text;
-                    } else {
-                        let fields = lower.content_of(request.ty.as_ref(), request)?;
-                        m.input = lower.wrapper_attributes(schema, request)?;
-                        m.input.extend(lower.fields(schema, fields)?);
+                    let own = |e: &ElementDecl| {
+                        (e.name.namespace != model.namespace).then(|| e.name.namespace.clone())
+                    };
+                    match self.body_element(op.input.as_ref(), bop.input.as_ref(), &op.loc)? {
+                        BodyOf::One(request) => {
+                            m.request = request.name.local.clone();
+                            m.request_namespace = own(request);
+                            if let Some(text) = lower.simple_body(schema, request)? {
+                                m.input = text;
+                            } else {
+                                let fields = lower.content_of(request.ty.as_ref(), request)?;
+                                m.input = lower.wrapper_attributes(schema, request)?;
+                                m.input.extend(lower.fields(schema, fields)?);
+                            }
+                        }
+                        BodyOf::Parts(parts) => {
+                            m.input_body = Body::Parts;
+                            m.input = lower.bare_parts(schema, &parts)?;
+                        }
                     }
                     if !m.one_way {
-                        let response = self.body_element(
-                            op.output.as_ref(),
-                            bop.output.as_ref(),
-                            &op.loc,
-                            &op.name,
-                        )?;
-                        if response.name.namespace != model.namespace {
-                            return Err(LowerError::new(
-                                &response.loc,
-                                format!(
-                                    "response element `{}` is not in the service namespace `{}`",
-                                    response.name.local, model.namespace
-                                ),
-                            ));
-                        }
-                        m.response = response.name.local.clone();
-                        if let Some(text) = lower.simple_body(schema, response)? {
-                            m.output = text;
-                        } else {
-                            let fields = lower.content_of(response.ty.as_ref(), response)?;
-                            m.output = lower.wrapper_attributes(schema, response)?;
-                            m.output.extend(lower.fields(schema, fields)?);
+                        match self.body_element(op.output.as_ref(), bop.output.as_ref(), &op.loc)? {
+                            BodyOf::One(response) => {
+                                m.response = response.name.local.clone();
+                                m.response_namespace = own(response);
+                                if let Some(text) = lower.simple_body(schema, response)? {
+                                    m.output = text;
+                                } else {
+                                    let fields =
+                                        lower.content_of(response.ty.as_ref(), response)?;
+                                    m.output = lower.wrapper_attributes(schema, response)?;
+                                    m.output.extend(lower.fields(schema, fields)?);
+                                }
+                            }
+                            BodyOf::Parts(parts) => {
+                                m.output_body = Body::Parts;
+                                m.output = lower.bare_parts(schema, &parts)?;
+                            }
                         }
                     }
                 }
@@ -282,11 +295,14 @@ impl Definitions {
                         ));
                         continue;
                     }
-                    let element = self.header_element(h, &model.namespace)?;
-                    out.push(HeaderPart::new(
-                        element.name.clone(),
-                        lower.block_type(schema, element)?,
-                    ));
+                    let element = self.header_element(h)?;
+                    // A block of another namespace has its type there (as a fault detail).
+                    let ty = if element.name.namespace == model.namespace {
+                        lower.block_type(schema, element)?
+                    } else {
+                        lower.detail_type(schema, element)?
+                    };
+                    out.push(HeaderPart::new(element.name.clone(), ty));
                 }
             }
             for (name, message) in &op.faults {
@@ -374,26 +390,20 @@ impl Definitions {
     }
 
     /// The one element of a document/literal message's body (wrapped or bare: either way its
-    /// children are what the model's parts describe).
+    /// children are what the model's parts describe), or its parts when it has several or
+    /// none (`lower_body`).
     fn body_element(
         &self,
         message: Option<&QName>,
         body: Option<&BodyBinding>,
         at: &Loc,
-        op: &str,
-    ) -> Result<&ElementDecl, LowerError> {
+    ) -> Result<BodyOf<'_>, LowerError> {
         let parts = self.body_parts(message, body, at)?;
         let [part] = parts.as_slice() else {
-            return Err(LowerError::new(
-                at,
-                format!(
-                    "a message of `{op}` has {} body parts: the service model has one body element per message, as WS-I BP R2201/R2210 ask of document/literal",
-                    parts.len()
-                ),
-            ));
+            return Ok(BodyOf::Parts(parts));
         };
         match &part.element {
-            Some(e) => self.schema.elements.get(e).ok_or_else(|| {
+            Some(e) => self.schema.elements.get(e).map(BodyOf::One).ok_or_else(|| {
                 LowerError::new(
                     &part.loc,
                     format!(
@@ -474,10 +484,11 @@ impl Definitions {
             })
     }
 
-    /// The element of a literal `soap:header` (a part of a message, by `element=`).
-    fn header_element(&self, h: &HeaderBinding, ns: &str) -> Result<&ElementDecl, LowerError> {
+    /// The element of a literal `soap:header` (a part of a message, by `element=`), of any
+    /// namespace: a block is written in its own.
+    fn header_element(&self, h: &HeaderBinding) -> Result<&ElementDecl, LowerError> {
         let part = self.header_part(h)?;
-        self.block_element(part, Some(ns))
+        self.block_element(part)
     }
 
     /// The detail element of fault `name` (its message's one part).
@@ -507,15 +518,11 @@ impl Definitions {
             ));
         };
         // A detail element may be of any namespace: it is written in its own.
-        self.block_element(part, None)
+        self.block_element(part)
     }
 
-    /// The element of a header or fault part; with `ns`, refused outside that namespace.
-    fn block_element(
-        &self,
-        part: &MessagePart,
-        ns: Option<&str>,
-    ) -> Result<&ElementDecl, LowerError> {
+    /// The element of a header or fault part, of any namespace.
+    fn block_element(&self, part: &MessagePart) -> Result<&ElementDecl, LowerError> {
         let Some(name) = &part.element else {
             return Err(LowerError::new(
                 &part.loc,
@@ -537,12 +544,6 @@ impl Definitions {
                 ),
             )
         })?;
-        let Some(ns) = ns else {
-            return Ok(element);
-        };
-        if element.name.namespace != ns {
-            return Err(LowerError::new(&element.loc, format!("element `{{{}}}{}` is not in the service namespace `{ns}`: the service model has one namespace", element.name.namespace, element.name.local)));
-        }
         Ok(element)
     }
 }

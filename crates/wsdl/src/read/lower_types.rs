@@ -139,7 +139,7 @@ impl<'d> Lower<'d> {
     /// The elements of `c` with its extension bases' first: a literal instance of an extension
     /// is its base's elements followed by its own, so the flattened sequence is the same on the
     /// wire (what is lost is only substitution by `xsi:type`, which the model does not do).
-    fn flattened(
+    pub(super) fn flattened(
         &self,
         c: &'d ComplexType,
         at: &Loc,
@@ -249,6 +249,26 @@ impl<'d> Lower<'d> {
                 let optional = optional || *min == 0;
                 self.particle(&items[0], at, depth + 1, false, optional, out)?;
             }
+            // A choice (at most once) with a sequence among its alternatives: every
+            // alternative's elements, each optional, in order. Every instance the schema
+            // allows reads and writes the same (decoding is by name); which alternative is
+            // present is not checked when written, as for an optional sequence.
+            Particle::Group {
+                compositor: Compositor::Choice,
+                min,
+                max,
+                items,
+            } if items.len() > 1
+                && (once(*min, *max) || maybe(*min, *max))
+                && items.iter().any(is_sequence)
+                && items
+                    .iter()
+                    .all(|p| matches!(p, Particle::Element(_)) || is_sequence(p)) =>
+            {
+                for item in items {
+                    self.particle(item, at, depth + 1, false, true, out)?;
+                }
+            }
             Particle::Group {
                 compositor: Compositor::Choice,
                 min,
@@ -327,6 +347,8 @@ impl<'d> Lower<'d> {
             ));
         }
         let mut t = match &decl.ty {
+            // Text between elements: the element is kept whole, in document order.
+            Some(ty) if self.mixed_with_elements(ty, &decl.loc)? => TypeRef::xsd("anyType"),
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
             // A qualified element's anonymous type is of its namespace (its children are).
             Some(TypeUse::Inline(d)) => {
@@ -723,4 +745,17 @@ fn soapenc_simple(name: &QName) -> Option<&str> {
         "base64" => Some("base64Binary"),
         local => SIMPLE.iter().copied().find(|s| *s == local),
     }
+}
+
+/// Whether `p` is a sequence (or `all`) occurring once, whose elements a choice flattens.
+fn is_sequence(p: &Particle) -> bool {
+    matches!(
+        p,
+        Particle::Group {
+            compositor: Compositor::Sequence | Compositor::All,
+            min: 1,
+            max: MaxOccurs::Bounded(1),
+            ..
+        }
+    )
 }

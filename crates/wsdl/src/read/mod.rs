@@ -23,6 +23,7 @@ mod inspect;
 mod load;
 mod lower;
 mod lower_attrs;
+mod lower_body;
 mod lower_ns;
 mod lower_open;
 mod lower_simple;
@@ -216,6 +217,8 @@ pub fn read_str(
 mod tests;
 #[cfg(test)]
 mod tests_attrs;
+#[cfg(test)]
+mod tests_body;
 #[cfg(test)]
 mod tests_ns;
 #[cfg(test)]

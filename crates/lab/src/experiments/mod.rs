@@ -376,6 +376,13 @@ fn systems(runs: &[Run], peers: Vec<SystemInfo>) -> Vec<SystemInfo> {
             "the system under test",
         ),
         (
+            clients::TYPED,
+            "soapstone Client (typed DpClient, this build)",
+            "client",
+            "soap-http",
+            "Zilora & Ketha's client table: soapstone as a user calls it",
+        ),
+        (
             "tcp-connect",
             "soapstone baseline tcp-connect",
             "baseline",

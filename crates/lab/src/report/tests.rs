@@ -241,7 +241,7 @@ fn peers_stand_beside_soapstone_and_missing_ones_say_why() {
     assert!(
         first.starts_with(
             "Among the 3 servers measured with doNothing in this run (2 SOAP stacks, soapstone \
-             included, plus CORBA/RMI), soapstone's median round trip on one CPU (42.0 µs) ranks \
+             included, plus 1 CORBA/RMI), soapstone's median round trip on one CPU (42.0 µs) ranks \
              2 of 3 (1 of 2 among the SOAP stacks); the fastest, omniorb, takes ×0.32 soapstone's \
              time."
         ),

@@ -143,6 +143,7 @@ pub(crate) fn section(results: &Results) -> Section {
     let base = p50_pair(results, EXP, TYPED, "doNothing")[0];
     for (id, _) in clients.iter().skip(1) {
         if let (Some(b), Some(v)) = (base, p50_pair(results, EXP, id, "doNothing")[0]) {
+            let id = if id == BENCH { "soapstone bench" } else { id };
             findings.push(format!(
                 "doNothing from {id}: {} µs on one CPU, {} soapstone's typed Client's {} µs.",
                 fmt::us(v),

@@ -125,10 +125,25 @@ pub(crate) fn suspect_points(results: &Results) -> Vec<String> {
             } else {
                 let least = same.iter().map(|o| o.ok).min().unwrap_or(0);
                 let most = same.iter().map(|o| o.ok).max().unwrap_or(0);
+                let calls = if least == most {
+                    format!("{least} calls each")
+                } else {
+                    format!("{least} to {most} calls")
+                };
+                // Why so few: the calls' own length against the window (a slow system), not a
+                // failure; the reader should see which.
+                let p50 =
+                    |f: fn(f64, f64) -> f64, init| same.iter().map(|o| o.p50_us).fold(init, f);
+                let (lo, hi) = (p50(f64::min, f64::INFINITY), p50(f64::max, 0.0));
+                let median = if super::fmt::us(lo) == super::fmt::us(hi) {
+                    format!("{} µs", super::fmt::us(lo))
+                } else {
+                    format!("{} to {} µs", super::fmt::us(lo), super::fmt::us(hi))
+                };
                 out.push(format!(
-                    "suspect points, {}: {}: {} points answered only {least} to {most} calls in \
-                     their windows (fewer than {MIN_SAMPLES}): their p50 and p99 rest on too few \
-                     samples ({})",
+                    "suspect points, {}: {}: {} points answered only {calls} in their windows \
+                     (fewer than {MIN_SAMPLES}; their median calls took {median}): their p50 and \
+                     p99 rest on too few samples ({})",
                     r.experiment,
                     r.system,
                     same.len(),
@@ -246,7 +261,31 @@ mod tests {
         let s = suspect_points(&r);
         assert_eq!(s.len(), 1, "{s:?}");
         assert!(
-            s[0].contains(&format!("{flagged} points answered only 3 to 3 calls")),
+            s[0].contains(&format!(
+                "{flagged} points answered only 3 calls each in their windows (fewer than 30; \
+                 their median calls took"
+            )),
+            "{}",
+            s[0]
+        );
+        // Different counts read as a range, and the calls' length says why there are so few.
+        for (i, run) in r
+            .runs
+            .iter_mut()
+            .filter(|run| run.system == system && run.experiment == experiment)
+            .enumerate()
+        {
+            run.ok = 6 + i as u64;
+            run.p50_us = 44_000.0 + 1000.0 * i as f64;
+        }
+        let s = suspect_points(&r);
+        assert!(
+            s[0].contains(&format!(
+                "answered only 6 to {} calls in their windows (fewer than 30; their median calls \
+                 took 44,000 to {} µs)",
+                5 + flagged,
+                crate::report::fmt::us(44_000.0 + 1000.0 * (flagged - 1) as f64)
+            )),
             "{}",
             s[0]
         );

@@ -401,3 +401,41 @@ fn this_run_names_the_commit_and_date_and_the_lan_tables_say_what_was_emulated()
     let (plain, _) = render(&sample());
     assert!(!plain.contains("separate hosts (emulated LAN)"));
 }
+
+/// What a reviewer reads in the tables: every today's column of the thesis's per-call table
+/// carries its unit, a suspect point is flagged there like everywhere else, and its ratios are
+/// written `×N`.
+#[test]
+fn per_call_means_carry_their_unit_and_their_flags() {
+    let mut r = sample();
+    let few = r
+        .runs
+        .iter_mut()
+        .find(|x| {
+            x.experiment == "thesis"
+                && x.operation == "creditControl"
+                && x.settings.background.as_deref() == Some("none")
+                && x.settings.placement.kind == PlacementKind::SameCpu
+        })
+        .expect("the sample has a creditControl point");
+    few.ok = 4;
+    let (md, _) = render(&r);
+    let table = md
+        .split("**Per call: mean response time under each load**")
+        .nth(1)
+        .expect("the per-call table");
+    let header = table.lines().find(|l| l.starts_with("| call |")).unwrap();
+    assert_eq!(
+        header,
+        "| call | none: mean (µs) | stress: mean (µs) | peak: mean (µs) | traffic: mean (µs) |"
+    );
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("| creditControl |"))
+        .unwrap();
+    assert!(row.contains("| ⚠ 4 calls: "), "{row}");
+    assert!(
+        !md.contains(" times the unloaded"),
+        "a ratio not written ×N"
+    );
+}

@@ -439,3 +439,54 @@ fn per_call_means_carry_their_unit_and_their_flags() {
         "a ratio not written ×N"
     );
 }
+
+/// No column mixes units: in every table of the report, a column whose header names µs or ms
+/// holds no ratio (`×`), and a ratio column (`÷`) holds no µs figure pair. Table 5 once put
+/// `41.0 / 18.0 (×2.28)` under `soapstone (µs)`.
+#[test]
+fn no_column_mixes_a_unit_with_a_ratio() {
+    let mut r = with_peers();
+    for op in [
+        "getContactCount",
+        "getContactNames/1000",
+        "getContacts/1000",
+    ] {
+        for (prefix, p50) in [("", 41.0), ("2cpu/", 18.0)] {
+            let op = format!("{prefix}{op}");
+            r.runs.push(run(
+                "soapstone",
+                "contacts",
+                &op,
+                PlacementKind::CrossCpu,
+                p50,
+            ));
+        }
+    }
+    let (md, _) = render(&r);
+    assert!(
+        md.contains("| ×2.28 |"),
+        "Table 5's ratio, in a column of its own"
+    );
+    let mut checked = 0;
+    for block in md.split("\n\n") {
+        let lines: Vec<&str> = block.lines().filter(|l| l.starts_with('|')).collect();
+        let Some(header) = lines.first() else {
+            continue;
+        };
+        let cols: Vec<&str> = header.trim_matches('|').split(" | ").collect();
+        for row in lines.iter().skip(2) {
+            let cells: Vec<&str> = row.trim_matches('|').split(" | ").collect();
+            for (h, c) in cols.iter().zip(&cells) {
+                if h.contains("(µs)") || h.contains("(ms)") {
+                    checked += 1;
+                    assert!(!c.contains('×'), "`{c}` under `{h}` in {header}");
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} cells checked");
+    assert!(
+        md.contains("soapstone: 1 CPU ÷ 2 CPUs"),
+        "Table 5's ratio column"
+    );
+}

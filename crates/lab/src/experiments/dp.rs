@@ -443,7 +443,7 @@ pub(crate) fn section(results: &Results) -> Section {
             if !r.percentiles.is_empty() {
                 dist.series.push(LineSeries {
                     name: sys.clone(),
-                    points: r.percentiles.clone(),
+                    points: suspect::plotted_percentiles(r),
                     ..Default::default()
                 });
             }

@@ -85,6 +85,20 @@ pub(crate) fn cell_pair(
     format!("{} / {}", cell(runs[0], stat, f), cell(runs[1], stat, f))
 }
 
+/// The percentiles of `run` its calls can support, for a percentile chart: p0 and every p with
+/// at least one call beyond it (p ≤ 100 × (1 − 1/calls): p99 needs 100 calls, p99.9 1,000).
+/// SOAP::Lite's 42 echoFloat calls drew a p99.9 that was only their slowest call. The dropped
+/// points stay in `results.json`; the chart just ends where this series' data end.
+pub(crate) fn plotted_percentiles(run: &Run) -> Vec<(f64, f64)> {
+    let n = run.ok.max(1) as f64;
+    let top = 100.0 * (1.0 - 1.0 / n) + 1e-9;
+    run.percentiles
+        .iter()
+        .copied()
+        .filter(|(p, _)| *p == 0.0 || *p <= top)
+        .collect()
+}
+
 /// What a table note says about the `⚠` mark.
 pub(crate) const MARK_NOTE: &str = "⚠ marks a suspect point (too few calls, a p99 above the \
      request timeout, or a p99 longer than its window with no error): its value is shown but is \
@@ -289,5 +303,24 @@ mod tests {
             "{}",
             s[0]
         );
+    }
+
+    #[test]
+    fn a_percentile_curve_ends_where_its_calls_support_it() {
+        let mut r = crate::report::tests::sample().runs[0].clone();
+        r.percentiles = vec![
+            (0.0, 1.0),
+            (50.0, 2.0),
+            (90.0, 3.0),
+            (99.0, 4.0),
+            (99.9, 5.0),
+        ];
+        r.ok = 42;
+        let ps: Vec<f64> = plotted_percentiles(&r).iter().map(|(p, _)| *p).collect();
+        assert_eq!(ps, [0.0, 50.0, 90.0]);
+        r.ok = 100;
+        assert_eq!(plotted_percentiles(&r).len(), 4);
+        r.ok = 1000;
+        assert_eq!(plotted_percentiles(&r).len(), 5);
     }
 }

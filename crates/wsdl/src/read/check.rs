@@ -14,11 +14,12 @@ use soapstone_codec::QName;
 use super::components::{
     AttrItem, Definitions, Loc, Particle, SimpleType, TypeDecl, TypeKind, TypeUse,
 };
+use super::hint::Kind;
 use super::ReadError;
 use crate::xsd::{SOAP_ENC_NS, XSD_NS};
 
 /// Old XML Schema namespaces still found in 2001-era WSDLs; their types are built in too.
-const OLD_XSD: [&str; 2] = [
+pub(super) const OLD_XSD: [&str; 2] = [
     "http://www.w3.org/1999/XMLSchema",
     "http://www.w3.org/2000/10/XMLSchema",
 ];
@@ -43,11 +44,17 @@ impl Definitions {
         self.relink();
         let mut problems = Vec::new();
         let mut work: Vec<Work<'_>> = Vec::new();
+        let this = &*self;
         let undefined = |what: &str, name: &QName, at: &Loc| {
+            let why = match what {
+                "type" => this.why_undefined(Kind::Type, name),
+                "element" => this.why_undefined(Kind::Element, name),
+                _ => String::new(),
+            };
             ReadError::new(
                 at.clone(),
                 format!(
-                    "{what} `{{{}}}{}` is not defined",
+                    "{what} `{{{}}}{}` is not defined{why}",
                     name.namespace, name.local
                 ),
             )
@@ -114,7 +121,8 @@ impl Definitions {
                     }
                     match schema.types.get(name) {
                         Some(decl) => work.push(Work::Decl(decl)),
-                        None if name.namespace == SOAP_ENC_NS => {}
+                        None if name.namespace == SOAP_ENC_NS
+                            || name.namespace == super::lower_types::SOAP12_ENC_NS => {}
                         None => problems.push(undefined("type", name, at)),
                     }
                 }
@@ -154,6 +162,7 @@ impl Definitions {
                 Work::Attribute(name, at) => {
                     if name.namespace == super::load::XML_NS
                         || name.namespace == SOAP_ENC_NS
+                        || name.namespace == super::lower_types::SOAP12_ENC_NS
                         || !seen.insert((4, name))
                     {
                         continue;

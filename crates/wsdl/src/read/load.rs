@@ -197,6 +197,10 @@ impl<'o> Loader<'o> {
                     "more than {} XML nodes (ReadOptions::max_nodes)",
                     self.options.max_nodes
                 ),
+                roxmltree::Error::UnknownNamespace(prefix, at) => format!(
+                    "not namespace-well-formed XML: the prefix `{prefix}` (column {}) is not declared",
+                    at.col
+                ),
                 other => format!("not well-formed XML: {other}"),
             };
             ReadError::new(Loc::file(&source.name, pos.row), message)

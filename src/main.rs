@@ -39,6 +39,9 @@ enum Command {
     /// Capture the packets of a few calls to a URL (tcpdump) and print per-call timelines,
     /// naming the stalls (delayed ACK, Nagle, waiting for FIN).
     Trace(soapstone_lab::TraceArgs),
+    /// The lab's typed soapstone client (peer-client protocol: URL OP N WARMUP_S WINDOW_S).
+    #[command(hide = true)]
+    LabClient(soapstone_lab::LabClientArgs),
     /// Manage the users file of `serve --auth` (`add NAME --permissions read,move`).
     Users(soapstone_services::UsersArgs),
 }
@@ -81,6 +84,7 @@ fn main() -> ExitCode {
             Command::Wsdl(args) => soapstone_dynamic::cli::run_wsdl_cli(args).await,
             Command::Call(args) => soapstone_dynamic::cli::run_call_cli(args).await,
             Command::Trace(args) => soapstone_lab::run_trace(args).await,
+            Command::LabClient(args) => soapstone_lab::run_lab_client(args).await,
             Command::Users(args) => {
                 soapstone_services::run_users(args, &mut std::io::stdin().lock())
             }

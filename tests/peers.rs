@@ -120,6 +120,8 @@ fn php_and_soap_lite_peers_run_beside_soapstone() {
         ("dp", "soaplite-server", 7),
         ("clients", "php-soapclient", 3),
         ("clients", "soaplite-client", 3),
+        // soapstone's own row: the typed DpClient (`soapstone lab-client`), checked like a peer.
+        ("clients", "soapstone-client", 3),
     ] {
         let runs: Vec<_> = results
             .runs

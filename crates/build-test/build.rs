@@ -51,6 +51,30 @@ fn main() {
             // Apache CXF 4's own WSDL of a code-first service (tests/cxf/*.java):
             // document/literal wrapped with unqualified children, a one-way operation, a fault.
             "../../testdata/interop/cxf-interop.wsdl",
+            // Body and header elements of simple types (after node-soap's `recursive.wsdl`).
+            "wsdl/simple.wsdl",
+            // Two operations share their request and response elements (SOAPAction routes).
+            "wsdl/shared.wsdl",
+            // node-soap's own: the same, with `anyType` elements and an operation named
+            // `prefixed-MyOperation`.
+            "../../testdata/node-soap/wsdl/non_identifier_chars_in_operation.wsdl",
+            // node-soap's NoParams sample (a copy: its name is `soap.wsdl`): rpc/encoded, no
+            // `namespace` on `soap:body`, an operation without parameters.
+            "wsdl/no_params.wsdl",
+            // SOAP 1.2 rpc/encoded arrays restricting the SOAP 1.2 encoding's `Array`.
+            "wsdl/enc12_array.wsdl",
+            // node-soap's own (gSOAP style, thirteen operations of the same kind).
+            "../../testdata/node-soap/wsdl/rpcexample.wsdl",
+            // Messages of several body parts or none, a response wrapper of another namespace
+            // (written for the tests).
+            "wsdl/bodies.wsdl",
+            // node-soap's: the response wrapper in another namespace than the request's.
+            "../../testdata/node-soap/wsdl/array_namespace_override.wsdl",
+            // node-soap's `GetAccountXml`: mixed content with elements (raw XML, in order).
+            "wsdl/account_xml.wsdl",
+            // node-soap's: an output message of no part (an empty response Body).
+            "../../testdata/node-soap/wsdl/empty_body.wsdl",
+            "../../testdata/node-soap/wsdl/ref_element_same_as_type.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

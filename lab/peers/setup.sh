@@ -211,7 +211,7 @@ setup_python() {
     local v; v=$("$venv/bin/python" -c "import spyne; print(spyne.__version__)")
     entry spyne server soap-http "spyne $v (Python $py)" "a Python SOAP server" ready "" "$v" "PyPI spyne==$SPYNE_VERSION (venv in the build directory)" \
       "none (interpreted)" "wsgiref's single-threaded server (HTTP/1.0: a connection per call); document/literal only, so it gets the request without xsi:type; $NO_JIT_WARMUP" \
-      "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\"},\"request\":\"literal\""
+      "\"command\":$(jarr "$venv/bin/python" "$HERE/python/spyne_server.py" "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"literal\""
   else
     missing spyne server soap-http "spyne (Python)" "a Python SOAP server" "${why:-spyne does not import}"
   fi
@@ -401,8 +401,8 @@ setup_erlang() {
   local flavor; flavor=$(erl -noshell -eval 'io:format("~p", [erlang:system_info(emu_flavor)]), halt().' 2>/dev/null)
   entry erlang server soap-http "Erlang/OTP $otp inets httpd + xmerl (stand-in)" "$stands" ready "" "OTP $otp (erts $erts)" \
     "Debian packages erlang-base, erlang-inets, erlang-xmerl $(deb_version erlang-base)" "erlc (default flags)" \
-    "dp (rpc/encoded), card/news/shop and echoFloat (document/literal, wsb.erl), the Round 2 base echoes (rpc/encoded, round2.erl: decoded by type and encoded back); inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused; BEAM emulator flavor $flavor (the JIT compiles each module as it is loaded: nothing to warm); warm-up: each point's own untimed warm-up; ready once it prints its banner (inets opens its port before its request handlers are set up: a call in between is answered 500)" \
-    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"wsb\":\"/wsb/{service}\",\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\",\"banner\":true"
+    "dp (rpc/encoded), card/news/shop and echoFloat (document/literal, wsb.erl), the Round 2 base echoes (rpc/encoded, round2.erl: decoded by type and encoded back); inets httpd (a process per connection, keep-alive, TCP_NODELAY: without it each answer's body waits ~40 ms for the client's delayed ACK), xmerl_scan DOM parse, answers built as iolists; BEAM schedulers = online CPUs (the lab pins the VM to the server CPU); request bodies above 1 MiB refused; BEAM emulator flavor $flavor (the JIT compiles each module as it is loaded: nothing to warm); warm-up: each point's own untimed warm-up; ready once it prints its banner (inets opens its port before its request handlers are set up: a call in between is answered 500); {cache} on: García's response cache for news and shop (an ETS table keyed on the request body, consulted before parsing; 200 answers only, at most 1,024 entries and 32 MiB, then emptied; answers say X-Cache: hit or miss), off for every other point" \
+    "\"command\":$(jarr erl -noshell -pa "$out" -run dp_server main "{port}" "{host}" "{cache}"),\"path\":\"/dp\",\"services\":{\"wsb\":\"/wsb/{service}\",\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"rpc-encoded\",\"banner\":true"
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -468,8 +468,8 @@ setup_axis2() {
   local out="$BUILD/axis2" v; v=$(basename "$out"/lib/axis2-kernel-*.jar .jar); v=${v#axis2-kernel-}
   entry axis2 server soap-http "Apache Axis2 $v (SimpleHTTPServer, JDK $(java_version))" "$stands" ready "" "$v" \
     "Maven Central org.apache.axis2:axis2-kernel, axis2-adb, axis2-transport-http (lab/peers/axis2/pom.xml)" "javac -g -parameters" \
-    "dp: POJO service with RPCMessageReceiver, document/literal wrapped (Axis2 has no rpc/encoded; integers as repeated <return>); card/news/shop/echo: AXIOM services (RawXMLINOutMessageReceiver); Axis2's own SimpleHTTPServer from the default axis2.xml (its worker pool, keep-alive; it binds every interface); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpAxis2Server "{port}"),\"path\":\"/axis2/services/dp\",\"services\":{\"wsb\":\"/axis2/services/{service}\",\"echo\":\"/axis2/services/echo\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+    "dp: POJO service with RPCMessageReceiver, document/literal wrapped (Axis2 has no rpc/encoded; integers as repeated <return>); card/news/shop/echo: AXIOM services (RawXMLINOutMessageReceiver); the Round 2 base echoes: a POJO service too (document/literal wrapped, arrays as beans with repeated item, hexBinary decoded by hand: the POJO binding has none); Axis2's own SimpleHTTPServer from the default axis2.xml (its worker pool, keep-alive; it binds every interface); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpAxis2Server "{port}"),\"path\":\"/axis2/services/dp\",\"services\":{\"wsb\":\"/axis2/services/{service}\",\"echo\":\"/axis2/services/echo\",\"round2\":\"/axis2/services/interop\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 setup_apachesoap() {

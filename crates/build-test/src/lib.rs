@@ -142,3 +142,62 @@ pub mod axis1_dp {
 pub mod cxf_interop {
     soapstone_service::include_wsdl!("cxf-interop");
 }
+
+/// Body and header elements of simple types (`wsdl/simple.wsdl`): a response that is one
+/// enumeration value, a bare request and response of one built-in value, a header block of one.
+pub mod simple {
+    soapstone_service::include_wsdl!("simple");
+}
+
+/// Two operations sharing their body elements, routed by SOAPAction (`wsdl/shared.wsdl`).
+pub mod shared {
+    soapstone_service::include_wsdl!("shared");
+}
+
+/// node-soap's `non_identifier_chars_in_operation.wsdl` (the same, with `anyType` bodies).
+pub mod non_identifier_chars {
+    soapstone_service::include_wsdl!("non_identifier_chars_in_operation");
+}
+
+/// node-soap's `NoParams` sample (`wsdl/no_params.wsdl`): an rpc/encoded operation without
+/// parameters whose `soap:body` names no namespace.
+pub mod no_params {
+    soapstone_service::include_wsdl!("no_params");
+}
+
+/// SOAP 1.2 rpc/encoded with arrays restricting the SOAP 1.2 encoding's `Array`
+/// (`wsdl/enc12_array.wsdl`).
+pub mod enc12_array {
+    soapstone_service::include_wsdl!("enc12_array");
+}
+
+/// node-soap's `rpcexample.wsdl` (gSOAP style, SOAP 1.2 rpc/encoded).
+pub mod rpcexample {
+    soapstone_service::include_wsdl!("rpcexample");
+}
+
+/// Messages of several body parts or none, a response wrapper of another namespace.
+pub mod bodies {
+    soapstone_service::include_wsdl!("bodies");
+}
+
+/// node-soap's `array_namespace_override.wsdl`: request and response wrappers in two
+/// namespaces of their own.
+pub mod array_namespace_override {
+    soapstone_service::include_wsdl!("array_namespace_override");
+}
+
+/// node-soap's `GetAccountXml`: an element of mixed content with elements, as raw XML.
+pub mod account_xml {
+    soapstone_service::include_wsdl!("account_xml");
+}
+
+/// node-soap's `empty_body.wsdl`: an output message of no part (an empty response Body).
+pub mod empty_body {
+    soapstone_service::include_wsdl!("empty_body");
+}
+
+/// node-soap's `ref_element_same_as_type.wsdl`: an empty output message too.
+pub mod ref_element_same_as_type {
+    soapstone_service::include_wsdl!("ref_element_same_as_type");
+}

@@ -53,6 +53,7 @@
 mod any;
 pub mod calendar;
 mod de;
+mod depth;
 mod envelope;
 mod error;
 mod fault;
@@ -65,6 +66,7 @@ mod write;
 mod xml;
 pub mod xsd;
 
+pub use depth::nested_past;
 pub use envelope::Envelope;
 pub use error::{DecodeError, EncodeError};
 pub use fault::{encode_fault, encode_must_understand_fault, encode_version_mismatch_fault};

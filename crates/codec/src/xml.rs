@@ -935,6 +935,11 @@ fn next_attr(s: &str) -> Result<Option<(&str, &str, &str)>, String> {
     let name_start = i;
     i = crate::scan::name_end(b, i);
     let name = &s[name_start..i];
+    // What ends a name is in the table; a quote, `&` or nothing at all must not pass as one:
+    // written back (an `xsd:any` capture copies the declarations in scope) it would not read.
+    if name.is_empty() || name.bytes().any(|c| matches!(c, b'"' | b'\'' | b'&')) {
+        return Err(format!("attribute name `{name}` is not an xml name"));
+    }
     while i < b.len() && is_ws(b[i]) {
         i += 1;
     }

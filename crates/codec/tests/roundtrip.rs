@@ -261,8 +261,24 @@ fn options() -> impl Strategy<Value = EncodeOptions> {
         )
 }
 
+/// `cases` unless `PROPTEST_CASES` asks for more (a long campaign: `PROPTEST_CASES=200000
+/// cargo test --release`); finds are saved next to this file (`roundtrip.proptest-regressions`,
+/// committed) and replayed first, while new cases stay random.
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(cases),
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..ProptestConfig::default()
+    }
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    #![proptest_config(config(256))]
 
     #[test]
     fn encode_then_decode_gives_the_value_back(msg in message(), opts in options(), ns in "(urn:[a-z]{1,6})?") {

@@ -87,6 +87,10 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             request,
             action,
             response,
+            request_namespace,
+            response_namespace,
+            bare_input,
+            bare_output,
             params,
             ok,
             results,
@@ -99,6 +103,32 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             one_way,
         } = m;
         let stem = pascal(&ident.to_string());
+        // A message without wrapper is a struct the codec reads from the Body's children.
+        let request_serde = if *bare_input {
+            "$body"
+        } else {
+            request.as_str()
+        };
+        let response_serde = if *bare_output {
+            "$body"
+        } else {
+            response.as_str()
+        };
+        // What differs from `OperationModel::new`'s defaults (a wrapper in the service
+        // namespace), so a `#[service]` trait's model code is as before.
+        let mut shape = Vec::new();
+        if let Some(ns) = request_namespace {
+            shape.push(quote!(op.request_namespace = #cg::Option::Some(#cg::String::from(#ns));));
+        }
+        if let Some(ns) = response_namespace {
+            shape.push(quote!(op.response_namespace = #cg::Option::Some(#cg::String::from(#ns));));
+        }
+        if *bare_input {
+            shape.push(quote!(op.input_body = #cg::wsdl::Body::Parts;));
+        }
+        if *bare_output {
+            shape.push(quote!(op.output_body = #cg::wsdl::Body::Parts;));
+        }
         let req_ty = format_ident!("__{}{}Request", trait_ident, stem);
         let resp_ty = format_ident!("__{}{}Response", trait_ident, stem);
         let fields = params.iter().map(|p| {
@@ -127,7 +157,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             .then(|| quote!(#[serde(deny_unknown_fields)]));
         wrappers.push(quote! {
             #[derive(#cg::serde::Serialize, #cg::serde::Deserialize)]
-            #[serde(crate = "::soapstone_service::codegen::serde", rename = #request)]
+            #[serde(crate = "::soapstone_service::codegen::serde", rename = #request_serde)]
             #deny
             #[allow(non_camel_case_types)]
             #[doc(hidden)]
@@ -136,7 +166,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
         if !one_way {
             wrappers.push(quote! {
                 #[derive(#cg::serde::Serialize, #cg::serde::Deserialize)]
-                #[serde(crate = "::soapstone_service::codegen::serde", rename = #response)]
+                #[serde(crate = "::soapstone_service::codegen::serde", rename = #response_serde)]
                 #[allow(non_camel_case_types)]
                 #[doc(hidden)]
                 struct #resp_ty { #(#result_fields),* }
@@ -182,6 +212,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 let mut op = #cg::wsdl::OperationModel::new(#op_name, #action);
                 op.request = #cg::String::from(#request);
                 op.response = #cg::String::from(#response);
+                #(#shape)*
                 op.one_way = #one_way;
                 #op_docs
                 #(#inputs)*

@@ -76,6 +76,15 @@ pub struct Method {
     pub request: String,
     pub action: String,
     pub response: String,
+    /// The request wrapper's namespace when it is not the service's (a WSDL's).
+    pub request_namespace: Option<String>,
+    /// The response wrapper's namespace when it is not the service's.
+    pub response_namespace: Option<String>,
+    /// The request's parts are the Body's children, not a wrapper's (`Body::Parts`: a WSDL's
+    /// document/literal message of several parts, or none).
+    pub bare_input: bool,
+    /// The response's parts are the Body's children.
+    pub bare_output: bool,
     pub params: Vec<Param>,
     /// The `T` of `Result<T, E>`; `None` for `()`.
     pub ok: Option<Type>,

@@ -23,6 +23,10 @@ impl Gen<'_> {
         if f.choice().is_some() {
             return f.ty.name.local.clone();
         }
+        if f.is_text() {
+            // `$text`: the text of a body element of a simple type.
+            return "value".to_string();
+        }
         match f.own_namespace().or_else(|| f.attribute()) {
             Some((_, local)) => local.to_string(),
             None => f.name.clone(),

@@ -52,8 +52,18 @@ pub(crate) enum Body<'a, 'i> {
     Fault(Fault),
 }
 
-/// Parses an envelope (no DTD; at most `max_nodes` nodes).
+/// Deepest element nesting of a response parsed (past `MAX_DEPTH` decoding refuses it anyway;
+/// this bounds the parse): roxmltree recurses per level, so a hostile server's deeply nested
+/// answer would overflow the stack and abort the caller.
+const PARSE_DEPTH: usize = 256;
+
+/// Parses an envelope (no DTD; at most `max_nodes` nodes, `PARSE_DEPTH` levels).
 pub(crate) fn parse(text: &str, max_nodes: u32) -> Result<Document<'_>, String> {
+    if let Some(line) = soapstone_codec::nested_past(text, PARSE_DEPTH) {
+        return Err(format!(
+            "the response is nested deeper than {PARSE_DEPTH} elements (line {line})"
+        ));
+    }
     let options = ParsingOptions {
         allow_dtd: false,
         nodes_limit: max_nodes,
@@ -432,5 +442,26 @@ fn scalar(xsd: &str, text: &str) -> Value {
             _ => Value::String(text.to_string()),
         },
         _ => Value::String(text.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod depth_tests {
+    #[test]
+    fn a_deeply_nested_response_is_refused_not_a_stack_overflow() {
+        // 200,000 levels overflowed a 512 KiB thread inside roxmltree (the process aborts).
+        let worker = std::thread::Builder::new()
+            .stack_size(512 << 10)
+            .spawn(|| {
+                let deep = format!("{}{}", "<a>".repeat(200_000), "</a>".repeat(200_000));
+                let err = super::parse(&deep, 4_000_000).err().unwrap();
+                assert_eq!(
+                    err,
+                    "the response is nested deeper than 256 elements (line 1)"
+                );
+                assert!(super::parse("<a><b/></a>", 10).is_ok());
+            })
+            .unwrap();
+        worker.join().unwrap();
     }
 }

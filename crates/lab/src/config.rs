@@ -27,6 +27,9 @@ pub enum Experiment {
     Contacts,
     /// García et al. Fig. 6 and 11: test1/test2 load tests on card, news, shop (seed 004).
     Wsb,
+    /// García et al. Figs 14-16: test2 on news and shop with the servers' response cache off
+    /// and on (soapstone, the Erlang stand-in), Axis2 beside them as the paper's reference.
+    WsbCache,
     /// Elfwing & Paulsson table 3: parse times of DOM and streaming parsers (seed 000).
     Parse,
     /// Zilora & Ketha tables 1a/1b: the client language varies against one server (seed 003),
@@ -48,13 +51,14 @@ pub enum Experiment {
 
 impl Experiment {
     /// Every experiment, in the order the lab runs them and the report shows them.
-    pub const ALL: [Experiment; 11] = [
+    pub const ALL: [Experiment; 12] = [
         Experiment::Echo,
         Experiment::Round2,
         Experiment::Dp,
         Experiment::Thesis,
         Experiment::Contacts,
         Experiment::Wsb,
+        Experiment::WsbCache,
         Experiment::Parse,
         Experiment::Clients,
         Experiment::Causes,
@@ -76,6 +80,7 @@ impl Experiment {
             Experiment::Thesis => "thesis",
             Experiment::Contacts => "contacts",
             Experiment::Wsb => "wsb",
+            Experiment::WsbCache => "wsb_cache",
             Experiment::Parse => "parse",
             Experiment::Clients => "clients",
             Experiment::Causes => "causes",
@@ -102,6 +107,7 @@ impl FromStr for Experiment {
             "thesis" | "charging" | "elfwing" => Experiment::Thesis,
             "contacts" | "zilora" | "zk" => Experiment::Contacts,
             "wsb" | "garcia" => Experiment::Wsb,
+            "wsb_cache" | "wsb-cache" | "cache" | "garcia-cache" => Experiment::WsbCache,
             "parse" | "parsers" => Experiment::Parse,
             "clients" | "client-language" => Experiment::Clients,
             "causes" | "packets" | "trace" => Experiment::Causes,
@@ -110,7 +116,7 @@ impl FromStr for Experiment {
             "round2" | "interop" | "soapbuilders" => Experiment::Round2,
             other => bail!(
                 "unknown experiment `{other}`: expected one of echo, dp, thesis, contacts, wsb, \
-                 parse, clients, causes, cluster, tls, round2"
+                 wsb_cache, parse, clients, causes, cluster, tls, round2"
             ),
         })
     }

@@ -246,6 +246,7 @@ impl Outcome {
             percentiles: self.percentiles,
             timeline: self.timeline,
             peak_ok_per_second: self.peak_ok_per_second,
+            cache: None,
             settings: Settings {
                 placement,
                 duration_s: self.duration_s,

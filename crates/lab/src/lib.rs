@@ -29,6 +29,7 @@ mod capture;
 mod config;
 mod driver;
 mod experiments;
+mod lab_client;
 pub mod netem;
 mod pcap;
 mod peers;
@@ -45,6 +46,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 
 pub use config::{parse_duration, Experiment, LabConfig, Timing};
+pub use lab_client::{run_lab_client, LabClientArgs};
 pub use peers::SystemInfo;
 pub use results::{
     Host, InteropCheck, Placement, PlacementKind, Results, Run, Second, Settings, TraceRecord,

@@ -130,6 +130,10 @@ pub struct Run {
     pub peak_ok_per_second: Option<u64>,
     /// The settings used.
     pub settings: Settings,
+    /// The server's response cache (`on` or `off`) in the experiments that switch it (García's
+    /// Figs 15-16, `wsb_cache`); absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<String>,
 }
 
 /// Reads a number, taking `null` (how serde_json writes NaN) as NaN: "not measured".

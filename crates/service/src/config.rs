@@ -19,8 +19,14 @@ pub struct ServiceConfig {
     /// `mustUnderstand` one must be understood; blocks aimed at other roles are left alone.
     /// Default: none.
     pub roles: Vec<String>,
-    /// Most responses kept per cached operation (`#[soap(cache)]`). Default: `1024`.
+    /// Most responses kept per cached operation (`#[soap(cache)]`); `0` turns the cache off,
+    /// so that a server can declare an operation cacheable and leave the choice to whoever
+    /// deploys it. Default: `1024`.
     pub cache_capacity: usize,
+    /// Most bytes (canonical requests plus response envelopes) kept per cached operation; a
+    /// response larger than half of it is never kept. With [`ServiceConfig::cache_capacity`]
+    /// this bounds the cache whatever the size of the answers. Default: `32 MiB`.
+    pub cache_max_bytes: usize,
     /// In rpc/encoded responses, write `xsi:type` on every SOAP-ENC array item too, not only
     /// the array's `arrayType` (codec `EncodeOptions::array_item_types`); no effect on
     /// document/literal. Clients that ignore `arrayType` (zeep) hand untyped items back as
@@ -51,6 +57,7 @@ impl Default for ServiceConfig {
             understood_headers: Vec::new(),
             roles: Vec::new(),
             cache_capacity: 1024,
+            cache_max_bytes: 32 << 20,
             array_item_types: true,
             max_response_bytes: 16 << 20,
             rpc_result: false,
@@ -103,9 +110,15 @@ impl ServiceConfig {
         self
     }
 
-    /// Sets how many responses each cached operation keeps.
+    /// Sets how many responses each cached operation keeps (`0`: no cache).
     pub fn cache_capacity(mut self, capacity: usize) -> Self {
         self.cache_capacity = capacity;
+        self
+    }
+
+    /// Sets how many bytes each cached operation keeps (see [`ServiceConfig::cache_max_bytes`]).
+    pub fn cache_max_bytes(mut self, bytes: usize) -> Self {
+        self.cache_max_bytes = bytes;
         self
     }
 }

@@ -14,7 +14,7 @@ use serde::{de::DeserializeOwned, Serialize};
 use soapstone_codec::{
     self as codec, EncodeOptions, Envelope, Fault, FaultCode, QName, Style, Version,
 };
-use soapstone_wsdl::ServiceModel;
+use soapstone_wsdl::{own_namespace, Body, ServiceModel};
 
 use crate::cache::ResponseCache;
 use crate::config::ServiceConfig;
@@ -77,7 +77,12 @@ pub struct Dispatcher {
     model: &'static ServiceModel,
     config: ServiceConfig,
     by_action: HashMap<&'static str, usize>,
-    by_request: HashMap<&'static str, usize>,
+    /// Operations by the local name of the element their request's Body starts with, each
+    /// with that element's namespace (routing is on the qualified name; an unqualified
+    /// element is taken as the service's).
+    by_request: HashMap<&'static str, Vec<(&'static str, usize)>>,
+    /// Operations whose request is an empty Body (`Body::Parts` with no part).
+    empty_body: Vec<usize>,
     responses: Vec<QName>,
     options: [EncodeOptions; 2],
     /// SOAP 1.2 response options per operation: rpc style may name its single result part in
@@ -133,7 +138,8 @@ fn clark(q: &QName) -> String {
 }
 
 impl Dispatcher {
-    /// The dispatcher of `model`; `cached[i]` tells whether operation `i` caches responses.
+    /// The dispatcher of `model`; `cached[i]` tells whether operation `i` caches responses
+    /// (none does when [`ServiceConfig::cache_capacity`] is `0`).
     ///
     /// # Panics
     /// If the model is invalid ([`ServiceModel::validate`]): a programming error in the
@@ -143,25 +149,35 @@ impl Dispatcher {
             panic!("invalid service model for `{}`: {e}", model.name);
         }
         let mut by_action = HashMap::new();
-        let mut by_request = HashMap::new();
+        let mut by_request: HashMap<&'static str, Vec<(&'static str, usize)>> = HashMap::new();
+        let mut empty_body = Vec::new();
         for (i, op) in model.operations.iter().enumerate() {
             if !op.action.is_empty() {
                 by_action.insert(op.action.as_str(), i);
             }
-            by_request.insert(op.request.as_str(), i);
+            let ns: &'static str = op.request_namespace.as_deref().unwrap_or(&model.namespace);
+            let first = match op.input_body {
+                Body::Wrapper => Some((ns, op.request.as_str())),
+                Body::Parts => op
+                    .input
+                    .first()
+                    .map(|p| own_namespace(&p.name).unwrap_or((ns, p.name.as_str()))),
+            };
+            match first {
+                Some((ns, local)) => by_request.entry(local).or_default().push((ns, i)),
+                None => empty_body.push(i),
+            }
         }
         let caches = (0..model.operations.len())
             .map(|i| {
-                cached
-                    .get(i)
-                    .copied()
-                    .unwrap_or(false)
-                    .then(|| ResponseCache::new(config.cache_capacity))
+                (cached.get(i).copied().unwrap_or(false) && config.cache_capacity > 0)
+                    .then(|| ResponseCache::new(config.cache_capacity, config.cache_max_bytes))
             })
             .collect();
         Dispatcher {
             by_action,
             by_request,
+            empty_body,
             responses: model
                 .operations
                 .iter()
@@ -272,23 +288,57 @@ impl Dispatcher {
             return Err(SoapResponse::new(version, true, None, Bytes::from(out))
                 .with_fault_code(FaultCode::MustUnderstand));
         }
-        let Some((namespace, local)) = envelope.body_name() else {
-            return Err(fault_response(
-                version,
-                None,
-                &Fault::client("empty `Body`: expected an operation element"),
-            ));
-        };
-        let ours = namespace.is_empty() || namespace == self.model.namespace;
         let by_action = request
             .action
             .as_deref()
             .and_then(|a| self.by_action.get(a))
             .copied();
+        let Some((namespace, local)) = envelope.body_name() else {
+            // An empty Body: the operation that takes one, by its action or as the only one.
+            let op = match (by_action, self.empty_body.as_slice()) {
+                (Some(i), _) if self.empty_body.contains(&i) => Some(i),
+                (_, [only]) => Some(*only),
+                _ => None,
+            };
+            return match op {
+                Some(op) => Ok(Incoming {
+                    envelope,
+                    op,
+                    dispatcher: self,
+                    request_len: request.body.len(),
+                }),
+                None => Err(fault_response(
+                    version,
+                    None,
+                    &Fault::client("empty `Body`: expected an operation element"),
+                )),
+            };
+        };
+        let candidates = self.by_request.get(local).map_or(&[][..], Vec::as_slice);
+        let matches = |&&(ns, _): &&(&str, usize)| namespace.is_empty() || ns == namespace;
         let op = match by_action {
-            Some(i) if ours && self.model.operations[i].request == local => Some(i),
-            _ if ours => self.by_request.get(local).copied(),
-            _ => None,
+            Some(i) if candidates.iter().any(|c| c.1 == i && matches(&c)) => Some(i),
+            _ => {
+                let mut found = candidates.iter().filter(matches);
+                match (found.next(), found.next()) {
+                    (Some(c), None) => Some(c.1),
+                    // The model allows a shared request element only when each operation has
+                    // its own SOAPAction; without one, nothing says which operation is meant.
+                    (Some(_), Some(_)) => {
+                        return Err(fault_response(
+                            version,
+                            None,
+                            &Fault::client(format!(
+                                "`{}` is the request of several operations of service `{}`: the SOAPAction says which, and `{}` names none of them",
+                                clark(&QName::new(namespace, local)),
+                                self.model.name,
+                                request.action.as_deref().unwrap_or("")
+                            )),
+                        ))
+                    }
+                    _ => None,
+                }
+            }
         };
         match op {
             Some(op) => Ok(Incoming {

@@ -587,6 +587,39 @@ fn cache_answers_repeated_requests_without_calling() {
 }
 
 #[test]
+fn cache_capacity_zero_turns_the_cache_off_and_the_byte_bound_holds() {
+    let a = envelope(
+        Version::Soap11,
+        "",
+        r#"<releaseRes><res>4</res></releaseRes>"#,
+    );
+    let bank = Arc::new(Bank::default());
+    let off = ChargingServer::from_arc(Arc::clone(&bank))
+        .with_config(ServiceConfig::default().cache_capacity(0));
+    let first = call(&off, Version::Soap11, None, &a);
+    let second = call(&off, Version::Soap11, None, &a);
+    assert_eq!(first.body, second.body);
+    assert_eq!(
+        bank.releases.load(Ordering::SeqCst),
+        2,
+        "no cache: called twice"
+    );
+    // A byte bound smaller than twice the entry keeps nothing: every call runs the handler.
+    let bank = Arc::new(Bank::default());
+    let tiny = ChargingServer::from_arc(Arc::clone(&bank))
+        .with_config(ServiceConfig::default().cache_max_bytes(64));
+    call(&tiny, Version::Soap11, None, &a);
+    call(&tiny, Version::Soap11, None, &a);
+    assert_eq!(bank.releases.load(Ordering::SeqCst), 2, "too big to keep");
+    // The default bound keeps it.
+    let bank = Arc::new(Bank::default());
+    let on = ChargingServer::from_arc(Arc::clone(&bank));
+    call(&on, Version::Soap11, None, &a);
+    call(&on, Version::Soap11, None, &a);
+    assert_eq!(bank.releases.load(Ordering::SeqCst), 1);
+}
+
+#[test]
 fn documents() {
     let server = ChargingServer::new(Bank::default());
     let wsdl = server

@@ -143,6 +143,25 @@ impl fmt::Debug for Auth {
     }
 }
 
+/// A García service whose answers may be kept in the response cache (`serve
+/// --response-cache news,shop`, [`ServicesConfig::response_cache`]).
+///
+/// Both answers are pure functions of the request: the news service generates a day's
+/// headlines from the (source, day) alone and the shop's offers from the product key,
+/// properties and date alone; neither reads the clock or any state, so an answer kept is the
+/// answer the handler would give again. (A deployment whose headlines change during the day
+/// would need an expiry, which this cache does not have: it must then leave the cache off.)
+/// The card service is not listed and cannot be: an authorization is a decision about one
+/// payment, and answering a second identical payment from a cache would approve it without
+/// checking it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, clap::ValueEnum)]
+pub enum CachedService {
+    /// `getHeadlines` (and `getSources`) at `/wsb/news`.
+    News,
+    /// `findOffers` at `/wsb/shop`.
+    Shop,
+}
+
 /// What to build.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -166,6 +185,22 @@ pub struct ServicesConfig {
     pub charging: ChargingPolicy,
     /// Authentication in front of every service. Default: `None` (open, as on loopback).
     pub auth: Option<Auth>,
+    /// García's services whose answers are cached (García et al. §V, Figs 14-16), each
+    /// operation bounded by [`ServiceConfig::cache_capacity`] entries and
+    /// [`ServiceConfig::cache_max_bytes`] bytes. Default: none (every request is computed).
+    pub response_cache: Vec<CachedService>,
+}
+
+impl ServicesConfig {
+    /// The settings `service` is built with: [`ServicesConfig::service`], with its response
+    /// cache off unless `service` is in [`ServicesConfig::response_cache`].
+    pub fn cached_service_config(&self, service: CachedService) -> ServiceConfig {
+        let mut config = self.service.clone();
+        if !self.response_cache.contains(&service) {
+            config.cache_capacity = 0;
+        }
+        config
+    }
 }
 
 impl Default for ServicesConfig {
@@ -179,6 +214,7 @@ impl Default for ServicesConfig {
             service: ServiceConfig::default(),
             charging: ChargingPolicy::default(),
             auth: None,
+            response_cache: Vec::new(),
         }
     }
 }
@@ -304,11 +340,17 @@ pub async fn build_services(config: &ServicesConfig) -> anyhow::Result<Services>
                 );
                 mount(
                     "/wsb/news",
-                    Arc::new(NewsServer::new(NewsImpl).with_config(sc.clone())),
+                    Arc::new(
+                        NewsServer::new(NewsImpl)
+                            .with_config(config.cached_service_config(CachedService::News)),
+                    ),
                 );
                 mount(
                     "/wsb/shop",
-                    Arc::new(ShopServer::new(ShopImpl).with_config(sc.clone())),
+                    Arc::new(
+                        ShopServer::new(ShopImpl)
+                            .with_config(config.cached_service_config(CachedService::Shop)),
+                    ),
                 );
             }
         }

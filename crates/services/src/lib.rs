@@ -30,7 +30,8 @@ mod users_cli;
 pub mod wsb;
 
 pub use build::{
-    build_services, open_store, Auth, Db, Mount, ServiceKind, Services, ServicesConfig,
+    build_services, open_store, Auth, CachedService, Db, Mount, ServiceKind, Services,
+    ServicesConfig,
 };
 pub use serve::{run_serve, run_serve_until, AuthArg, RuntimeArg, ServeArgs};
 pub use users_cli::{run_users, AddArgs, UsersArgs, UsersCommand};

@@ -255,6 +255,10 @@ pub struct LimitArgs {
     /// Responses kept per cached operation. [default: 1024]
     #[arg(long, value_name = "N")]
     pub cache_capacity: Option<usize>,
+    /// Bytes (requests and answers) kept per cached operation; an answer larger than half of
+    /// it is never kept. [default: 32MiB]
+    #[arg(long, value_name = "SIZE")]
+    pub cache_max_bytes: Option<Size>,
     /// Accept what old toolkits send against the specifications (gSOAP's encodingStyle on a
     /// SOAP 1.2 Body, Axis 1.4 surrogate-pair references, PHP xsd:int booleans), logging each.
     /// [default: false]
@@ -316,6 +320,7 @@ impl LimitArgs {
             max_reference_bytes: self.max_reference_bytes.or(base.max_reference_bytes),
             max_response_bytes: self.max_response_bytes.or(base.max_response_bytes),
             cache_capacity: self.cache_capacity.or(base.cache_capacity),
+            cache_max_bytes: self.cache_max_bytes.or(base.cache_max_bytes),
             lenient: self.lenient.or(base.lenient),
         }
     }
@@ -470,6 +475,9 @@ impl LimitArgs {
             1,
             1 << 24,
         )?;
+        if let Some(v) = self.cache_max_bytes {
+            service.cache_max_bytes = bytes("cache-max-bytes", v, 1024, MAX_BODY_CAP)?;
+        }
         if let Some(on) = self.lenient {
             service.limits.lenient = if on {
                 soapstone_codec::Lenient::all()

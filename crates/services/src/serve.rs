@@ -15,7 +15,7 @@ use std::net::SocketAddr;
 use anyhow::Context as _;
 use soapstone_server::{HttpEngine, Runtime, Server, ServerConfig, Tls};
 
-use crate::build::{build_services, Db, ServiceKind, ServicesConfig};
+use crate::build::{build_services, CachedService, Db, ServiceKind, ServicesConfig};
 use crate::charging::sqlite::SqliteSync;
 use crate::charging::SeedConfig;
 use crate::limits::LimitArgs;
@@ -121,6 +121,12 @@ pub struct ServeArgs {
     /// UsernameToken requests per second sustained. [default: 100000: ~10 MB, ~278/s]
     #[arg(long, value_name = "N")]
     pub wsse_replay_capacity: Option<usize>,
+    /// García's services whose answers are cached, comma-separated: `news`, `shop` (their
+    /// answers are pure functions of the request; the card service's never are). Each cached
+    /// operation keeps at most `--cache-capacity` answers and `--cache-max-bytes` bytes.
+    /// Needs `wsb` among `--services`. Default: none.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "SERVICES")]
+    pub response_cache: Vec<CachedService>,
     /// Every limit (HTTP, XML, timeouts) and `--config FILE`.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -150,6 +156,7 @@ impl Default for ServeArgs {
             insecure: false,
             metrics_addr: None,
             wsse_replay_capacity: None,
+            response_cache: Vec::new(),
             limits: LimitArgs::default(),
             naive: None,
         }
@@ -183,6 +190,10 @@ impl ServeArgs {
         services.seed = SeedConfig::with_accounts(self.accounts);
         services.pg_connections = self.pg_connections.max(1);
         services.sqlite_sync = self.sqlite_sync;
+        if !self.response_cache.is_empty() && !self.services.contains(&ServiceKind::Wsb) {
+            anyhow::bail!("`--response-cache` caches García's services: add `wsb` to `--services`");
+        }
+        services.response_cache = self.response_cache.clone();
         let mut server = ServerConfig::default();
         let limits = self.limits.clone().with_file()?;
         limits.apply(&mut server, &mut services.service)?;
@@ -382,6 +393,55 @@ mod tests {
         assert_eq!(ServeArgs::default().http, HttpArg::Lean);
         let hyper = server(&["--http", "hyper"]).unwrap().http;
         assert_eq!(hyper, HttpEngine::Hyper);
+    }
+
+    #[test]
+    fn response_cache_by_flag_never_for_the_card() {
+        let services = |args: &[&str]| -> anyhow::Result<ServicesConfig> {
+            let cli = Cli::try_parse_from(std::iter::once("serve").chain(args.iter().copied()))?;
+            Ok(cli.serve.to_configs()?.0)
+        };
+        let off = services(&[]).unwrap();
+        assert!(off.response_cache.is_empty());
+        assert_eq!(
+            off.cached_service_config(CachedService::News)
+                .cache_capacity,
+            0
+        );
+        let on = services(&["--response-cache", "news,shop", "--cache-capacity", "8"]).unwrap();
+        assert_eq!(
+            on.response_cache,
+            [CachedService::News, CachedService::Shop]
+        );
+        assert_eq!(
+            on.cached_service_config(CachedService::Shop).cache_capacity,
+            8
+        );
+        let bytes = services(&["--response-cache", "news", "--cache-max-bytes", "1MiB"]).unwrap();
+        let news = bytes.cached_service_config(CachedService::News);
+        assert_eq!((news.cache_capacity, news.cache_max_bytes), (1024, 1 << 20));
+        assert_eq!(
+            bytes
+                .cached_service_config(CachedService::Shop)
+                .cache_capacity,
+            0
+        );
+        let card = services(&["--response-cache", "card"])
+            .unwrap_err()
+            .to_string();
+        assert!(card.contains("`card`") || card.contains("'card'"), "{card}");
+        assert!(card.contains("news") && card.contains("shop"), "{card}");
+        let e = services(&["--services", "dp", "--response-cache", "news"])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "`--response-cache` caches García's services: add `wsb` to `--services`"
+        );
+        let e = services(&["--response-cache", "news", "--cache-max-bytes", "10"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`--cache-max-bytes`"), "{e}");
     }
 
     #[test]

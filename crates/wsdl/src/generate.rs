@@ -17,7 +17,7 @@ use std::fmt::Write;
 use quick_xml::escape::escape;
 use soapstone_codec::QName;
 
-use crate::model::{message_name, BindingStyle, OperationModel, ServiceModel};
+use crate::model::{message_name, BindingStyle, Body, OperationModel, ServiceModel};
 use crate::soapenc::SOAP_ENCODING_SCHEMA;
 use crate::xsd::{Field, TypeDef, TypeRef, SOAP_ENC_NS, XSD_NS};
 pub(crate) use element_ns::problems as element_ns_problems;
@@ -148,7 +148,6 @@ impl Writer<'_> {
     }
 
     fn types(&mut self, m: &ServiceModel, endpoint: &str) {
-        let rpc = m.style.is_rpc();
         self.line(1, "<wsdl:types>");
         let form = if m.qualified {
             " elementFormDefault=\"qualified\""
@@ -175,30 +174,21 @@ impl Writer<'_> {
             );
         }
         let globals = element_ns::global_elements(m);
+        let wrappers = foreign_wrappers(m);
+        let attributes = markup::global_attributes(m);
         let mut others: Vec<&str> = m.schema.other_namespaces();
         others.extend(globals.keys().map(String::as_str));
+        others.extend(attributes.keys().map(String::as_str));
+        others.extend(wrappers.keys().copied());
         others.retain(|ns| *ns != m.namespace);
         others.sort_unstable();
         others.dedup();
         for other in &others {
             self.line(3, &format!("<xsd:import namespace=\"{}\"/>", esc(other)));
         }
-        if !rpc {
-            for op in &m.operations {
-                let fields: Vec<Field> = op
-                    .input
-                    .iter()
-                    .map(|p| Field::new(p.name.clone(), p.ty.clone()))
-                    .collect();
-                self.wrapper_element(&op.request, &fields);
-                if op.response != op.request && !op.one_way {
-                    let fields: Vec<Field> = op
-                        .output
-                        .iter()
-                        .map(|p| Field::new(p.name.clone(), p.ty.clone()))
-                        .collect();
-                    self.wrapper_element(&op.response, &fields);
-                }
+        if let Some(own) = wrappers.get(m.namespace.as_str()) {
+            for (name, fields) in own {
+                self.wrapper_element(name, fields);
             }
         }
         // Header and fault elements, each once.
@@ -228,6 +218,9 @@ impl Writer<'_> {
         if let Some(elements) = globals.get(&m.namespace) {
             self.global_elements(3, elements);
         }
+        if let Some(list) = attributes.get(&m.namespace) {
+            self.global_attributes(3, list);
+        }
         self.line(2, "</xsd:schema>");
         // Types of other namespaces (a vendor's WSDL read with types in a schema of their own),
         // one schema each, importing the others.
@@ -253,9 +246,17 @@ impl Writer<'_> {
             for other in others.iter().filter(|o| **o != ns) {
                 self.line(3, &format!("<xsd:import namespace=\"{}\"/>", esc(other)));
             }
+            if let Some(own) = wrappers.get(ns) {
+                for (name, fields) in own {
+                    self.wrapper_element(name, fields);
+                }
+            }
             self.schema_types(m, ns);
             if let Some(elements) = globals.get(ns) {
                 self.global_elements(3, elements);
+            }
+            if let Some(list) = attributes.get(ns) {
+                self.global_attributes(3, list);
             }
             self.line(2, "</xsd:schema>");
         }
@@ -322,6 +323,9 @@ impl Writer<'_> {
     }
 
     fn wrapper_element(&mut self, name: &str, fields: &[Field]) {
+        if name.is_empty() {
+            return;
+        }
         self.line(3, &format!("<xsd:element name=\"{}\">", esc(name)));
         self.line(4, "<xsd:complexType>");
         self.complex_body(5, fields);
@@ -363,14 +367,38 @@ impl Writer<'_> {
             for &input in directions {
                 let name = message_name(op, input);
                 self.line(1, &format!("<wsdl:message name=\"{}\">", esc(&name)));
+                let (body, parts) = if input {
+                    (op.input_body, &op.input)
+                } else {
+                    (op.output_body, &op.output)
+                };
                 match m.style {
+                    // Several parts, or none: one message part per body element.
+                    BindingStyle::DocumentLiteral if body == Body::Parts => {
+                        for part in parts {
+                            let (ns, local) = crate::xsd::own_namespace(&part.name)
+                                .unwrap_or((&m.namespace, &part.name));
+                            let (element, decl) = self.qname(&QName::new(ns, local));
+                            self.line(
+                                2,
+                                &format!(
+                                    "<wsdl:part name=\"{}\" element=\"{element}\"{decl}/>",
+                                    esc(local)
+                                ),
+                            );
+                        }
+                    }
                     BindingStyle::DocumentLiteral => {
-                        let element = if input { &op.request } else { &op.response };
+                        let name = if input {
+                            m.request_name(op)
+                        } else {
+                            m.response_name(op)
+                        };
+                        let (element, decl) = self.qname(&name);
                         self.line(
                             2,
                             &format!(
-                                "<wsdl:part name=\"parameters\" element=\"tns:{}\"/>",
-                                esc(element)
+                                "<wsdl:part name=\"parameters\" element=\"{element}\"{decl}/>"
                             ),
                         );
                     }
@@ -408,10 +436,12 @@ impl Writer<'_> {
                             );
                             continue;
                         }
+                        // A block of another namespace is declared in its schema.
+                        let (element, decl) = self.qname(&h.element);
                         self.line(
                             2,
                             &format!(
-                                "<wsdl:part name=\"{0}\" element=\"tns:{0}\"/>",
+                                "<wsdl:part name=\"{}\" element=\"{element}\"{decl}/>",
                                 esc(&h.element.local)
                             ),
                         );
@@ -589,4 +619,42 @@ fn names(m: &ServiceModel, soap12: bool) -> (String, String) {
         format!("{}{v}Port", m.name),
         format!("{}{v}Binding", m.name),
     )
+}
+
+/// The wrapper elements of document/literal messages by namespace (the service's, or an
+/// operation's own), each with its children, in operation order.
+fn foreign_wrappers<'a>(
+    m: &'a ServiceModel,
+) -> std::collections::BTreeMap<&'a str, Vec<(&'a str, Vec<Field>)>> {
+    let mut out: std::collections::BTreeMap<&'a str, Vec<(&'a str, Vec<Field>)>> =
+        Default::default();
+    if m.style.is_rpc() {
+        return out;
+    }
+    let fields = |parts: &[crate::model::Part]| -> Vec<Field> {
+        parts
+            .iter()
+            .map(|p| Field::new(p.name.clone(), p.ty.clone()))
+            .collect()
+    };
+    // An element two operations share (told apart by SOAPAction; the model checks that it
+    // holds the same parts in both) is declared once.
+    let mut add = |ns, name: &'a str, parts: &[crate::model::Part]| {
+        let list: &mut Vec<(&str, Vec<Field>)> = out.entry(ns).or_default();
+        if !list.iter().any(|(n, _)| *n == name) {
+            list.push((name, fields(parts)));
+        }
+    };
+    for op in &m.operations {
+        let request_ns = op.request_namespace.as_deref().unwrap_or(&m.namespace);
+        if op.input_body == Body::Wrapper {
+            add(request_ns, &op.request, &op.input);
+        }
+        let response_ns = op.response_namespace.as_deref().unwrap_or(&m.namespace);
+        let same = op.response == op.request && response_ns == request_ns;
+        if op.output_body == Body::Wrapper && !same && !op.one_way {
+            add(response_ns, &op.response, &op.output);
+        }
+    }
+    out
 }

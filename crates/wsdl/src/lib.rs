@@ -34,7 +34,7 @@ mod xsd;
 
 pub use generate::{document, document_url, wsdl, SOAP_ENC_QUERY, WSDL_QUERY};
 pub use model::{
-    BindingStyle, FaultPart, HeaderPart, ModelError, OperationModel, Part, ServiceModel,
+    BindingStyle, Body, FaultPart, HeaderPart, ModelError, OperationModel, Part, ServiceModel,
 };
 pub use soapenc::SOAP_ENCODING_SCHEMA;
 pub use xsd::{

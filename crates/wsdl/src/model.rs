@@ -76,9 +76,9 @@ impl Part {
 /// Round 2 group C) is a value of any type written as an rpc/encoded part is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeaderPart {
-    /// The header block's element: for a literal block, a global element of the service
-    /// namespace (the model has one schema); for an encoded one, the part's name in the
-    /// `soap:header`'s `namespace`.
+    /// The header block's element: for a literal block, a global element (of the service
+    /// namespace or another); for an encoded one, the part's name in the `soap:header`'s
+    /// `namespace`.
     pub element: QName,
     /// The struct type of its content (literal), or the part's type (encoded).
     pub ty: TypeRef,
@@ -131,6 +131,21 @@ impl FaultPart {
     }
 }
 
+/// Where a message's parts are in the SOAP Body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Body {
+    /// One element (the operation's `request` or `response`) whose children are the parts:
+    /// document/literal wrapped, or bare with one part, and rpc. The default.
+    #[default]
+    Wrapper,
+    /// The parts are the Body's children themselves, in order, each a global element
+    /// (document/literal messages with several body parts, or none: an empty Body). WS-I BP
+    /// R2201 forbids them, but vendor WSDLs have them and zeep and CXF accept them. Encoded
+    /// and decoded as a struct whose serde name is `$body` (the codec's convention); the
+    /// operation's wrapper name is then unused.
+    Parts,
+}
+
 /// One operation of a service.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OperationModel {
@@ -143,9 +158,20 @@ pub struct OperationModel {
     pub request: String,
     /// Local name of the response wrapper element. Usually `<name>Response`.
     pub response: String,
-    /// The request wrapper's children.
+    /// The request wrapper's namespace when it is not the service's (a vendor WSDL whose
+    /// message elements live in schemas of their own): the dispatcher routes on the
+    /// qualified name. Default: `None` (the service namespace).
+    pub request_namespace: Option<String>,
+    /// The response wrapper's namespace when it is not the service's. Default: `None`.
+    pub response_namespace: Option<String>,
+    /// How the request's parts sit in the Body. Default: [`Body::Wrapper`].
+    pub input_body: Body,
+    /// How the response's parts sit in the Body. Default: [`Body::Wrapper`].
+    pub output_body: Body,
+    /// The request wrapper's children (`@name` parts: its attributes; one `$text` part: its
+    /// text, a body element of a simple type), or with [`Body::Parts`] the Body's children.
     pub input: Vec<Part>,
-    /// The response wrapper's children (empty: an empty response wrapper).
+    /// The response wrapper's children (empty: an empty response wrapper), named as `input`'s.
     pub output: Vec<Part>,
     /// Header blocks the request may carry (`soap:header` of the binding's input).
     pub input_headers: Vec<HeaderPart>,
@@ -172,6 +198,10 @@ impl OperationModel {
             response: format!("{name}Response"),
             name,
             action: action.into(),
+            request_namespace: None,
+            response_namespace: None,
+            input_body: Body::Wrapper,
+            output_body: Body::Wrapper,
             input: Vec::new(),
             output: Vec::new(),
             input_headers: Vec::new(),
@@ -264,6 +294,23 @@ impl ServiceModel {
             .find(|(_, op)| op.action == action)
     }
 
+    /// The body element a request of `op` starts with, by which the dispatcher finds the
+    /// operation: its wrapper, or for [`Body::Parts`] its first part's element (`None` for a
+    /// request with an empty Body, found by its action or as the only such operation).
+    pub fn request_key(&self, op: &OperationModel) -> Option<QName> {
+        let ns = op.request_namespace.as_deref().unwrap_or(&self.namespace);
+        match op.input_body {
+            Body::Wrapper => Some(QName::new(ns, op.request.clone())),
+            Body::Parts => op
+                .input
+                .first()
+                .map(|p| match crate::xsd::own_namespace(&p.name) {
+                    Some((ns, local)) => QName::new(ns, local),
+                    None => QName::new(ns, p.name.clone()),
+                }),
+        }
+    }
+
     /// The header blocks any operation declares in its requests: what this service understands
     /// (a `mustUnderstand` block among them is not a MustUnderstand fault).
     pub fn declared_request_headers(&self) -> impl Iterator<Item = &QName> {
@@ -272,14 +319,24 @@ impl ServiceModel {
             .flat_map(|op| op.input_headers.iter().map(|h| &h.element))
     }
 
-    /// The qualified name of an operation's request wrapper.
+    /// The qualified name of an operation's request wrapper (for [`Body::Parts`], an empty
+    /// local name in the namespace of the parts: the codec writes them straight into Body).
     pub fn request_name(&self, op: &OperationModel) -> QName {
-        QName::new(self.namespace.clone(), op.request.clone())
+        let ns = op.request_namespace.as_deref().unwrap_or(&self.namespace);
+        match op.input_body {
+            Body::Wrapper => QName::new(ns, op.request.clone()),
+            Body::Parts => QName::new(ns, ""),
+        }
     }
 
-    /// The qualified name of an operation's response wrapper.
+    /// The qualified name of an operation's response wrapper (see
+    /// [`ServiceModel::request_name`]).
     pub fn response_name(&self, op: &OperationModel) -> QName {
-        QName::new(self.namespace.clone(), op.response.clone())
+        let ns = op.response_namespace.as_deref().unwrap_or(&self.namespace);
+        match op.output_body {
+            Body::Wrapper => QName::new(ns, op.response.clone()),
+            Body::Parts => QName::new(ns, ""),
+        }
     }
 
     /// Checks what a WSDL consumer would trip over: empty or invalid names, duplicate
@@ -293,14 +350,24 @@ impl ServiceModel {
             problems.push("service namespace is empty".to_string());
         }
         let mut ops = HashSet::new();
-        let mut elements = HashSet::new();
+        let mut elements: std::collections::BTreeMap<QName, Vec<(&OperationModel, bool)>> =
+            std::collections::BTreeMap::new();
         let mut messages = HashSet::new();
         for op in &self.operations {
-            for (what, name) in [
-                ("operation", &op.name),
-                ("request element", &op.request),
-                ("response element", &op.response),
-            ] {
+            let names = [
+                ("operation", &op.name, true),
+                (
+                    "request element",
+                    &op.request,
+                    op.input_body == Body::Wrapper,
+                ),
+                (
+                    "response element",
+                    &op.response,
+                    op.output_body == Body::Wrapper,
+                ),
+            ];
+            for (what, name, _) in names.iter().filter(|n| n.2) {
                 if !is_ncname(name) {
                     problems.push(format!("{what} name `{name}` is not an XML name"));
                 }
@@ -308,17 +375,45 @@ impl ServiceModel {
             if !ops.insert(op.name.as_str()) {
                 problems.push(format!("operation `{}` is declared twice", op.name));
             }
-            if !elements.insert(op.request.as_str()) {
+            let request = self.request_key(op);
+            if let Some(request) = &request {
+                elements
+                    .entry(request.clone())
+                    .or_default()
+                    .push((op, true));
+            }
+            let response = self.response_name(op);
+            if op.output_body == Body::Wrapper && Some(&response) != request.as_ref() && !op.one_way
+            {
+                elements.entry(response).or_default().push((op, false));
+            }
+            let bare = op.input_body == Body::Parts || op.output_body == Body::Parts;
+            if bare && self.style.is_rpc() {
                 problems.push(format!(
-                    "element `{}` is used by two operations",
-                    op.request
+                    "operation `{}` has a message without wrapper in an rpc binding: rpc messages are wrapped in the operation's element",
+                    op.name
                 ));
             }
-            if op.response != op.request && !op.one_way && !elements.insert(op.response.as_str()) {
-                problems.push(format!(
-                    "element `{}` is used by two operations",
-                    op.response
-                ));
+            if op.input_body == Body::Parts && op.input.is_empty() {
+                // An empty Body names no operation: its action must, or it must be the only one.
+                let by_action = !op.action.is_empty()
+                    && self
+                        .operations
+                        .iter()
+                        .filter(|o| o.action == op.action)
+                        .count()
+                        == 1;
+                let empty = self
+                    .operations
+                    .iter()
+                    .filter(|o| o.input_body == Body::Parts && o.input.is_empty())
+                    .count();
+                if !by_action && empty > 1 {
+                    problems.push(format!(
+                        "operation `{}` has an empty request Body and no action of its own: {empty} operations take an empty Body and the dispatcher could not tell which is called",
+                        op.name
+                    ));
+                }
             }
             // Two operations may share an action (SOAPBuilders' WSDLs give every operation
             // `http://soapinterop.org/`): the dispatcher then routes by the body element.
@@ -334,25 +429,19 @@ impl ServiceModel {
             // An encoded header block is a part typed with `type=` in a namespace of its own:
             // any type, any namespace.
             let headers = op.input_headers.iter().chain(&op.output_headers);
-            // A fault's detail element may be of another namespace (`with_detail` writes it
-            // in its own), a header block's not yet.
+            // A fault's detail element and a literal header block may be of another
+            // namespace than the service's: each is written in its own.
             let blocks = headers
                 .filter(|h| !h.encoded)
-                .map(|h| (&h.element, &h.ty, true))
-                .chain(op.faults.iter().map(|f| (&f.element, &f.ty, false)));
-            for (element, ty, header) in blocks {
-                if header && element.namespace != self.namespace {
-                    problems.push(format!(
-                        "header element `{}` of `{}` is not in the service namespace",
-                        element.local, op.name
-                    ));
-                }
+                .map(|h| (&h.element, &h.ty))
+                .chain(op.faults.iter().map(|f| (&f.element, &f.ty)));
+            for (element, ty) in blocks {
                 let struct_type = self.schema.types().iter().any(|t| {
                     t.name == ty.name.local
                         && t.namespace == ty.name.namespace
                         && matches!(t.def, TypeDef::Struct(_))
                 });
-                if !struct_type || (header && ty.name.namespace != self.namespace) {
+                if !struct_type {
                     problems.push(format!(
                         "header or fault element `{}` of `{}` has a type that is not a struct of the schema",
                         element.local, op.name
@@ -379,7 +468,9 @@ impl ServiceModel {
             for (dir, parts) in [("input", &op.input), ("output", &op.output)] {
                 let mut seen = HashSet::new();
                 for part in parts {
+                    // `$text`: the wrapper's text, a body element of a simple type.
                     let open = (is_open_content_name(&part.name)
+                        || part.name == crate::xsd::TEXT_FIELD
                         || crate::xsd::own_namespace(&part.name)
                             .or_else(|| crate::xsd::attribute_name(&part.name))
                             .is_some_and(|(_, l)| is_ncname(l)))
@@ -399,6 +490,9 @@ impl ServiceModel {
                 }
             }
         }
+        for (element, uses) in &elements {
+            shared_element_problems(&element.local, uses, &mut problems);
+        }
         problems.extend(self.schema.problems().iter().cloned());
         crate::xsd::check_choices(&self.schema, &mut problems);
         problems.extend(crate::generate::markup_problems(&self.schema));
@@ -407,6 +501,47 @@ impl ServiceModel {
             Ok(())
         } else {
             Err(ModelError { problems })
+        }
+    }
+}
+
+/// Two operations may use one body element (node-soap's `non_identifier_chars_in_operation`:
+/// `MyOperation` and `prefixed-MyOperation` both take `Request`) when it holds the same parts
+/// in each (the WSDL declares it once) and, as a request, when each operation has a SOAPAction
+/// of its own: the dispatcher routes by the action, which is then all that tells them apart.
+fn shared_element_problems(
+    element: &str,
+    uses: &[(&OperationModel, bool)],
+    problems: &mut Vec<String>,
+) {
+    let [(first, first_request), rest @ ..] = uses else {
+        return;
+    };
+    let parts = |op: &OperationModel, request: bool| {
+        if request {
+            op.input.clone()
+        } else {
+            op.output.clone()
+        }
+    };
+    for (op, request) in rest {
+        if parts(op, *request) != parts(first, *first_request) {
+            problems.push(format!(
+                "element `{element}` is used by operations `{}` and `{}` with different content",
+                first.name, op.name
+            ));
+        }
+    }
+    let requests: Vec<&OperationModel> = uses.iter().filter(|u| u.1).map(|u| u.0).collect();
+    for (i, op) in requests.iter().enumerate() {
+        let same = requests[..i]
+            .iter()
+            .find(|o| o.action == op.action || o.action.is_empty() || op.action.is_empty());
+        if let Some(other) = same {
+            problems.push(format!(
+                "element `{element}` is the request of operations `{}` and `{}`, and no SOAPAction tells them apart (`{}`)",
+                other.name, op.name, op.action
+            ));
         }
     }
 }
@@ -463,6 +598,33 @@ mod tests {
             text.contains("input part `x` of `a` is declared twice"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn messages_without_wrapper_are_checked() {
+        let mut model = ServiceModel::new("S", "urn:x", BindingStyle::DocumentLiteral);
+        for name in ["a", "b"] {
+            let mut op = OperationModel::new(name, "");
+            op.input_body = Body::Parts;
+            model.operations.push(op);
+        }
+        // Two empty request Bodies and no action: which one is called cannot be told.
+        let text = model.validate().unwrap_err().to_string();
+        assert!(
+            text.contains("operation `a` has an empty request Body and no action of its own"),
+            "{text}"
+        );
+        model.operations[0].action = "urn:x#a".into();
+        model.operations[1].action = "urn:x#b".into();
+        assert!(model.validate().is_ok());
+        assert_eq!(model.request_key(&model.operations[0]), None);
+        assert_eq!(
+            model.request_name(&model.operations[0]),
+            QName::new("urn:x", "")
+        );
+        model.style = BindingStyle::RpcLiteral;
+        let text = model.validate().unwrap_err().to_string();
+        assert!(text.contains("without wrapper in an rpc binding"), "{text}");
     }
 
     #[test]

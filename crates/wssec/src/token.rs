@@ -101,9 +101,19 @@ fn child<'a, 'i>(
     })
 }
 
+/// Deepest element nesting of an envelope [`read`] parses: past it, `wsse:InvalidSecurity`
+/// before parsing (the codec refuses past 64 levels by default anyway; this bounds the DOM's
+/// recursion, about 1.3 KiB of stack per level in a debug build).
+pub const MAX_DEPTH: usize = 256;
+
 /// Finds and reads the Security block aimed at us in `envelope`; `Ok(None)` when there is none.
 pub fn read(envelope: &[u8]) -> Result<Option<SecurityHeader>, WsseFault> {
     let text_doc = std::str::from_utf8(envelope).map_err(|_| WsseFault::InvalidSecurity)?;
+    // roxmltree recurses per element level: a body nested deep enough would overflow the stack
+    // and abort the server before anyone is authenticated.
+    if soapstone_codec::nested_past(text_doc, MAX_DEPTH).is_some() {
+        return Err(WsseFault::InvalidSecurity);
+    }
     let doc = roxmltree::Document::parse(text_doc).map_err(|_| WsseFault::InvalidSecurity)?;
     let root = doc.root_element();
     let env_ns = match root.tag_name().namespace() {

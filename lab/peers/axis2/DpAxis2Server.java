@@ -1,6 +1,7 @@
 // Apache Axis2 2.0's own standalone HTTP server (SimpleHTTPServer) on 127.0.0.1:PORT with
 // DpAxis2Service deployed as the POJO service `dp` at /axis2/services/dp, and García's card,
-// news and shop and Ruby's echoFloat at /axis2/services/{card,news,shop,echo}:
+// news and shop and Ruby's echoFloat at /axis2/services/{card,news,shop,echo}, and the Round 2
+// base echoes (InteropAxis2Service) at /axis2/services/interop:
 //   java -cp CLASSES:AXIS2_JARS DpAxis2Server PORT
 // The engine runs from Axis2's default axis2.xml (its phases, dispatchers, RPC message receivers
 // and worker pool); only the service is added, in code, with urn:test:soap as its namespace. The
@@ -39,6 +40,11 @@ public final class DpAxis2Server {
                 "urn:test:soap", "urn:test:soap", DpAxis2Server.class.getClassLoader());
         service.setName("dp");
         config.addService(service);
+        // The SOAPBuilders Round 2 base echoes, a POJO service too (InteropAxis2Service).
+        AxisService interop = AxisService.createService(InteropAxis2Service.class.getName(), config, receivers,
+                "http://soapinterop.org/", "http://soapinterop.org/", DpAxis2Server.class.getClassLoader());
+        interop.setName("interop");
+        config.addService(interop);
         // García's card/news/shop and Ruby's echoFloat as AXIOM services (WsbAxis2Services).
         addRaw(config, "card", WsbAxis2Services.Card.class, "urn:soapstone:wsb:card");
         addRaw(config, "news", WsbAxis2Services.News.class, "urn:soapstone:wsb:news");

@@ -3,7 +3,16 @@
 %% for García et al.'s Erlang SOAP server (yaws's SOAP support), which needs the erlsom XML
 %% library that Debian does not package; the report names it a stand-in.
 %%
-%%   erl -noshell -pa BUILD -run dp_server main PORT [HOST]
+%%   erl -noshell -pa BUILD -run dp_server main PORT [HOST [CACHE]]
+%%
+%% CACHE `on` keeps a response cache for /wsb/news and /wsb/shop as García et al. describe it
+%% (seed 004 §V, Fig. 14): an ETS table keyed on the request body, consulted before the request
+%% is parsed and its answer built, so an identical request is answered from the table without
+%% that work. Only HTTP 200 answers are kept, never the card's (a payment is decided each time),
+%% at most ?CACHE_ENTRIES entries and ?CACHE_BYTES bytes of keys and answers: past either bound
+%% the table is emptied (a few answers being stored by other connections at that moment may be
+%% counted after the reset: at most one per connection, max_clients 150). `off` (the default)
+%% answers every request as before.
 %%
 %% Listens on HOST:PORT (HOST an IPv4 address, default 127.0.0.1) (inets httpd: a process per connection, HTTP keep-alive), answers
 %% POST /dp with doNothing, getStringOfSize(n), getIntegersOfSize(n) as the contract
@@ -22,10 +31,24 @@
 -define(NS, "urn:test:soap").
 -define(MAX_SIZE, 100000).
 -define(MAX_BODY, 1048576).
+-define(CACHE, wsb_cache).
+-define(CACHE_ENTRIES, 1024).
+-define(CACHE_BYTES, 33554432).
 
 main([PortArg]) ->
     main([PortArg, "127.0.0.1"]);
 main([PortArg, HostArg]) ->
+    main([PortArg, HostArg, "off"]);
+main([PortArg, HostArg, CacheArg]) ->
+    case CacheArg of
+        "on" ->
+            %% Owned by this process, which lives as long as the server.
+            ?CACHE = ets:new(?CACHE, [set, public, named_table, {read_concurrency, true},
+                                      {write_concurrency, true}]),
+            ets:insert(?CACHE, {'$bytes', 0});
+        "off" -> ok;
+        Other -> io:format("bad cache switch `~s`: expected `on` or `off`~n", [Other]), halt(2)
+    end,
     Port = list_to_integer(PortArg),
     {ok, Host} = inet:parse_ipv4_address(HostArg),
     ok = inets:start(),
@@ -48,6 +71,7 @@ main([PortArg, HostArg]) ->
     %% between crashed inets's own handler (badmatch in httpd_request:body_data/2), answered with
     %% its HTML 500 page: the echo section's answer check failed that way while a POST by hand,
     %% later, worked.
+    io:format("response cache (news, shop): ~s~n", [CacheArg]),
     io:format("listening on http://~s:~b/dp~n", [HostArg, Port]),
     receive stop -> ok end.
 
@@ -74,18 +98,28 @@ do(#mod{method = "POST", request_uri = Uri, entity_body = Body, socket = Socket}
     %% García's card/news/shop and Ruby's echoFloat (wsb.erl), document/literal.
     _ = inet:setopts(Socket, [{nodelay, true}]),
     Service = lists:last(string:split(Uri, "/", all)),
-    {Status, Xml} =
-        try wsb:answer(Service, parse(Body)) of
-            Ok -> {200, literal(Ok)}
-        catch
-            throw:{client, Reason} -> {500, fault("SOAP-ENV:Client", Reason)};
-            Class:Error -> {500, fault("SOAP-ENV:Server", io_lib:format("~p:~p", [Class, Error]))}
+    Key = cache_key(Service, Body),
+    {Status, Bin, From} =
+        case cached(Key) of
+            {hit, Hit} -> {200, Hit, "hit"};
+            miss ->
+                {S, Xml} =
+                    try wsb:answer(Service, parse(Body)) of
+                        Ok -> {200, literal(Ok)}
+                    catch
+                        throw:{client, Reason} -> {500, fault("SOAP-ENV:Client", Reason)};
+                        Class:Error -> {500, fault("SOAP-ENV:Server", io_lib:format("~p:~p", [Class, Error]))}
+                    end,
+                B = unicode:characters_to_binary(Xml),
+                S =:= 200 andalso store(Key, B),
+                {S, B, "miss"}
         end,
-    Bin = unicode:characters_to_binary(Xml),
+    %% x-cache says where a cacheable answer came from (the lab's peer test counts on it).
+    CacheHead = case Key of none -> []; _ -> [{"x-cache", From}] end,
     {proceed, [{response, {response,
         [{code, Status},
          {content_type, "text/xml; charset=utf-8"},
-         {content_length, integer_to_list(byte_size(Bin))}],
+         {content_length, integer_to_list(byte_size(Bin))} | CacheHead],
         [Bin]}}]};
 do(#mod{method = "POST", request_uri = "/round2", entity_body = Body, socket = Socket}) ->
     %% The SOAPBuilders Round 2 base echoes (round2.erl), rpc/encoded.
@@ -108,6 +142,37 @@ do(#mod{request_uri = Uri}) ->
     {proceed, [{response, {response,
         [{code, 404}, {content_type, "text/plain"},
          {content_length, integer_to_list(byte_size(Msg))}], [Msg]}}]}.
+
+%% The response cache (García §V): the key of a request, or `none` when it must not be cached
+%% (the cache is off, the card service, a body that is not bytes).
+cache_key(Service, Body) when Service =:= "news"; Service =:= "shop" ->
+    case ets:whereis(?CACHE) of
+        undefined -> none;
+        _ -> try {Service, list_to_binary(Body)} catch _:_ -> none end
+    end;
+cache_key(_, _) -> none.
+
+cached(none) -> miss;
+cached(Key) ->
+    case ets:lookup(?CACHE, Key) of
+        [{_, Bin}] -> {hit, Bin};
+        [] -> miss
+    end.
+
+store(none, _) -> ok;
+store({_, Req} = Key, Bin) ->
+    Size = byte_size(Req) + byte_size(Bin),
+    case Size * 2 > ?CACHE_BYTES of
+        true -> ok;
+        false ->
+            Bytes = ets:update_counter(?CACHE, '$bytes', {2, Size}, {'$bytes', 0}),
+            case Bytes > ?CACHE_BYTES orelse ets:info(?CACHE, size) > ?CACHE_ENTRIES of
+                true ->
+                    ets:delete_all_objects(?CACHE),
+                    ets:insert(?CACHE, {'$bytes', 0});
+                false -> ets:insert(?CACHE, {Key, Bin})
+            end
+    end.
 
 %% The body's first element as {Operation, Params}: local names, values as text.
 parse(Body) ->

@@ -105,7 +105,7 @@ public final class DpJavaClient {
         String firstError = null;
         while (true) {
             long t0 = System.nanoTime();
-            if (t0 >= end) break;
+            if (t0 >= end && ok + errors > 0) break;
             String err;
             try {
                 err = invoke(call, op, n);

@@ -57,7 +57,7 @@ static class DpClient
         while (true)
         {
             long t0 = clock.ElapsedTicks;
-            if (t0 >= end) break;
+            if (t0 >= end && ok + errors > 0) break;
             string err = null;
             try
             {

@@ -57,7 +57,7 @@ async function main() {
   let firstError = null;
   for (;;) {
     const t0 = process.hrtime.bigint();
-    if (t0 >= end) break;
+    if (t0 >= end && ok + errors > 0) break;
     let err;
     try {
       err = await once();

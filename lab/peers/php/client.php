@@ -48,7 +48,7 @@ $errors = 0;
 $first_error = null;
 while (true) {
     $t0 = hrtime(true);
-    if ($t0 >= $end) {
+    if ($t0 >= $end && $ok + $errors > 0) {
         break;
     }
     try {

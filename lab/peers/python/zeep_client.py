@@ -60,7 +60,7 @@ def main():
     samples, ok, errors, first_error = [], 0, 0, None
     while True:
         t0 = time.perf_counter_ns()
-        if t0 >= end:
+        if t0 >= end and ok + errors > 0:
             break
         try:
             err = once()

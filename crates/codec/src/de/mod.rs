@@ -18,12 +18,13 @@
 //! checked, or lose the path in an error.
 
 mod access;
+mod bare;
 mod info;
 mod markup;
 mod pick;
 
 use std::borrow::Cow;
-use std::cell::{OnceCell, RefCell};
+use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -214,8 +215,10 @@ impl<'a> Envelope<'a> {
     }
 
     /// Deserializes the first body element (the wrapper): its children become `T`'s fields.
-    /// `T = ()` (or a unit struct) accepts any wrapper and an empty body. After the wrapper the
-    /// rest of the document is read to check it is well formed.
+    /// `T = ()` (or a unit struct) accepts any wrapper and an empty body. A struct whose serde
+    /// name is `$body` takes the Body's children themselves as its fields (a document/literal
+    /// message of several parts, or none). After the wrapper the rest of the document is read
+    /// to check it is well formed.
     pub fn body<T: DeserializeOwned>(&self, style: Style) -> Result<T, DecodeError> {
         let ctx = self.ctx(style);
         let Some(body) = &self.body else {
@@ -227,20 +230,17 @@ impl<'a> Envelope<'a> {
             &self.outer,
             NsStack::from_bindings(&self.body_ns),
         );
-        let name = match cur.next()? {
-            Ev::Start(name) => name,
-            _ => return Err(cur.malformed("expected the body element")),
-        };
-        let info = Info::read(&cur, name)?;
-        let depth = cur.depth();
-        let value = T::deserialize(ElemDe {
+        let bare = Cell::new(false);
+        let value = T::deserialize(bare::First {
             cur: &mut cur,
             ctx: &ctx,
-            info,
-            items: false,
-        })
-        .map_err(|e| e.at(|| access::path_at(&cur, depth, name)))?;
-        self.finish(&mut cur)?;
+            bare: &bare,
+        })?;
+        if bare.get() {
+            self.finish_envelope(&mut cur)?;
+        } else {
+            self.finish(&mut cur)?;
+        }
         Ok(value)
     }
 
@@ -265,7 +265,12 @@ impl<'a> Envelope<'a> {
                 Ev::Eof => return Err(cur.malformed("unexpected end of document")),
             }
         }
-        // rest of Envelope
+        self.finish_envelope(cur)
+    }
+
+    /// Reads the rest of Envelope after Body's end tag, and checks that nothing but
+    /// whitespace, comments and PIs follows.
+    fn finish_envelope(&self, cur: &mut Cursor<'_, '_>) -> Result<(), DecodeError> {
         loop {
             match cur.next()? {
                 Ev::Start(name) if self.version == Version::Soap11 => {

@@ -92,7 +92,10 @@ const XSI_NS_2001: &str = "http://www.w3.org/2001/XMLSchema-instance";
 const XSI_NS_1999: &str = "http://www.w3.org/1999/XMLSchema-instance";
 
 /// Writes a whole envelope whose body holds `wrapper` with `value`'s fields as children.
-/// `headers` are raw XML header blocks written inside `Header` as they are.
+/// `headers` are raw XML header blocks written inside `Header` as they are. A `wrapper` with
+/// an empty local name writes `value`'s fields straight into Body (a document/literal message
+/// of several parts, or none: what `Envelope::body` reads into a struct named `$body`), the
+/// namespace declared on Body.
 pub fn encode<T: Serialize + ?Sized>(
     out: &mut Vec<u8>,
     options: &EncodeOptions,
@@ -150,6 +153,9 @@ pub fn encode<T: Serialize + ?Sized>(
         }
         out.extend_from_slice(b"</soap:Header>");
     }
+    if wrapper.local.is_empty() {
+        return encode_bare(out, options, &opts, wrapper, value);
+    }
     out.extend_from_slice(b"<soap:Body><");
     let prefixed = !wrapper.namespace.is_empty();
     if prefixed {
@@ -194,6 +200,37 @@ pub fn encode<T: Serialize + ?Sized>(
     }
     out.extend_from_slice(wrapper.local.as_bytes());
     out.extend_from_slice(b"></soap:Body></soap:Envelope>");
+    opts.room(out, 0)
+}
+
+/// The Body of [`encode`] for a message without wrapper: `value`'s fields are its children.
+#[cold]
+fn encode_bare<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    options: &EncodeOptions,
+    opts: &Opts,
+    body: &QName,
+    value: &T,
+) -> Result<(), EncodeError> {
+    out.extend_from_slice(b"<soap:Body");
+    if !body.namespace.is_empty() {
+        out.extend_from_slice(b" xmlns:tns=\"");
+        write::attr(out, &body.namespace);
+        out.push(b'"');
+        if options.qualified {
+            out.extend_from_slice(b" xmlns=\"");
+            write::attr(out, &body.namespace);
+            out.push(b'"');
+        }
+    }
+    out.push(b'>');
+    let tag_end = out.len();
+    value.serialize(BodySer {
+        out: &mut *out,
+        opts,
+        tag_end,
+    })?;
+    out.extend_from_slice(b"</soap:Body></soap:Envelope>");
     opts.room(out, 0)
 }
 

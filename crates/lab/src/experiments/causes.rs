@@ -661,6 +661,7 @@ fn run_of(
         percentiles: Vec::new(),
         timeline: Vec::new(),
         peak_ok_per_second: None,
+        cache: None,
         settings: Settings {
             placement,
             duration_s: total_s,

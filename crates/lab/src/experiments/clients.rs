@@ -1,8 +1,11 @@
 //! Zilora and Ketha (seed 003), Tables 1a/1b and 2 in spirit: the client language varies, the
 //! server stays the same (here `soapstone serve`'s `/dp`). Each ready client peer of the
-//! manifest (PHP's SoapClient, zeep, SOAP::Lite, node-soap) times its own sequential calls
-//! through the peer-client protocol and checks every answer; soapstone's row is `soapstone
-//! bench` on the same calls.
+//! manifest (PHP's SoapClient, zeep, SOAP::Lite, node-soap, the Java and C# clients) times its
+//! own sequential calls through the peer-client protocol and checks every answer; soapstone's
+//! row is what a user of soapstone writes, the typed `DpClient` (`soapstone lab-client`,
+//! [`crate::lab_client`]), run and checked through the same protocol. `soapstone bench` on the
+//! same calls is a separate row, labelled as the load generator it is (fixed request bytes, the
+//! answer's status checked, never decoded).
 //!
 //! The seed measured its contacts service (a scalar, 1-d and 2-d arrays); the peers carry Davis
 //! and Parashar's operations so far, so this table uses `doNothing` (their scalar case is the
@@ -13,11 +16,16 @@ use super::{p50_pair, runs_pair, Lab};
 use crate::driver::BenchSpec;
 use crate::experiments::dp::request;
 use crate::peers::client::{self, ClientPoint};
+use crate::peers::ManifestPeer;
 use crate::report::suspect::cell_pair;
 use crate::report::{fmt, Row, Section, Table};
 use crate::results::Results;
 
 const EXP: &str = "clients";
+/// The system id of soapstone's typed client row (`results.json`).
+pub(crate) const TYPED: &str = "soapstone-client";
+/// The system id of the `soapstone bench` row.
+const BENCH: &str = "soapstone";
 
 /// (operation id, SOAP operation, size).
 const OPS: [(&str, &str, Option<u32>); 3] = [
@@ -42,7 +50,10 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
                 .await;
         }
     }
-    for peer in lab.peers.ready("client", "soap-http") {
+    let typed = typed_client(lab);
+    let mut clients = vec![typed];
+    clients.extend(lab.peers.ready("client", "soap-http"));
+    for peer in clients {
         let mut failed = None;
         for (id, op, size) in OPS {
             for pin in lab.pins() {
@@ -77,9 +88,24 @@ pub(crate) async fn run(lab: &mut Lab) -> anyhow::Result<()> {
                 }
             }
         }
-        lab.peers.mark(&peer.id, failed);
+        if peer.id == TYPED {
+            if let Some(why) = failed {
+                lab.problem(format!("{EXP}: soapstone's typed client failed: {why}"));
+            }
+        } else {
+            lab.peers.mark(&peer.id, failed);
+        }
     }
     server.stop().await
+}
+
+/// soapstone's typed client as a client "peer": this lab's own executable, `lab-client`.
+fn typed_client(lab: &Lab) -> ManifestPeer {
+    serde_json::from_value(serde_json::json!({
+        "id": TYPED, "role": "client", "transport": "soap-http", "status": "ready",
+        "command": [lab.launcher.exe.display().to_string(), "lab-client"],
+    }))
+    .expect("a fixed manifest entry parses")
 }
 
 pub(crate) fn section(results: &Results) -> Section {
@@ -87,17 +113,24 @@ pub(crate) fn section(results: &Results) -> Section {
         "today: server soapstone serve /dp (p50 in µs; each cell same CPU / cross-CPU)",
     )];
     let mut clients = vec![(
-        "soapstone".to_owned(),
-        "soapstone bench (Rust, raw HTTP; the answer is checked for status, not decoded)"
+        TYPED.to_owned(),
+        "soapstone Client (Rust: the typed DpClient #[service] generates; answers decoded and \
+         checked)"
             .to_owned(),
     )];
     for s in results
         .systems
         .iter()
-        .filter(|s| s.role == "client" && s.transport == "soap-http")
+        .filter(|s| s.role == "client" && s.transport == "soap-http" && s.id != TYPED)
     {
         clients.push((s.id.clone(), format!("{} [{}]", s.name, s.status)));
     }
+    clients.push((
+        BENCH.to_owned(),
+        "soapstone bench: the load generator, not a client program (fixed request bytes; \
+         the answer's status checked, never decoded)"
+            .to_owned(),
+    ));
     for (id, label) in &clients {
         let mut cells = vec![label.clone()];
         for (op, ..) in OPS {
@@ -107,11 +140,12 @@ pub(crate) fn section(results: &Results) -> Section {
         rows.push(Row::today(cells));
     }
     let mut findings = Vec::new();
-    let base = p50_pair(results, EXP, "soapstone", "doNothing")[0];
+    let base = p50_pair(results, EXP, TYPED, "doNothing")[0];
     for (id, _) in clients.iter().skip(1) {
         if let (Some(b), Some(v)) = (base, p50_pair(results, EXP, id, "doNothing")[0]) {
+            let id = if id == BENCH { "soapstone bench" } else { id };
             findings.push(format!(
-                "doNothing from {id}: {} µs on one CPU, {} soapstone bench's {} µs.",
+                "doNothing from {id}: {} µs on one CPU, {} soapstone's typed Client's {} µs.",
                 fmt::us(v),
                 fmt::ratio(v / b),
                 fmt::us(b)
@@ -147,5 +181,57 @@ pub(crate) fn section(results: &Results) -> Section {
             rows,
         }],
         charts: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tests::{run, sample};
+    use crate::results::PlacementKind;
+
+    #[test]
+    fn the_typed_client_is_soapstones_row_and_bench_is_labelled_apart() {
+        let mut r = sample();
+        for (sys, p50) in [(TYPED, 50.0), (BENCH, 30.0), ("zeep", 500.0)] {
+            for (op, ..) in OPS {
+                for kind in [PlacementKind::SameCpu, PlacementKind::CrossCpu] {
+                    r.runs.push(run(sys, EXP, op, kind, p50));
+                }
+            }
+        }
+        r.systems.retain(|s| s.id != "zeep");
+        r.systems.push(crate::peers::SystemInfo {
+            id: "zeep".into(),
+            name: "zeep 4.3".into(),
+            role: "client".into(),
+            transport: "soap-http".into(),
+            stands_for: String::new(),
+            status: "ready".into(),
+            reason: String::new(),
+            version: "4.3".into(),
+            installed_via: String::new(),
+            build: String::new(),
+            config: String::new(),
+        });
+        let s = section(&r);
+        let rows = &s.tables[0].rows;
+        let labels: Vec<&str> = rows.iter().map(|row| row.cells[0].as_str()).collect();
+        assert!(labels[1].starts_with("soapstone Client"), "{labels:?}");
+        assert!(labels[2].starts_with("zeep 4.3"), "{labels:?}");
+        assert!(
+            labels[3].starts_with("soapstone bench: the load generator"),
+            "{labels:?}"
+        );
+        assert_eq!(rows.len(), 4, "{labels:?}");
+        assert!(rows[1].cells[1].contains("50"), "{:?}", rows[1].cells);
+        // Ratios are taken against the typed client, the figure a user gets.
+        assert!(
+            s.findings
+                .iter()
+                .any(|f| f.contains("doNothing from zeep") && f.contains("×10")),
+            "{:?}",
+            s.findings
+        );
     }
 }

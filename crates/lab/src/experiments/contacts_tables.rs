@@ -4,6 +4,7 @@
 
 use super::contacts::NS_LIST;
 use super::contacts_servers::{EXP, T5_N, TWO_CPUS};
+use crate::report::suspect::cell_pair;
 use crate::report::svg::BarChart;
 use crate::report::{fmt, pair, Row, Table};
 use crate::results::{PlacementKind, Results};
@@ -104,7 +105,11 @@ pub(super) fn table5(results: &Results) -> Table {
         "Sun 2007 (ms)".to_owned(),
         "IIS 2007 (ms)".to_owned(),
     ];
-    header.extend(servers.iter().map(|s| format!("{} (µs)", label(s))));
+    // One unit per column: each server's two medians (µs), then their ratio in its own column.
+    for s in &servers {
+        header.push(format!("{}: 1 CPU / 2 CPUs (µs)", label(s)));
+        header.push(format!("{}: 1 CPU ÷ 2 CPUs", label(s)));
+    }
     let ops = [
         "getContactCount".to_owned(),
         format!("getContactNames/{T5_N}"),
@@ -119,18 +124,15 @@ pub(super) fn table5(results: &Results) -> Table {
             format!("{} / {}", r.values[2], r.values[3]),
         ];
         for s in &servers {
-            let one = p50(results, s, op, PlacementKind::CrossCpu);
-            let two = p50(
-                results,
-                s,
-                &format!("{TWO_CPUS}{op}"),
-                PlacementKind::CrossCpu,
-            );
-            let ratio = match (one, two) {
-                (Some(a), Some(b)) if b > 0.0 => format!(" ({})", fmt::ratio(a / b)),
-                _ => String::new(),
+            let two_op = format!("{TWO_CPUS}{op}");
+            let runs = [op.as_str(), two_op.as_str()]
+                .map(|o| results.get(EXP, s, o, PlacementKind::CrossCpu));
+            let ratio = match runs.map(|r| r.map(|r| r.p50_us)) {
+                [Some(a), Some(b)] if b > 0.0 => fmt::ratio(a / b),
+                _ => "–".to_owned(),
             };
-            cells.push(format!("{}{ratio}", pair(one, two, fmt::us)));
+            cells.push(cell_pair(runs, |r| r.p50_us, fmt::us));
+            cells.push(ratio);
         }
         rows.push(Row::today(cells));
     }
@@ -140,10 +142,12 @@ pub(super) fn table5(results: &Results) -> Table {
         source: seed.source.to_owned(),
         note: format!(
             "2007: ms, `high-end / low-end machine`, the Java client against each server. \
-             Today: µs, `1 CPU / 2 CPUs (1 CPU ÷ 2 CPUs)`, median round trip, the client pinned to the second CPU in both columns \
+             Today: µs, `1 CPU / 2 CPUs`, median round trip, and their ratio `1 CPU ÷ 2 CPUs` in \
+             the next column; the client pinned to the second CPU in both columns \
              and the server pinned to the first CPU (1 CPU) or allowed both (2 CPUs, so it \
              shares one with its client); 1-d and 2-d are {T5_N} names and {T5_N} contacts. A \
-             ratio above ×1 means the second CPU helped."
+             ratio above ×1 means the second CPU helped. {}",
+            crate::report::suspect::MARK_NOTE
         ),
         header,
         rows,

@@ -9,7 +9,7 @@
 
 use crate::driver::BenchSpec;
 use crate::experiments::{p50_pair, runs_pair, Lab};
-use crate::report::suspect::{cell_pair, MARK_NOTE};
+use crate::report::suspect::{self, cell_pair, MARK_NOTE};
 use crate::report::svg::{BarChart, LineChart, LineSeries};
 use crate::report::{fmt, Row, Section, Table};
 use crate::results::{PlacementKind, Results};
@@ -344,10 +344,31 @@ pub(crate) fn standing(results: &Results) -> Option<String> {
             fmt::ratio(v / me)
         )
     };
+    let binary = match all.len() - soap_servers {
+        0 => String::new(),
+        n => format!(", plus {n} CORBA/RMI"),
+    };
+    let flagged = all
+        .iter()
+        .filter(|(id, _)| {
+            results
+                .get(EXP, id, "doNothing", PlacementKind::SameCpu)
+                .is_some_and(|r| suspect::flag(r).is_some())
+        })
+        .map(|(id, _)| id.as_str())
+        .collect::<Vec<_>>();
+    let flagged = match flagged.as_slice() {
+        [] => String::new(),
+        ids => format!(
+            " (ranked as measured, though flagged ⚠ in Table I: {})",
+            ids.join(", ")
+        ),
+    };
     Some(format!(
         "Among the {} servers measured with doNothing in this run ({soap_servers} SOAP stacks, \
-         soapstone included, plus CORBA/RMI), soapstone's median round trip on one CPU ({} µs) \
-         ranks {rank} of {} ({soap_rank} of {soap_servers} among the SOAP stacks); {relation}.",
+         soapstone included{binary}), soapstone's median round trip on one CPU ({} µs) \
+         ranks {rank} of {} ({soap_rank} of {soap_servers} among the SOAP stacks); \
+         {relation}{flagged}.",
         all.len(),
         fmt::us(me),
         all.len()
@@ -422,7 +443,7 @@ pub(crate) fn section(results: &Results) -> Section {
             if !r.percentiles.is_empty() {
                 dist.series.push(LineSeries {
                     name: sys.clone(),
-                    points: r.percentiles.clone(),
+                    points: suspect::plotted_percentiles(r),
                     ..Default::default()
                 });
             }

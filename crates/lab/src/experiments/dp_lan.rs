@@ -209,7 +209,7 @@ async fn peer_server(
         spec.action = Some(format!("urn:test:soap#{op}"));
         spec.timeout = Some(std::time::Duration::from_secs(5));
         let at = placement(lab);
-        lab.measure_on(client_side, (&peer.id, EXP, id), at, &spec)
+        lab.measure_enough(client_side, (&peer.id, EXP, id), at, &spec)
             .await;
     }
     server.stop().await

@@ -99,7 +99,9 @@ async fn soap_server(
             spec.action = Some(format!("urn:test:soap#{op}"));
             // Slow stacks (a 40 ms delayed-ACK stall per call) get the timeout the lab uses.
             spec.timeout = Some(Duration::from_secs(5));
-            lab.measure((&peer.id, EXP, id), pin.placement(None), &spec)
+            // A slow stack (SOAP::Lite's 44 ms a call) gets a window long enough for 30 calls.
+            let launcher = lab.launcher.clone();
+            lab.measure_enough(&launcher, (&peer.id, EXP, id), pin.placement(None), &spec)
                 .await;
         }
     }

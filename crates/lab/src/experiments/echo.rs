@@ -213,7 +213,7 @@ pub(crate) fn section(results: &Results) -> Section {
             if !r.percentiles.is_empty() {
                 lines.push(LineSeries {
                     name: sys.to_owned(),
-                    points: r.percentiles.clone(),
+                    points: crate::report::suspect::plotted_percentiles(r),
                     ..Default::default()
                 });
             }

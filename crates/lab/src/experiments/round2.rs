@@ -194,7 +194,7 @@ pub(crate) fn section(results: &Results) -> Section {
             .any(|c| c.system == *sys && c.literal);
         let mut label = name(sys);
         if literal {
-            label.push_str(" — rpc/literal: no xsi:type, no SOAP-ENC arrays");
+            label.push_str(" — literal form: no xsi:type, no SOAP-ENC arrays");
         }
         let mut cells = vec![label];
         let mut right = 0;
@@ -257,9 +257,10 @@ pub(crate) fn section(results: &Results) -> Section {
         title: "SOAPBuilders Round 2 base echoes, live (2001 interop table)".to_owned(),
         intro: "The fourteen Round 2 base echoes of the SOAPBuilders Interop Lab \
                 (rpc/encoded, http://soapinterop.org/), sent as PHP ext/soap's interop suite \
-                recorded them, to soapstone and to every peer carrying them (a JAX-WS peer, \
-                which refuses rpc/encoded, gets them without their encoding attributes: the \
-                literal form, named in its row); each answer is checked against the request \
+                recorded them, to soapstone and to every peer carrying them (a peer that reads \
+                literal only, CXF's rpc/literal and Axis2's and spyne's document/literal \
+                wrapped, gets them without their encoding attributes: the literal form, named \
+                in its row); each answer is checked against the request \
                 before its point is timed."
             .to_owned(),
         findings,

@@ -303,9 +303,10 @@ pub(crate) fn section(results: &Results) -> Section {
         let mut cells = vec![op.to_owned()];
         for load in LOADS {
             let get = |p| results.get_with_background(EXP, "soapstone", op, p, load);
-            cells.push(pair(
-                get(PlacementKind::SameCpu).map(|r| r.mean_us),
-                get(PlacementKind::CrossCpu).map(|r| r.mean_us),
+            // Flagged like every other cell: a suspect point's mean is not a result either.
+            cells.push(cell_pair(
+                [get(PlacementKind::SameCpu), get(PlacementKind::CrossCpu)],
+                |r| r.mean_us,
                 fmt::us,
             ));
         }
@@ -319,10 +320,12 @@ pub(crate) fn section(results: &Results) -> Section {
                published one figure per load over all calls (table above), none per call. \
                directDebit and reserve rotate over 2,000 accounts each; confirmAction over \
                50 transaction numbers; debitReservation and releaseRes use each of a pool of \
-               reservations made before the point once."
-            .to_owned(),
+               reservations made before the point once. "
+            .to_owned()
+            + crate::report::suspect::MARK_NOTE,
+        // The unit in every header, as in every other table.
         header: std::iter::once("call".to_owned())
-            .chain(LOADS.iter().map(|l| (*l).to_owned()))
+            .chain(LOADS.iter().map(|l| format!("{l}: mean (µs)")))
             .collect(),
         rows: per_op_rows,
     };
@@ -367,9 +370,9 @@ pub(crate) fn section(results: &Results) -> Section {
         pooled_at(results, "stress", PlacementKind::SameCpu),
     ) {
         findings.push(format!(
-            "With client and server on one CPU, stress makes the mean call {:.2} times the \
-             unloaded one ({} vs {} µs); the thesis saw 1.93 times for CORBA and 1.10 for SOAP.",
-            stress / none,
+            "With client and server on one CPU, the mean call under stress is {} the unloaded \
+             one ({} vs {} µs); the thesis saw ×1.93 for CORBA and ×1.10 for SOAP.",
+            fmt::ratio(stress / none),
             fmt::us(stress),
             fmt::us(none)
         ));

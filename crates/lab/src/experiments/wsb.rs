@@ -221,7 +221,7 @@ fn table(results: &Results, test: &str, seed: &SeedTable) -> Table {
 }
 
 /// The schedule's phases as `(start, end)` seconds, from its `(start, rate), (end, rate)` pairs.
-fn phases_of(schedule: &[(f64, f64)]) -> Vec<(f64, f64)> {
+pub(crate) fn phases_of(schedule: &[(f64, f64)]) -> Vec<(f64, f64)> {
     schedule
         .chunks_exact(2)
         .map(|p| (p[0].0, p[1].0))
@@ -233,7 +233,7 @@ fn phases_of(schedule: &[(f64, f64)]) -> Vec<(f64, f64)> {
 /// second that straddles a phase boundary is shared in proportion to its overlap (exact when
 /// every boundary falls on a whole second, as in the full preset). Without phases, the seconds
 /// themselves.
-fn phase_bins(
+pub(crate) fn phase_bins(
     timeline: &[Second],
     phases: &[(f64, f64)],
     count: fn(&Second) -> u64,
@@ -260,7 +260,7 @@ fn phase_bins(
 }
 
 /// Flat segments drawn as a line: `(start, v), (end, v)` for each bin.
-fn step_points(bins: &[(f64, f64, f64)]) -> Vec<(f64, f64)> {
+pub(crate) fn step_points(bins: &[(f64, f64, f64)]) -> Vec<(f64, f64)> {
     bins.iter()
         .flat_map(|&(a, b, v)| [(a, v), (b, v)])
         .collect()
@@ -282,7 +282,7 @@ fn systems(results: &Results) -> Vec<String> {
 }
 
 /// A server's short name in the tables and charts.
-fn system_label(id: &str) -> &str {
+pub(crate) fn system_label(id: &str) -> &str {
     match id {
         "axis2" => "Axis2 2.0",
         "erlang" => "Erlang (inets stand-in)",

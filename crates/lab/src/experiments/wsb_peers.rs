@@ -19,7 +19,7 @@ use crate::results::{Placement, PlacementKind};
 const EXP: &str = "wsb";
 
 /// The operation each service's request calls.
-fn operation(service: &str) -> &'static str {
+pub(crate) fn operation(service: &str) -> &'static str {
     match service {
         "card" => "authorize",
         "news" => "getHeadlines",

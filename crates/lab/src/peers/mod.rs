@@ -10,7 +10,8 @@
 //!
 //! Two protocols connect the lab to a peer (documented in `docs/lab.md`):
 //! - a **server** peer is a command with a `{port}` placeholder (and optionally `{host}`, the
-//!   address to bind, and `{db}`, a fresh SQLite file for the thesis's charging store); it
+//!   address to bind, `{db}`, a fresh SQLite file for the thesis's charging store, and
+//!   `{cache}`, `on` only where the lab measures a response cache, `off` elsewhere); it
 //!   listens on `127.0.0.1:port` (or the emulated LAN's address) and is ready when that port
 //!   accepts a connection ([`server`]);
 //! - a **client** peer is a command to which the lab appends `URL OP N WARMUP_S WINDOW_S`; it
@@ -27,6 +28,8 @@ pub(crate) mod client;
 pub(crate) mod load;
 pub(crate) mod round2;
 pub(crate) mod server;
+#[cfg(test)]
+mod server_cache_tests;
 
 use std::path::{Path, PathBuf};
 

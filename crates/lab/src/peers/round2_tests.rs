@@ -112,3 +112,56 @@ fn the_literal_form_drops_only_the_encoding_attributes() {
     );
     assert_eq!(check(echo("echoStructArray"), &ok), Ok(None));
 }
+
+/// Axis2 2.0's POJO answers (`axis2/InteropAxis2Service.java`) and spyne 2.14's
+/// (`python/spyne_server.py`) to the literal requests, as they came over the wire.
+#[test]
+fn document_literal_answers_of_axis2_and_spyne_pass() {
+    let env = |body: &str| {
+        format!(
+            r#"<?xml version='1.0' encoding='utf-8'?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body>{body}</soapenv:Body></soapenv:Envelope>"#
+        )
+    };
+    let axis2_array = env(
+        r#"<ns:echoStringArrayResponse xmlns:ns="http://soapinterop.org/"><return xmlns:ax23="http://ws.apache.org/axis2/xsd" xsi:type="ax23:InteropAxis2Service_ArrayOfString" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><item>good</item><item>bad</item></return></ns:echoStringArrayResponse>"#,
+    );
+    assert_eq!(check(echo("echoStringArray"), &axis2_array), Ok(None));
+    let axis2_void = env(
+        r#"<ns:echoVoidResponse xmlns:ns="http://soapinterop.org/"><return xsi:nil="true" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"/></ns:echoVoidResponse>"#,
+    );
+    assert_eq!(
+        check(echo("echoVoid"), &axis2_void),
+        Ok(Some("echoVoid answered a nil `return`".into()))
+    );
+    let spyne_structs = env(
+        r#"<tns:echoStructArrayResponse xmlns:tns="http://soapinterop.org/"><tns:echoStructArrayResult><ns2:SOAPStruct xmlns:ns2="http://soapinterop.org/xsd"><ns2:varString>arg</ns2:varString><ns2:varInt>34</ns2:varInt><ns2:varFloat>325.325</ns2:varFloat></ns2:SOAPStruct><ns3:SOAPStruct xmlns:ns3="http://soapinterop.org/xsd"><ns3:varString>arg</ns3:varString><ns3:varInt>34</ns3:varInt><ns3:varFloat>325.325</ns3:varFloat></ns3:SOAPStruct></tns:echoStructArrayResult></tns:echoStructArrayResponse>"#,
+    );
+    assert_eq!(check(echo("echoStructArray"), &spyne_structs), Ok(None));
+    let spyne_date = env(
+        r#"<tns:echoDateResponse xmlns:tns="http://soapinterop.org/"><tns:echoDateResult>2001-05-24T17:31:41+00:00</tns:echoDateResult></tns:echoDateResponse>"#,
+    );
+    assert!(check(echo("echoDate"), &spyne_date).unwrap().is_some());
+}
+
+/// What Axis2's POJO binding wrote for ADB's `HexBinary` class before the service decoded the
+/// digits itself: a bean with a nil `bytes` field. A wrong answer, with its reason; and a void
+/// answer whose `return` is nil in name only (it has a value) is wrong too.
+#[test]
+fn a_hex_bean_or_a_valued_nil_fails() {
+    let hex = answer(
+        "echoHexBinary",
+        r#"<return xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><bytes xsi:nil="true"/></return>"#,
+    );
+    assert_eq!(
+        check(echo("echoHexBinary"), &hex).unwrap_err(),
+        "a structure instead of a value"
+    );
+    let void = answer(
+        "echoVoid",
+        r#"<return xsi:nil="true" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">x</return>"#,
+    );
+    assert_eq!(
+        check(echo("echoVoid"), &void).unwrap_err(),
+        "echoVoid answered a `return`"
+    );
+}

@@ -63,6 +63,20 @@ pub(crate) fn pinned(
     (cmd, shown.join(" "))
 }
 
+/// `peer` with its response cache on (`{cache}` in its command becomes `on`; every other start
+/// makes it `off`), or `None` when its command has no such switch (a manifest written before
+/// the switch existed: rerun `lab/peers/setup.sh`).
+pub(crate) fn with_cache_on(peer: &ManifestPeer) -> Option<ManifestPeer> {
+    if !peer.command.iter().any(|a| a.contains("{cache}")) {
+        return None;
+    }
+    let mut on = peer.clone();
+    for a in &mut on.command {
+        *a = a.replace("{cache}", "on");
+    }
+    Some(on)
+}
+
 /// A port that was free a moment ago on 127.0.0.1.
 fn free_port() -> anyhow::Result<u16> {
     let l = std::net::TcpListener::bind("127.0.0.1:0").context("cannot find a free port")?;
@@ -136,6 +150,7 @@ impl PeerServer {
                 a.replace("{port}", &port.to_string())
                     .replace("{host}", host)
                     .replace("{db}", &db.display().to_string())
+                    .replace("{cache}", "off")
             })
             .collect();
         let launcher = match lan {

@@ -23,6 +23,7 @@ th,td{border:1px solid #d0d0d0;padding:4px 8px;text-align:right;white-space:nowr
 th{background:#eef3f8;font-weight:600}
 td:first-child,th:first-child{text-align:left;white-space:normal;min-width:9em;max-width:360px}
 td.prose{white-space:normal;text-align:left;min-width:14em;max-width:26em}
+td.text{text-align:left}
 tr.group td{background:#f2f2f2;font-weight:600;text-align:left;font-size:12.5px;color:#333}
 tr.published td{color:#555;font-style:italic}
 tr.today td{font-weight:500}
@@ -86,8 +87,12 @@ fn table(out: &mut String, t: &Table) {
                     // A sentence in a cell wraps in a column of its own width, so that a
                     // table of figures and words fits the page instead of scrolling.
                     let prose = i > 0 && is_prose(cell);
+                    // Figures align right so their digits line up; words align left.
+                    let words = cell.chars().next().is_some_and(char::is_alphabetic);
                     let open = if prose {
                         "<td class=\"prose\">"
+                    } else if i > 0 && words {
+                        "<td class=\"text\">"
                     } else {
                         "<td>"
                     };
@@ -224,5 +229,30 @@ mod tests {
         // The first column wraps by the stylesheet already.
         assert!(out.contains("<td>server: Nagle on"), "{out}");
         assert!(CSS.contains("td.prose{white-space:normal"));
+    }
+
+    /// The systems table right-aligned names and roles like figures: words align left, and
+    /// figures, flags and dashes stay right.
+    #[test]
+    fn words_align_left_and_figures_right() {
+        let t = Table {
+            header: vec!["id".into(), "system".into(), "p50".into(), "flag".into()],
+            rows: vec![Row::today(vec![
+                "spyne".into(),
+                "spyne 2.14.0 (Python 3.11.7)".into(),
+                "1,108".into(),
+                "⚠ 13 calls: 48,031".into(),
+            ])],
+            ..Table::default()
+        };
+        let mut out = String::new();
+        table(&mut out, &t);
+        assert!(
+            out.contains(
+                "<td class=\"text\">spyne 2.14.0 (Python 3.11.7)</td><td>1,108</td><td>⚠ 13 calls"
+            ),
+            "{out}"
+        );
+        assert!(CSS.contains("td.text{text-align:left}"));
     }
 }

@@ -85,6 +85,20 @@ pub(crate) fn cell_pair(
     format!("{} / {}", cell(runs[0], stat, f), cell(runs[1], stat, f))
 }
 
+/// The percentiles of `run` its calls can support, for a percentile chart: p0 and every p with
+/// at least one call beyond it (p ≤ 100 × (1 − 1/calls): p99 needs 100 calls, p99.9 1,000).
+/// SOAP::Lite's 42 echoFloat calls drew a p99.9 that was only their slowest call. The dropped
+/// points stay in `results.json`; the chart just ends where this series' data end.
+pub(crate) fn plotted_percentiles(run: &Run) -> Vec<(f64, f64)> {
+    let n = run.ok.max(1) as f64;
+    let top = 100.0 * (1.0 - 1.0 / n) + 1e-9;
+    run.percentiles
+        .iter()
+        .copied()
+        .filter(|(p, _)| *p == 0.0 || *p <= top)
+        .collect()
+}
+
 /// What a table note says about the `⚠` mark.
 pub(crate) const MARK_NOTE: &str = "⚠ marks a suspect point (too few calls, a p99 above the \
      request timeout, or a p99 longer than its window with no error): its value is shown but is \
@@ -125,10 +139,25 @@ pub(crate) fn suspect_points(results: &Results) -> Vec<String> {
             } else {
                 let least = same.iter().map(|o| o.ok).min().unwrap_or(0);
                 let most = same.iter().map(|o| o.ok).max().unwrap_or(0);
+                let calls = if least == most {
+                    format!("{least} calls each")
+                } else {
+                    format!("{least} to {most} calls")
+                };
+                // Why so few: the calls' own length against the window (a slow system), not a
+                // failure; the reader should see which.
+                let p50 =
+                    |f: fn(f64, f64) -> f64, init| same.iter().map(|o| o.p50_us).fold(init, f);
+                let (lo, hi) = (p50(f64::min, f64::INFINITY), p50(f64::max, 0.0));
+                let median = if super::fmt::us(lo) == super::fmt::us(hi) {
+                    format!("{} µs", super::fmt::us(lo))
+                } else {
+                    format!("{} to {} µs", super::fmt::us(lo), super::fmt::us(hi))
+                };
                 out.push(format!(
-                    "suspect points, {}: {}: {} points answered only {least} to {most} calls in \
-                     their windows (fewer than {MIN_SAMPLES}): their p50 and p99 rest on too few \
-                     samples ({})",
+                    "suspect points, {}: {}: {} points answered only {calls} in their windows \
+                     (fewer than {MIN_SAMPLES}; their median calls took {median}): their p50 and \
+                     p99 rest on too few samples ({})",
                     r.experiment,
                     r.system,
                     same.len(),
@@ -246,9 +275,52 @@ mod tests {
         let s = suspect_points(&r);
         assert_eq!(s.len(), 1, "{s:?}");
         assert!(
-            s[0].contains(&format!("{flagged} points answered only 3 to 3 calls")),
+            s[0].contains(&format!(
+                "{flagged} points answered only 3 calls each in their windows (fewer than 30; \
+                 their median calls took"
+            )),
             "{}",
             s[0]
         );
+        // Different counts read as a range, and the calls' length says why there are so few.
+        for (i, run) in r
+            .runs
+            .iter_mut()
+            .filter(|run| run.system == system && run.experiment == experiment)
+            .enumerate()
+        {
+            run.ok = 6 + i as u64;
+            run.p50_us = 44_000.0 + 1000.0 * i as f64;
+        }
+        let s = suspect_points(&r);
+        assert!(
+            s[0].contains(&format!(
+                "answered only 6 to {} calls in their windows (fewer than 30; their median calls \
+                 took 44,000 to {} µs)",
+                5 + flagged,
+                crate::report::fmt::us(44_000.0 + 1000.0 * (flagged - 1) as f64)
+            )),
+            "{}",
+            s[0]
+        );
+    }
+
+    #[test]
+    fn a_percentile_curve_ends_where_its_calls_support_it() {
+        let mut r = crate::report::tests::sample().runs[0].clone();
+        r.percentiles = vec![
+            (0.0, 1.0),
+            (50.0, 2.0),
+            (90.0, 3.0),
+            (99.0, 4.0),
+            (99.9, 5.0),
+        ];
+        r.ok = 42;
+        let ps: Vec<f64> = plotted_percentiles(&r).iter().map(|(p, _)| *p).collect();
+        assert_eq!(ps, [0.0, 50.0, 90.0]);
+        r.ok = 100;
+        assert_eq!(plotted_percentiles(&r).len(), 4);
+        r.ok = 1000;
+        assert_eq!(plotted_percentiles(&r).len(), 5);
     }
 }

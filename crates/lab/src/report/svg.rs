@@ -170,10 +170,41 @@ fn header(out: &mut String, height: f64, title: &str) {
     );
 }
 
+/// Height of one legend row.
+const LEGEND_ROW: f64 = 16.0;
+
+/// Where each legend entry goes: (x, row), wrapping onto a new row where the next entry would
+/// run past the chart's width (a chart of thirteen systems drew half its legend off the page).
+fn legend_layout(names: &[(String, bool)]) -> Vec<(f64, usize)> {
+    let mut out = Vec::with_capacity(names.len());
+    let (mut x, mut row) = (8.0, 0);
+    for (name, _) in names {
+        let w = 38.0 + 7.2 * name.chars().count() as f64;
+        if x > 8.0 && x + w > WIDTH - 8.0 {
+            (x, row) = (8.0, row + 1);
+        }
+        out.push((x, row));
+        x += w;
+    }
+    out
+}
+
+/// The extra height the legend's rows beyond the first take.
+fn legend_extra(names: &[(String, bool)]) -> f64 {
+    let rows = legend_layout(names).last().map_or(0, |(_, r)| *r);
+    rows as f64 * LEGEND_ROW
+}
+
+/// Whether series `i` is drawn dashed: asked for, or past the palette's first round (the
+/// colours repeat, so the second round of series is told apart by its dashes).
+fn dashed(i: usize, asked: bool) -> bool {
+    asked || (i / PALETTE.len()) % 2 == 1
+}
+
 fn legend(out: &mut String, names: &[(String, bool)], y: f64) {
-    let mut x = 8.0;
-    for (i, (name, dashed)) in names.iter().enumerate() {
-        let dash = if *dashed {
+    for (i, ((name, asked), (x, row))) in names.iter().zip(legend_layout(names)).enumerate() {
+        let y = y + row as f64 * LEGEND_ROW;
+        let dash = if dashed(i, *asked) {
             " stroke-dasharray=\"5 3\""
         } else {
             ""
@@ -188,7 +219,6 @@ fn legend(out: &mut String, names: &[(String, bool)], y: f64) {
             ty = y + 4.0,
             n = esc(name)
         );
-        x += 38.0 + 7.2 * name.chars().count() as f64;
     }
 }
 
@@ -200,7 +230,8 @@ impl BarChart {
         let group_gap = 10.0;
         let n_series = self.series.len().max(1);
         let group_h = bar_h * n_series as f64 + group_gap;
-        let top = 46.0;
+        let names: Vec<(String, bool)> = self.series.iter().map(|s| (s.clone(), false)).collect();
+        let top = 46.0 + legend_extra(&names);
         let plot_h = group_h * self.groups.len().max(1) as f64;
         let height = top + plot_h + 44.0;
         let values: Vec<f64> = self
@@ -241,7 +272,6 @@ impl BarChart {
         };
         let mut out = String::new();
         header(&mut out, height, &self.title);
-        let names: Vec<(String, bool)> = self.series.iter().map(|s| (s.clone(), false)).collect();
         if self.series.len() > 1 {
             legend(&mut out, &names, 34.0);
         }
@@ -327,7 +357,13 @@ fn nines(p: f64) -> f64 {
 impl LineChart {
     /// Renders the chart as an `<svg>` element.
     pub(crate) fn render(&self) -> String {
-        let (left, right, top, height) = (70.0, WIDTH - 20.0, 46.0, 300.0);
+        let names: Vec<(String, bool)> = self
+            .series
+            .iter()
+            .map(|s| (s.name.clone(), s.dashed))
+            .collect();
+        let extra = legend_extra(&names);
+        let (left, right, top, height) = (70.0, WIDTH - 20.0, 46.0 + extra, 300.0 + extra);
         let bottom = height - 44.0;
         let xs = |x: f64| if self.x_nines { nines(x) } else { x };
         let pts: Vec<(f64, f64)> = self
@@ -382,11 +418,6 @@ impl LineChart {
         };
         let mut out = String::new();
         header(&mut out, height, &self.title);
-        let names: Vec<(String, bool)> = self
-            .series
-            .iter()
-            .map(|s| (s.name.clone(), s.dashed))
-            .collect();
         legend(&mut out, &names, 34.0);
         for t in ys.ticks() {
             let y = ys.map(t);
@@ -449,7 +480,7 @@ impl LineChart {
                 }
                 prev = Some((px, py));
             }
-            let dash = if s.dashed {
+            let dash = if dashed(i, s.dashed) {
                 " stroke-dasharray=\"5 3\""
             } else {
                 ""
@@ -592,5 +623,71 @@ mod tests {
         assert!((nines(90.0) - 1.0).abs() < 1e-9);
         assert!((nines(99.0) - 2.0).abs() < 1e-9);
         assert_eq!(nines(0.0), 0.0);
+    }
+
+    /// The echo section's percentile chart has thirteen systems: every legend entry must sit
+    /// inside the chart, and the series past the palette's eight colours must be dashed, so no
+    /// two series look alike.
+    #[test]
+    fn a_long_legend_wraps_inside_the_chart_and_repeated_colours_are_dashed() {
+        let names = [
+            "soapstone",
+            "tcp-pingpong",
+            "grpc",
+            "http-noop",
+            "axis2",
+            "cxf",
+            "erlang",
+            "gsoap",
+            "mono-asmx",
+            "node-soap-server",
+            "php-soapserver",
+            "soaplite-server",
+            "spyne",
+        ];
+        let chart = LineChart {
+            title: "echoFloat latency distribution".into(),
+            x_label: "percentile".into(),
+            y_label: "µs".into(),
+            x_nines: true,
+            y_log: true,
+            series: names
+                .iter()
+                .map(|n| LineSeries {
+                    name: (*n).into(),
+                    points: vec![(0.0, 10.0), (50.0, 20.0), (99.0, 90.0)],
+                    dashed: false,
+                    step: false,
+                })
+                .collect(),
+        };
+        let svg = chart.render();
+        well_formed(&svg);
+        let doc = roxmltree::Document::parse(&svg).unwrap();
+        let legend: Vec<_> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("line") && n.attribute("stroke-width") == Some("6"))
+            .collect();
+        assert_eq!(legend.len(), names.len());
+        for (line, name) in legend.iter().zip(names) {
+            let x: f64 = line.attribute("x1").unwrap().parse().unwrap();
+            let end = x + 38.0 + 7.2 * name.len() as f64;
+            assert!(end <= WIDTH, "`{name}` ends at {end}, past {WIDTH}");
+            assert_eq!(
+                line.attribute("stroke-dasharray").is_some(),
+                names.iter().position(|n| n == &name).unwrap() >= PALETTE.len(),
+                "{name}"
+            );
+        }
+        let rows: std::collections::BTreeSet<&str> =
+            legend.iter().map(|l| l.attribute("y1").unwrap()).collect();
+        assert!(rows.len() > 1, "one legend row for thirteen names");
+        let paths = doc.descendants().filter(|n| n.has_tag_name("path"));
+        assert_eq!(
+            paths
+                .filter(|p| p.attribute("stroke-dasharray").is_some())
+                .count(),
+            names.len() - PALETTE.len()
+        );
     }
 }

@@ -22,6 +22,7 @@ pub(crate) fn run(system: &str, exp: &str, op: &str, kind: PlacementKind, p50: f
         timeouts: 0,
         unsent: 0,
         peak_ok_per_second: Some(160),
+        cache: None,
         bytes_sent: Some(400_000),
         bytes_received: Some(500_000),
         percentiles: vec![
@@ -241,7 +242,7 @@ fn peers_stand_beside_soapstone_and_missing_ones_say_why() {
     assert!(
         first.starts_with(
             "Among the 3 servers measured with doNothing in this run (2 SOAP stacks, soapstone \
-             included, plus CORBA/RMI), soapstone's median round trip on one CPU (42.0 µs) ranks \
+             included, plus 1 CORBA/RMI), soapstone's median round trip on one CPU (42.0 µs) ranks \
              2 of 3 (1 of 2 among the SOAP stacks); the fastest, omniorb, takes ×0.32 soapstone's \
              time."
         ),
@@ -400,4 +401,93 @@ fn this_run_names_the_commit_and_date_and_the_lan_tables_say_what_was_emulated()
     // Without LAN runs, no separate-host table is drawn.
     let (plain, _) = render(&sample());
     assert!(!plain.contains("separate hosts (emulated LAN)"));
+}
+
+/// What a reviewer reads in the tables: every today's column of the thesis's per-call table
+/// carries its unit, a suspect point is flagged there like everywhere else, and its ratios are
+/// written `×N`.
+#[test]
+fn per_call_means_carry_their_unit_and_their_flags() {
+    let mut r = sample();
+    let few = r
+        .runs
+        .iter_mut()
+        .find(|x| {
+            x.experiment == "thesis"
+                && x.operation == "creditControl"
+                && x.settings.background.as_deref() == Some("none")
+                && x.settings.placement.kind == PlacementKind::SameCpu
+        })
+        .expect("the sample has a creditControl point");
+    few.ok = 4;
+    let (md, _) = render(&r);
+    let table = md
+        .split("**Per call: mean response time under each load**")
+        .nth(1)
+        .expect("the per-call table");
+    let header = table.lines().find(|l| l.starts_with("| call |")).unwrap();
+    assert_eq!(
+        header,
+        "| call | none: mean (µs) | stress: mean (µs) | peak: mean (µs) | traffic: mean (µs) |"
+    );
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("| creditControl |"))
+        .unwrap();
+    assert!(row.contains("| ⚠ 4 calls: "), "{row}");
+    assert!(
+        !md.contains(" times the unloaded"),
+        "a ratio not written ×N"
+    );
+}
+
+/// No column mixes units: in every table of the report, a column whose header names µs or ms
+/// holds no ratio (`×`), and a ratio column (`÷`) holds no µs figure pair. Table 5 once put
+/// `41.0 / 18.0 (×2.28)` under `soapstone (µs)`.
+#[test]
+fn no_column_mixes_a_unit_with_a_ratio() {
+    let mut r = with_peers();
+    for op in [
+        "getContactCount",
+        "getContactNames/1000",
+        "getContacts/1000",
+    ] {
+        for (prefix, p50) in [("", 41.0), ("2cpu/", 18.0)] {
+            let op = format!("{prefix}{op}");
+            r.runs.push(run(
+                "soapstone",
+                "contacts",
+                &op,
+                PlacementKind::CrossCpu,
+                p50,
+            ));
+        }
+    }
+    let (md, _) = render(&r);
+    assert!(
+        md.contains("| ×2.28 |"),
+        "Table 5's ratio, in a column of its own"
+    );
+    let mut checked = 0;
+    for block in md.split("\n\n") {
+        let lines: Vec<&str> = block.lines().filter(|l| l.starts_with('|')).collect();
+        let Some(header) = lines.first() else {
+            continue;
+        };
+        let cols: Vec<&str> = header.trim_matches('|').split(" | ").collect();
+        for row in lines.iter().skip(2) {
+            let cells: Vec<&str> = row.trim_matches('|').split(" | ").collect();
+            for (h, c) in cols.iter().zip(&cells) {
+                if h.contains("(µs)") || h.contains("(ms)") {
+                    checked += 1;
+                    assert!(!c.contains('×'), "`{c}` under `{h}` in {header}");
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} cells checked");
+    assert!(
+        md.contains("soapstone: 1 CPU ÷ 2 CPUs"),
+        "Table 5's ratio column"
+    );
 }

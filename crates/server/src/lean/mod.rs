@@ -22,6 +22,8 @@
 //! path (`serve.rs`), which stays selectable beside it so both can be measured.
 
 mod head;
+#[cfg(test)]
+mod head_fuzz;
 
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;

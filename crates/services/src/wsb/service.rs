@@ -16,7 +16,8 @@ pub const NEWS_NAMESPACE: &str = "urn:soapstone:wsb:news";
 /// The shop service's namespace.
 pub const SHOP_NAMESPACE: &str = "urn:soapstone:wsb:shop";
 
-/// The credit card service (small input, boolean output).
+/// The credit card service (small input, boolean output). Never cached: each authorization
+/// is a decision about one payment.
 #[soapstone_service::service(name = "CardService", namespace = "urn:soapstone:wsb:card")]
 pub trait Card {
     /// Whether the payment is authorized: valid card number (Luhn), holder and user named,
@@ -37,15 +38,16 @@ pub trait Card {
 #[soapstone_service::service(name = "NewsService", namespace = "urn:soapstone:wsb:news")]
 pub trait News {
     /// The headlines of the days `from..=to` (`YYYY-MM-DD`) from `sources` (all when empty).
-    #[soap(result = "headline")]
+    /// Cacheable: a pure function of the request (see [`crate::CachedService`]).
+    #[soap(result = "headline", cache)]
     async fn get_headlines(
         &self,
         from: String,
         to: String,
         sources: Vec<String>,
     ) -> Result<Vec<Headline>, Fault>;
-    /// The source names.
-    #[soap(result = "source")]
+    /// The source names (cacheable: a constant).
+    #[soap(result = "source", cache)]
     async fn get_sources(&self) -> Result<Vec<String>, Fault>;
 }
 
@@ -53,8 +55,9 @@ pub trait News {
 #[soapstone_service::service(name = "ShopService", namespace = "urn:soapstone:wsb:shop")]
 pub trait Shop {
     /// The providers' offers for `productKey` that match `properties` and are still valid at
-    /// `expires` (`YYYY-MM-DD`), cheapest first.
-    #[soap(result = "offer")]
+    /// `expires` (`YYYY-MM-DD`), cheapest first. Cacheable: a pure function of the request
+    /// (see [`crate::CachedService`]).
+    #[soap(result = "offer", cache)]
     async fn find_offers(
         &self,
         product_key: String,

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use super::{esc, Writer};
-use crate::model::ServiceModel;
+use crate::model::{Body, ServiceModel};
 use crate::xsd::{Field, TypeDef, TypeRef};
 
 /// The global elements the `ref`s of `m` need, by namespace: `(local, type)`, each once.
@@ -32,14 +32,42 @@ pub(super) fn global_elements(m: &ServiceModel) -> BTreeMap<String, Vec<(String,
             list.push((local.to_string(), ty));
         }
     }
-    // Fault detail elements of another namespace than the service's.
-    for f in m.operations.iter().flat_map(|op| &op.faults) {
-        if f.element.namespace == m.namespace {
+    // The body elements of messages without wrapper (`Body::Parts`), each a global element.
+    for op in &m.operations {
+        let bare = [(op.input_body, &op.input), (op.output_body, &op.output)];
+        for p in bare.iter().filter(|b| b.0 == Body::Parts).flat_map(|b| b.1) {
+            let (ns, local) = crate::xsd::own_namespace(&p.name).unwrap_or((&m.namespace, &p.name));
+            let list = out.entry(ns.to_string()).or_default();
+            if !list.iter().any(|(l, _)| l == local) {
+                let ty = TypeRef {
+                    optional: false,
+                    repeated: false,
+                    ..p.ty.clone()
+                };
+                list.push((local.to_string(), ty));
+            }
+        }
+    }
+    // Fault detail elements and literal header blocks of another namespace than the
+    // service's.
+    let headers = m
+        .operations
+        .iter()
+        .flat_map(|op| op.input_headers.iter().chain(&op.output_headers))
+        .filter(|h| !h.encoded)
+        .map(|h| (&h.element, &h.ty));
+    let faults = m
+        .operations
+        .iter()
+        .flat_map(|op| &op.faults)
+        .map(|f| (&f.element, &f.ty));
+    for (element, ty) in faults.chain(headers) {
+        if element.namespace == m.namespace {
             continue;
         }
-        let list = out.entry(f.element.namespace.clone()).or_default();
-        if !list.iter().any(|(l, _)| *l == f.element.local) {
-            list.push((f.element.local.clone(), f.ty.clone()));
+        let list = out.entry(element.namespace.clone()).or_default();
+        if !list.iter().any(|(l, _)| *l == element.local) {
+            list.push((element.local.clone(), ty.clone()));
         }
     }
     out

@@ -5,7 +5,7 @@
 //! fields (attributes with `form`, `use`, `default`, `fixed` as the model holds them).
 
 use super::{esc, Writer};
-use crate::xsd::{Field, XSD_NS};
+use crate::xsd::{Field, TypeRef, XSD_NS};
 
 impl Writer<'_> {
     /// The content of an `xsd:complexType` (what goes between its tags) for `fields`.
@@ -42,11 +42,23 @@ impl Writer<'_> {
                 self.line(indent, "<xsd:anyAttribute processContents=\"lax\"/>");
                 continue;
             }
-            let (ty, decl) = self.qname(&f.ty.name);
-            let mut a = format!("<xsd:attribute name=\"{}\" type=\"{ty}\"", esc(local));
-            if !ns.is_empty() {
-                a.push_str(" form=\"qualified\"");
-            }
+            let mut a = if ns.is_empty() || ns == self.target {
+                let (ty, decl) = self.qname(&f.ty.name);
+                let form = if ns.is_empty() {
+                    ""
+                } else {
+                    " form=\"qualified\""
+                };
+                format!(
+                    "<xsd:attribute name=\"{}\" type=\"{ty}\"{form}{decl}",
+                    esc(local)
+                )
+            } else {
+                // Of another namespace: a `ref` to the global attribute its schema declares
+                // (`global_attributes`).
+                let (name, decl) = self.qname(&soapstone_codec::QName::new(ns, local));
+                format!("<xsd:attribute ref=\"{name}\"{decl}")
+            };
             if !f.ty.optional {
                 a.push_str(" use=\"required\"");
             }
@@ -56,11 +68,55 @@ impl Writer<'_> {
             if let Some(v) = &f.fixed {
                 a.push_str(&format!(" fixed=\"{}\"", esc(v)));
             }
-            a.push_str(&decl);
             a.push_str("/>");
             self.line(indent, &a);
         }
     }
+
+    /// The global attributes of one schema that the `ref`s of other schemas' types name.
+    pub(super) fn global_attributes(&mut self, indent: usize, attributes: &[(String, TypeRef)]) {
+        for (local, ty) in attributes {
+            let (name, decl) = self.qname(&ty.name);
+            self.line(
+                indent,
+                &format!(
+                    "<xsd:attribute name=\"{}\" type=\"{name}\"{decl}/>",
+                    esc(local)
+                ),
+            );
+        }
+    }
+}
+
+/// The global attributes the `ref`s of `m`'s types need, by namespace: attributes of another
+/// namespace than the type that holds them, each once.
+pub(super) fn global_attributes(
+    m: &crate::ServiceModel,
+) -> std::collections::BTreeMap<String, Vec<(String, TypeRef)>> {
+    let mut out: std::collections::BTreeMap<String, Vec<(String, TypeRef)>> = Default::default();
+    for t in m.schema.types() {
+        let crate::TypeDef::Struct(fields) = &t.def else {
+            continue;
+        };
+        for f in fields {
+            let Some((ns, local)) = f.attribute() else {
+                continue;
+            };
+            if ns.is_empty() || ns == t.namespace || f.name == crate::xsd::OTHER_ATTRIBUTES_FIELD {
+                continue;
+            }
+            let list = out.entry(ns.to_string()).or_default();
+            if !list.iter().any(|(l, _)| l == local) {
+                let ty = TypeRef {
+                    optional: false,
+                    repeated: false,
+                    ..f.ty.clone()
+                };
+                list.push((local.to_string(), ty));
+            }
+        }
+    }
+    out
 }
 
 /// Whether a type may be the type of an attribute or of text content: a built-in simple type or
@@ -87,13 +143,7 @@ pub(crate) fn problems(schema: &crate::Schema) -> Vec<String> {
                     f.name, t.name, f.ty.name.local
                 ));
             }
-            if let Some((ns, local)) = f.attribute() {
-                if !ns.is_empty() && ns != t.namespace {
-                    out.push(format!(
-                        "attribute `{local}` of `{}` is in the namespace `{ns}`, not the type's: the schema writer declares a type's attributes in its schema",
-                        t.name
-                    ));
-                }
+            if f.attribute().is_some() {
                 if let Some(first) = after_content {
                     out.push(format!(
                         "attribute field `{}` of `{}` comes after `{first}`: attributes come first",

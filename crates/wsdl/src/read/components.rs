@@ -257,6 +257,12 @@ pub struct SchemaSet {
     pub attributes: BTreeMap<QName, AttributeDecl>,
     /// Every target namespace a schema was read for.
     pub namespaces: BTreeSet<String>,
+    /// Tags in the XML Schema namespace that XML Schema does not define (`xs:simpletype`):
+    /// what they declare is not read, and a refusal that misses it says why.
+    pub unknown_tags: Vec<super::hint::UnknownTag>,
+    /// Schemas in a draft XML Schema namespace (1999, 2000/10), which are not read: their
+    /// target namespace, their XML Schema namespace and where.
+    pub draft_schemas: Vec<(String, String, Loc)>,
 }
 
 /// A part of a WSDL message.
@@ -394,6 +400,9 @@ pub struct BindingOperation {
     pub output: Option<BodyBinding>,
     /// Faults.
     pub faults: Vec<FaultBinding>,
+    /// A `soap:input` or `soap:output` (or `soap12:`) where `wsdl:input`/`wsdl:output`
+    /// belongs, and where: what it binds is not read.
+    pub misplaced: Option<(String, Loc)>,
     /// Where.
     pub loc: Loc,
 }
@@ -407,6 +416,9 @@ pub struct Binding {
     pub port_type: QName,
     /// The SOAP version; `None`: not a SOAP binding (HTTP GET/POST, MIME...).
     pub soap: Option<SoapVersion>,
+    /// For a binding that is not SOAP's, its binding extension element as written
+    /// (`http:binding verb="POST"`), if it has one.
+    pub other: Option<String>,
     /// Its operations.
     pub operations: Vec<BindingOperation>,
     /// Where.

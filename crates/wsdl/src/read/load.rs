@@ -27,6 +27,8 @@ pub(crate) struct Loader<'o> {
     seen: HashSet<(String, String)>,
     /// The chain of WSDL documents being read, to report an import cycle.
     wsdl_stack: Vec<String>,
+    /// Schema documents being read, one inside another (imports and includes recurse).
+    schema_depth: usize,
 }
 
 /// A document's text and the names it goes by.
@@ -45,6 +47,7 @@ impl<'o> Loader<'o> {
             defs: Definitions::default(),
             seen: HashSet::new(),
             wsdl_stack: Vec::new(),
+            schema_depth: 0,
         }
     }
 
@@ -172,6 +175,15 @@ impl<'o> Loader<'o> {
             nodes_limit: self.options.max_nodes,
         };
         let text = source.text.strip_prefix('\u{feff}').unwrap_or(&source.text);
+        if let Some(line) = soapstone_codec::nested_past(text, self.options.max_depth) {
+            return Err(ReadError::new(
+                Loc::file(&source.name, line),
+                format!(
+                    "xml nested deeper than {} elements (ReadOptions::max_depth)",
+                    self.options.max_depth
+                ),
+            ));
+        }
         Document::parse_with_options(text, options).map_err(|e| {
             let mut pos = e.pos();
             let message = match e {
@@ -184,6 +196,10 @@ impl<'o> Loader<'o> {
                 roxmltree::Error::NodesLimitReached => format!(
                     "more than {} XML nodes (ReadOptions::max_nodes)",
                     self.options.max_nodes
+                ),
+                roxmltree::Error::UnknownNamespace(prefix, at) => format!(
+                    "not namespace-well-formed XML: the prefix `{prefix}` (column {}) is not declared",
+                    at.col
                 ),
                 other => format!("not well-formed XML: {other}"),
             };
@@ -226,6 +242,7 @@ impl<'o> Loader<'o> {
                 ))
             }
         }
+        self.check_depth(&Loc::file(&source.name, 0))?;
         self.wsdl_stack.push(source.key.clone());
         let result = wsdl::read_definitions(self, &source.name, top, root);
         self.wsdl_stack.pop();
@@ -235,6 +252,32 @@ impl<'o> Loader<'o> {
     /// Reads the schema at `location` (import, include or redefine), once per namespace it
     /// is read for (`chameleon`: the includer's namespace, for a schema without one).
     pub(super) fn load_schema(
+        &mut self,
+        location: &str,
+        chameleon: Option<&str>,
+        from: &Loc,
+    ) -> Result<(), ReadError> {
+        self.check_depth(from)?;
+        self.schema_depth += 1;
+        let result = self.load_schema_at(location, chameleon, from);
+        self.schema_depth -= 1;
+        result
+    }
+
+    /// Each document read inside another takes stack: a chain of imports or includes (each
+    /// a new document, so no cycle) is refused past `ReadOptions::max_import_depth`.
+    fn check_depth(&self, from: &Loc) -> Result<(), ReadError> {
+        let max = self.options.max_import_depth;
+        if self.schema_depth + self.wsdl_stack.len() >= max {
+            return Err(ReadError::new(
+                from.clone(),
+                format!("imports and includes nested deeper than {max} documents (ReadOptions::max_import_depth)"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn load_schema_at(
         &mut self,
         location: &str,
         chameleon: Option<&str>,

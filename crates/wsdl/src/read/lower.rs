@@ -2,8 +2,9 @@
 //! that the dispatcher, the client and the WSDL writer can serve or call what a vendor's WSDL
 //! describes.
 //!
-//! The model is narrower than WSDL: one namespace; document/literal (wrapped or bare: the same
-//! on the wire), rpc/literal or rpc/encoded; `soap:header` blocks and `wsdl:fault` details whose
+//! The model is narrower than WSDL: one service namespace (document/literal body wrappers may
+//! each have their own); document/literal (wrapped or bare: the same on the wire; several body
+//! parts or none: `lower_body`), rpc/literal or rpc/encoded; `soap:header` blocks and `wsdl:fault` details whose
 //! types are structs; types as [`lower_types`](super::lower_types) lowers them. What does not
 //! fit is refused with a [`LowerError`] naming the construct and where it is; this module must
 //! never approximate (a dropped attribute or a flattened choice would make the client send
@@ -17,8 +18,9 @@ use super::components::{
     BodyBinding, Definitions, ElementDecl, HeaderBinding, Loc, MessagePart, OpStyle, SoapVersion,
     Use,
 };
+use super::hint::Kind;
 use super::lower_types::Lower;
-use crate::model::{BindingStyle, FaultPart, HeaderPart, OperationModel, ServiceModel};
+use crate::model::{BindingStyle, Body, FaultPart, HeaderPart, OperationModel, ServiceModel};
 
 /// Why a port cannot be expressed as a [`ServiceModel`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +48,12 @@ impl fmt::Display for LowerError {
 
 impl std::error::Error for LowerError {}
 
+/// A document/literal message's body: one element, or its parts (several or none).
+enum BodyOf<'d> {
+    One(&'d ElementDecl),
+    Parts(Vec<&'d MessagePart>),
+}
+
 impl Definitions {
     /// The [`ServiceModel`] of port `port` of service `service` (local names), as the
     /// `#[service]` macro would have built it for the same contract.
@@ -69,9 +77,16 @@ impl Definitions {
             )
         })?;
         if binding.soap.is_none() {
+            let what = match &binding.other {
+                Some(ext) => format!(" (it is bound by `{ext}`)"),
+                None => " (it has no `soap:binding`)".to_string(),
+            };
             return Err(LowerError::new(
                 &binding.loc,
-                format!("binding `{}` is not a SOAP binding", binding.name.local),
+                format!(
+                    "binding `{}` is not a SOAP binding{what}: the service model describes SOAP ports",
+                    binding.name.local
+                ),
             ));
         }
         let pt = self.port_types.get(&binding.port_type).ok_or_else(|| {
@@ -111,9 +126,17 @@ impl Definitions {
                     ));
                 }
                 (_, None) => {
+                    let at = bop.misplaced.as_ref().map_or(&bop.loc, |(_, at)| at);
+                    let why = match &bop.misplaced {
+                        Some((tag, _)) => format!(
+                            ": `{tag}` stands where `wsdl:{}` belongs (the binding's input and output are WSDL elements holding a `soap:body`)",
+                            tag.rsplit(':').next().unwrap_or(tag)
+                        ),
+                        None => String::new(),
+                    };
                     return Err(LowerError::new(
-                        &bop.loc,
-                        format!("operation `{}` binds no input or output body", op.name),
+                        at,
+                        format!("operation `{}` binds no input or output body{why}", op.name),
                     ));
                 }
             };
@@ -162,23 +185,32 @@ impl Definitions {
         for (op, bop) in &ops {
             let ns = match style {
                 BindingStyle::DocumentLiteral => {
-                    let element = self.body_element(
-                        op.input.as_ref(),
-                        bop.input.as_ref(),
-                        &op.loc,
-                        &op.name,
-                    )?;
-                    element.name.namespace.clone()
+                    match self.body_element(op.input.as_ref(), bop.input.as_ref(), &op.loc)? {
+                        BodyOf::One(element) => element.name.namespace.clone(),
+                        // The first part's namespace, if any.
+                        BodyOf::Parts(parts) => {
+                            match parts.first().and_then(|p| p.element.as_ref()) {
+                                Some(e) => e.namespace.clone(),
+                                None => continue,
+                            }
+                        }
+                    }
                 }
+                // An rpc `soap:body` without `namespace` (WSDL 1.1 section 3.5 leaves the
+                // wrapper's namespace to it): the binding's WSDL target namespace, as
+                // node-soap and .NET write it (zeep writes the wrapper unqualified).
                 _ => bop
                     .input
                     .as_ref()
                     .and_then(|b| b.namespace.clone())
-                    .unwrap_or_default(),
+                    .filter(|ns| !ns.trim().is_empty())
+                    .unwrap_or_else(|| binding.name.namespace.clone()),
             };
             match &namespace {
                 None => namespace = Some(ns),
-                Some(first) if *first != ns => {
+                // A document/literal wrapper of another namespace keeps its own
+                // (`OperationModel::request_namespace`); an rpc one cannot.
+                Some(first) if *first != ns && style.is_rpc() => {
                     return Err(LowerError::new(
                         &op.loc,
                         format!("operation `{}` is in namespace `{ns}`, not `{first}`: the service model has one namespace", op.name),
@@ -199,36 +231,45 @@ impl Definitions {
             let schema = &mut model.schema;
             match style {
                 BindingStyle::DocumentLiteral => {
-                    let request = self.body_element(
-                        op.input.as_ref(),
-                        bop.input.as_ref(),
-                        &op.loc,
-                        &op.name,
-                    )?;
-                    m.request = request.name.local.clone();
-                    let fields = lower.content_of(request.ty.as_ref(), request)?;
-                    m.input = lower.wrapper_attributes(schema, request)?;
-                    m.input.extend(lower.fields(schema, fields)?);
-                    if !m.one_way {
-                        let response = self.body_element(
-                            op.output.as_ref(),
-                            bop.output.as_ref(),
-                            &op.loc,
-                            &op.name,
-                        )?;
-                        if response.name.namespace != model.namespace {
-                            return Err(LowerError::new(
-                                &response.loc,
-                                format!(
-                                    "response element `{}` is not in the service namespace `{}`",
-                                    response.name.local, model.namespace
-                                ),
-                            ));
+                    let own = |e: &ElementDecl| {
+                        (e.name.namespace != model.namespace).then(|| e.name.namespace.clone())
+                    };
+                    match self.body_element(op.input.as_ref(), bop.input.as_ref(), &op.loc)? {
+                        BodyOf::One(request) => {
+                            m.request = request.name.local.clone();
+                            m.request_namespace = own(request);
+                            if let Some(text) = lower.simple_body(schema, request)? {
+                                m.input = text;
+                            } else {
+                                let fields = lower.content_of(request.ty.as_ref(), request)?;
+                                m.input = lower.wrapper_attributes(schema, request)?;
+                                m.input.extend(lower.fields(schema, fields)?);
+                            }
                         }
-                        m.response = response.name.local.clone();
-                        let fields = lower.content_of(response.ty.as_ref(), response)?;
-                        m.output = lower.wrapper_attributes(schema, response)?;
-                        m.output.extend(lower.fields(schema, fields)?);
+                        BodyOf::Parts(parts) => {
+                            m.input_body = Body::Parts;
+                            m.input = lower.bare_parts(schema, &parts)?;
+                        }
+                    }
+                    if !m.one_way {
+                        match self.body_element(op.output.as_ref(), bop.output.as_ref(), &op.loc)? {
+                            BodyOf::One(response) => {
+                                m.response = response.name.local.clone();
+                                m.response_namespace = own(response);
+                                if let Some(text) = lower.simple_body(schema, response)? {
+                                    m.output = text;
+                                } else {
+                                    let fields =
+                                        lower.content_of(response.ty.as_ref(), response)?;
+                                    m.output = lower.wrapper_attributes(schema, response)?;
+                                    m.output.extend(lower.fields(schema, fields)?);
+                                }
+                            }
+                            BodyOf::Parts(parts) => {
+                                m.output_body = Body::Parts;
+                                m.output = lower.bare_parts(schema, &parts)?;
+                            }
+                        }
                     }
                 }
                 _ => {
@@ -254,11 +295,14 @@ impl Definitions {
                         ));
                         continue;
                     }
-                    let element = self.header_element(h, &model.namespace)?;
-                    out.push(HeaderPart::new(
-                        element.name.clone(),
-                        lower.block_type(schema, element)?,
-                    ));
+                    let element = self.header_element(h)?;
+                    // A block of another namespace has its type there (as a fault detail).
+                    let ty = if element.name.namespace == model.namespace {
+                        lower.block_type(schema, element)?
+                    } else {
+                        lower.detail_type(schema, element)?
+                    };
+                    out.push(HeaderPart::new(element.name.clone(), ty));
                 }
             }
             for (name, message) in &op.faults {
@@ -315,8 +359,20 @@ impl Definitions {
         body: Option<&BodyBinding>,
         at: &Loc,
     ) -> Result<Vec<&MessagePart>, LowerError> {
-        let m = message.and_then(|m| self.messages.get(m)).ok_or_else(|| {
-            LowerError::new(at, "an operation without an input or output message")
+        let Some(name) = message else {
+            return Err(LowerError::new(
+                at,
+                "an operation without an input or output message",
+            ));
+        };
+        let m = self.messages.get(name).ok_or_else(|| {
+            LowerError::new(
+                at,
+                format!(
+                    "the operation's message `{}` is not defined (no `wsdl:message` of that name in `{}`)",
+                    name.local, name.namespace
+                ),
+            )
         })?;
         Ok(m.parts
             .iter()
@@ -334,31 +390,28 @@ impl Definitions {
     }
 
     /// The one element of a document/literal message's body (wrapped or bare: either way its
-    /// children are what the model's parts describe).
+    /// children are what the model's parts describe), or its parts when it has several or
+    /// none (`lower_body`).
     fn body_element(
         &self,
         message: Option<&QName>,
         body: Option<&BodyBinding>,
         at: &Loc,
-        op: &str,
-    ) -> Result<&ElementDecl, LowerError> {
+    ) -> Result<BodyOf<'_>, LowerError> {
         let parts = self.body_parts(message, body, at)?;
         let [part] = parts.as_slice() else {
-            return Err(LowerError::new(
-                at,
-                format!(
-                    "a message of `{op}` has {} body parts: the service model has one body element per message, as WS-I BP R2201/R2210 ask of document/literal",
-                    parts.len()
-                ),
-            ));
+            return Ok(BodyOf::Parts(parts));
         };
         match &part.element {
-            Some(e) => self.schema.elements.get(e).ok_or_else(|| {
+            Some(e) => self.schema.elements.get(e).map(BodyOf::One).ok_or_else(|| {
                 LowerError::new(
                     &part.loc,
                     format!(
-                        "part `{}` names the element `{{{}}}{}`, which is not defined",
-                        part.name, e.namespace, e.local
+                        "part `{}` names the element `{{{}}}{}`, which is not defined{}",
+                        part.name,
+                        e.namespace,
+                        e.local,
+                        self.why_undefined(Kind::Element, e)
                     ),
                 )
             }),
@@ -431,10 +484,11 @@ impl Definitions {
             })
     }
 
-    /// The element of a literal `soap:header` (a part of a message, by `element=`).
-    fn header_element(&self, h: &HeaderBinding, ns: &str) -> Result<&ElementDecl, LowerError> {
+    /// The element of a literal `soap:header` (a part of a message, by `element=`), of any
+    /// namespace: a block is written in its own.
+    fn header_element(&self, h: &HeaderBinding) -> Result<&ElementDecl, LowerError> {
         let part = self.header_part(h)?;
-        self.block_element(part, Some(ns))
+        self.block_element(part)
     }
 
     /// The detail element of fault `name` (its message's one part).
@@ -445,7 +499,13 @@ impl Definitions {
         at: &Loc,
     ) -> Result<&ElementDecl, LowerError> {
         let m = self.messages.get(message).ok_or_else(|| {
-            LowerError::new(at, format!("fault `{name}` names no defined message"))
+            LowerError::new(
+                at,
+                format!(
+                    "fault `{name}` names the message `{}`, which is not defined",
+                    message.local
+                ),
+            )
         })?;
         let [part] = m.parts.as_slice() else {
             return Err(LowerError::new(
@@ -458,34 +518,32 @@ impl Definitions {
             ));
         };
         // A detail element may be of any namespace: it is written in its own.
-        self.block_element(part, None)
+        self.block_element(part)
     }
 
-    /// The element of a header or fault part; with `ns`, refused outside that namespace.
-    fn block_element(
-        &self,
-        part: &MessagePart,
-        ns: Option<&str>,
-    ) -> Result<&ElementDecl, LowerError> {
-        let element = part
-            .element
-            .as_ref()
-            .and_then(|e| self.schema.elements.get(e))
-            .ok_or_else(|| {
-                LowerError::new(
-                    &part.loc,
-                    format!(
-                        "part `{}` names no defined element (a header or fault part is an element)",
-                        part.name
-                    ),
-                )
-            })?;
-        let Some(ns) = ns else {
-            return Ok(element);
+    /// The element of a header or fault part, of any namespace.
+    fn block_element(&self, part: &MessagePart) -> Result<&ElementDecl, LowerError> {
+        let Some(name) = &part.element else {
+            return Err(LowerError::new(
+                &part.loc,
+                format!(
+                    "part `{}` has `type=`: a literal header or fault part names an element (WSDL 1.1 section 3.5, WS-I BP R2205)",
+                    part.name
+                ),
+            ));
         };
-        if element.name.namespace != ns {
-            return Err(LowerError::new(&element.loc, format!("element `{{{}}}{}` is not in the service namespace `{ns}`: the service model has one namespace", element.name.namespace, element.name.local)));
-        }
+        let element = self.schema.elements.get(name).ok_or_else(|| {
+            LowerError::new(
+                &part.loc,
+                format!(
+                    "part `{}` names the element `{{{}}}{}`, which is not defined{}",
+                    part.name,
+                    name.namespace,
+                    name.local,
+                    self.why_undefined(Kind::Element, name)
+                ),
+            )
+        })?;
         Ok(element)
     }
 }

@@ -5,9 +5,13 @@
 //! other simple-content types), `mixed` types that hold text but no element, and
 //! `anyAttribute` (a field `@*`: the map of the attributes no other field names).
 //!
-//! Must never approximate what goes on the wire: text between elements (mixed content with
-//! elements), an attribute of a non-simple type, and attributes on a body wrapper element are
-//! refused with the file and line of their declaration.
+//! An element whose type is mixed *with* elements (text between elements) is lowered to
+//! `anyType` by [`Lower::mixed_with_elements`]: an `xsd::AnyXml` keeps text, elements and
+//! attributes in document order, where a struct of fields would lose the order.
+//!
+//! Must never approximate what goes on the wire: an attribute of a non-simple type and
+//! attributes on a body wrapper element are refused with the file and line of their
+//! declaration.
 
 use soapstone_codec::QName;
 
@@ -181,6 +185,31 @@ impl<'d> Lower<'d> {
         Ok(())
     }
 
+    /// Whether `ty` is a complex type with `mixed="true"` and child elements (its own or its
+    /// extension bases'): text between elements, which no struct of fields can hold in
+    /// document order. An element of such a type is lowered to `anyType` (an
+    /// `xsd::AnyXml`: the element verbatim, text, elements and attributes in their order).
+    pub(super) fn mixed_with_elements(
+        &self,
+        ty: &'d TypeUse,
+        at: &Loc,
+    ) -> Result<bool, LowerError> {
+        let c = match ty {
+            TypeUse::Inline(d) => match &d.kind {
+                TypeKind::Complex(c) => c,
+                TypeKind::Simple(_) => return Ok(false),
+            },
+            TypeUse::Named(q) => match self.defs.schema.types.get(q).map(|d| &d.kind) {
+                Some(TypeKind::Complex(c)) => c,
+                _ => return Ok(false),
+            },
+        };
+        if !c.mixed || c.simple_content {
+            return Ok(false);
+        }
+        Ok(!self.flattened(c, at, 0)?.is_empty())
+    }
+
     /// The attribute fields of `c` (first) and its text field, for the type `owner`;
     /// `has_elements`: `c` has child elements too.
     pub(super) fn markup_fields(
@@ -230,15 +259,9 @@ impl<'d> Lower<'d> {
                 format!("attribute `{}` of the namespace `{}` is the encoding's or the schema's, not data", name.local, name.namespace),
             ));
         }
-        if !name.namespace.is_empty() && name.namespace != owner.namespace {
-            return Err(LowerError::new(
-                &used.loc,
-                format!(
-                    "attribute `{}` is in the namespace `{}`, not `{}` like the type that holds it: the service model declares a type's attributes in its schema",
-                    name.local, name.namespace, owner.namespace
-                ),
-            ));
-        }
+        // An attribute of another namespace than its type's (a `ref` to another schema's
+        // global attribute, `xml:lang` style) is a field `@{ns}local`, as a qualified one of
+        // the type's own namespace is: the codec writes it with a prefix bound to `ns`.
         let mut t = match &decl.ty {
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
             Some(TypeUse::Inline(d)) => {
@@ -284,10 +307,16 @@ impl<'d> Lower<'d> {
             }
             return self.type_ref(schema, base, at);
         }
-        let decl =
-            self.defs.schema.types.get(base).ok_or_else(|| {
-                LowerError::new(at, format!("type `{}` is not defined", base.local))
-            })?;
+        let decl = self.defs.schema.types.get(base).ok_or_else(|| {
+            LowerError::new(
+                at,
+                format!(
+                    "type `{}` is not defined{}",
+                    base.local,
+                    self.defs.why_undefined(super::hint::Kind::Type, base)
+                ),
+            )
+        })?;
         match &decl.kind {
             TypeKind::Simple(_) => self.type_ref(schema, base, at),
             TypeKind::Complex(b) if b.simple_content && depth < MAX_DEPTH => {

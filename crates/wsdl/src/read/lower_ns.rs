@@ -65,6 +65,9 @@ impl<'d> Lower<'d> {
         schema: &mut Schema,
         element: &'d ElementDecl,
     ) -> Result<TypeRef, LowerError> {
+        if let Some((at, message)) = self.defs.unknown_inside(&element.name) {
+            return Err(LowerError::new(&at, message));
+        }
         let t = match &element.ty {
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &element.loc)?,
             Some(TypeUse::Inline(d)) => {

@@ -4,10 +4,11 @@
 //! restriction of a built-in: `list` (`xsd::List<T>`), `union` (its members' one built-in
 //! type, else a string) and an enumeration restricting an enumeration (an enum of its own).
 //!
-//! Kept apart from `lower_types` so the sequence-flattening there stays small. Must never
-//! approximate an instance on the wire: a choice whose alternative is not an element (a nested
-//! sequence), an alternative that is also a field of the type, or two wildcards in one type are
-//! refused with their file and line.
+//! Kept apart from `lower_types` so the sequence-flattening there stays small (a choice that
+//! occurs once with a sequence among its alternatives is flattened there: every alternative's
+//! elements, each optional). Must never approximate an instance on the wire: a repeated choice
+//! whose alternative is not an element (a nested sequence), an alternative that is also a
+//! field of the type, or two wildcards in one type are refused with their file and line.
 
 use soapstone_codec::QName;
 

@@ -21,13 +21,18 @@ use super::components::{
     AttrItem, ComplexType, Compositor, Definitions, Derivation, ElementDecl, Loc, MaxOccurs,
     Particle, SimpleType, TypeDecl, TypeKind, TypeUse,
 };
+use super::hint::Kind;
 use super::lower::LowerError;
 use super::lower_open::Item;
 use crate::model::{BindingStyle, Part};
 use crate::xsd::{Field, Schema, TypeDef, TypeRef, SOAP_ENC_NS, XSD_NS};
 
 /// What registers lowered types in a [`Schema`] (the "Rust type" of [`Schema::define`]).
-const FROM_WSDL: &str = "soapstone_wsdl::read";
+pub(super) const FROM_WSDL: &str = "soapstone_wsdl::read";
+
+/// The SOAP 1.2 encoding namespace (`enc:Array`, `enc:arrayType` in WSDLs that bind SOAP 1.2
+/// rpc/encoded, as gSOAP writes them).
+pub(super) const SOAP12_ENC_NS: &str = "http://www.w3.org/2003/05/soap-encoding";
 
 /// How deep derivations, nested groups and simple-type restrictions are followed.
 const MAX_DEPTH: usize = 32;
@@ -46,6 +51,8 @@ pub(super) struct Lower<'d> {
     /// Where a type of another namespace holds a struct of the service namespace (which a
     /// qualified message cannot write).
     pub(super) back_to_service: Option<(Loc, String)>,
+    /// The struct of each header block element of a simple type (`lower_simple`).
+    pub(super) simple_blocks: HashMap<QName, TypeRef>,
 }
 
 impl<'d> Lower<'d> {
@@ -65,6 +72,7 @@ impl<'d> Lower<'d> {
             anonymous: HashMap::new(),
             taken,
             back_to_service: None,
+            simple_blocks: HashMap::new(),
         }
     }
 
@@ -76,6 +84,9 @@ impl<'d> Lower<'d> {
         element: &ElementDecl,
     ) -> Result<Vec<Item<'d>>, LowerError> {
         let at = &element.loc;
+        if let Some((at, message)) = self.defs.unknown_inside(&element.name) {
+            return Err(LowerError::new(&at, message));
+        }
         let c = match ty {
             Some(TypeUse::Inline(d)) => match &d.kind {
                 TypeKind::Complex(c) => c,
@@ -91,6 +102,17 @@ impl<'d> Lower<'d> {
             },
             Some(TypeUse::Named(q)) => match self.defs.schema.types.get(q).map(|d| &d.kind) {
                 Some(TypeKind::Complex(c)) => c,
+                None if !is_builtin(q) => {
+                    return Err(LowerError::new(
+                        at,
+                        format!(
+                            "element `{}` has the type `{}`, which is not defined{}",
+                            element.name.local,
+                            q.local,
+                            self.defs.why_undefined(Kind::Type, q)
+                        ),
+                    ))
+                }
                 _ => {
                     return Err(LowerError::new(
                         at,
@@ -117,7 +139,7 @@ impl<'d> Lower<'d> {
     /// The elements of `c` with its extension bases' first: a literal instance of an extension
     /// is its base's elements followed by its own, so the flattened sequence is the same on the
     /// wire (what is lost is only substitution by `xsi:type`, which the model does not do).
-    fn flattened(
+    pub(super) fn flattened(
         &self,
         c: &'d ComplexType,
         at: &Loc,
@@ -145,6 +167,16 @@ impl<'d> Lower<'d> {
             // base's, less those it prohibits: `markup_fields`), unless it is an array.
             Some((base, Derivation::Restriction)) if self.restates_content(base, depth) => {
                 Vec::new()
+            }
+            // Past the bound the message names what happened, not a restriction.
+            Some((base, Derivation::Extension)) => {
+                return Err(LowerError::new(
+                    at,
+                    format!(
+                        "extension of `{}`: more than {MAX_DEPTH} types derived one from another",
+                        base.local
+                    ),
+                ))
             }
             Some((base, _)) if !(base.namespace == XSD_NS && base.local == "anyType") => {
                 return Err(LowerError::new(
@@ -197,6 +229,9 @@ impl<'d> Lower<'d> {
                 max,
                 loc,
             } if (once(*min, *max) || maybe(*min, *max)) && depth < MAX_DEPTH => {
+                if let Some((at, message)) = self.defs.unknown_inside(name) {
+                    return Err(LowerError::new(&at, message));
+                }
                 let Some((group, _)) = self.defs.schema.groups.get(name) else {
                     return Err(LowerError::new(
                         loc,
@@ -223,6 +258,26 @@ impl<'d> Lower<'d> {
             {
                 let optional = optional || *min == 0;
                 self.particle(&items[0], at, depth + 1, false, optional, out)?;
+            }
+            // A choice (at most once) with a sequence among its alternatives: every
+            // alternative's elements, each optional, in order. Every instance the schema
+            // allows reads and writes the same (decoding is by name); which alternative is
+            // present is not checked when written, as for an optional sequence.
+            Particle::Group {
+                compositor: Compositor::Choice,
+                min,
+                max,
+                items,
+            } if items.len() > 1
+                && (once(*min, *max) || maybe(*min, *max))
+                && items.iter().any(is_sequence)
+                && items
+                    .iter()
+                    .all(|p| matches!(p, Particle::Element(_)) || is_sequence(p)) =>
+            {
+                for item in items {
+                    self.particle(item, at, depth + 1, false, true, out)?;
+                }
             }
             Particle::Group {
                 compositor: Compositor::Choice,
@@ -275,10 +330,22 @@ impl<'d> Lower<'d> {
     ) -> Result<(String, TypeRef), LowerError> {
         let decl = match &e.reference {
             Some(r) => self.defs.schema.elements.get(r).ok_or_else(|| {
-                LowerError::new(&e.loc, format!("element `{}` is not defined", r.local))
+                LowerError::new(
+                    &e.loc,
+                    format!(
+                        "element `{}` is not defined{}",
+                        r.local,
+                        self.defs.why_undefined(Kind::Element, r)
+                    ),
+                )
             })?,
             None => e,
         };
+        if e.reference.is_some() {
+            if let Some((at, message)) = self.defs.unknown_inside(&decl.name) {
+                return Err(LowerError::new(&at, message));
+            }
+        }
         let wire = self.wire_name(&decl.name, e.reference.is_some(), &e.loc, owner)?;
         if decl.substitution_group.is_some() || decl.is_abstract {
             return Err(LowerError::new(
@@ -290,6 +357,8 @@ impl<'d> Lower<'d> {
             ));
         }
         let mut t = match &decl.ty {
+            // Text between elements: the element is kept whole, in document order.
+            Some(ty) if self.mixed_with_elements(ty, &decl.loc)? => TypeRef::xsd("anyType"),
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
             // A qualified element's anonymous type is of its namespace (its children are).
             Some(TypeUse::Inline(d)) => {
@@ -338,6 +407,12 @@ impl<'d> Lower<'d> {
         schema: &mut Schema,
         element: &'d ElementDecl,
     ) -> Result<TypeRef, LowerError> {
+        if let Some((at, message)) = self.defs.unknown_inside(&element.name) {
+            return Err(LowerError::new(&at, message));
+        }
+        if let Some(t) = self.simple_block(schema, element)? {
+            return Ok(t);
+        }
         let t = match &element.ty {
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &element.loc)?,
             Some(TypeUse::Inline(d)) => {
@@ -348,6 +423,13 @@ impl<'d> Lower<'d> {
         };
         match schema.get(&t.name.local) {
             Some(TypeDef::Struct(_)) if t.name.namespace == self.namespace => Ok(t),
+            Some(TypeDef::Struct(_)) => Err(LowerError::new(
+                &element.loc,
+                format!(
+                    "header element `{}` has the type `{{{}}}{}` of another namespace than the service's: the service model's header blocks hold a struct of the service namespace",
+                    element.name.local, t.name.namespace, t.name.local
+                ),
+            )),
             _ => Err(LowerError::new(
                 &element.loc,
                 format!(
@@ -444,10 +526,16 @@ impl<'d> Lower<'d> {
             // Axis 1.4 types every string part so.
             return Ok(TypeRef::xsd(local));
         }
-        let decl =
-            self.defs.schema.types.get(name).ok_or_else(|| {
-                LowerError::new(at, format!("type `{}` is not defined", name.local))
-            })?;
+        let decl = self.defs.schema.types.get(name).ok_or_else(|| {
+            LowerError::new(
+                at,
+                format!(
+                    "type `{}` is not defined{}",
+                    name.local,
+                    self.defs.why_undefined(Kind::Type, name)
+                ),
+            )
+        })?;
         if let TypeKind::Simple(s) = &decl.kind {
             if let Some(t) = self.simple_base(s, 0) {
                 return Ok(t);
@@ -465,6 +553,9 @@ impl<'d> Lower<'d> {
         name: &QName,
         decl: &'d TypeDecl,
     ) -> Result<TypeRef, LowerError> {
+        if let Some((at, message)) = self.defs.unknown_inside(name) {
+            return Err(LowerError::new(&at, message));
+        }
         if schema.get(&name.local).is_some() {
             let same = schema
                 .types()
@@ -542,7 +633,11 @@ impl<'d> Lower<'d> {
             },
             TypeKind::Complex(c) => {
                 if let Some((base, Derivation::Restriction)) = &c.base {
-                    if base.namespace == SOAP_ENC_NS && base.local == "Array" {
+                    // SOAP 1.2's encoding names its arrays the same way (rpcexample.wsdl):
+                    // the codec writes each version's array form in its messages.
+                    if (base.namespace == SOAP_ENC_NS || base.namespace == SOAP12_ENC_NS)
+                        && base.local == "Array"
+                    {
                         return soap_array(c, name, at);
                     }
                 }
@@ -660,4 +755,17 @@ fn soapenc_simple(name: &QName) -> Option<&str> {
         "base64" => Some("base64Binary"),
         local => SIMPLE.iter().copied().find(|s| *s == local),
     }
+}
+
+/// Whether `p` is a sequence (or `all`) occurring once, whose elements a choice flattens.
+fn is_sequence(p: &Particle) -> bool {
+    matches!(
+        p,
+        Particle::Group {
+            compositor: Compositor::Sequence | Compositor::All,
+            min: 1,
+            max: MaxOccurs::Bounded(1),
+            ..
+        }
+    )
 }

@@ -64,6 +64,7 @@ pub(super) fn read_schema(
         attributes_qualified: attr(s, "attributeFormDefault") == Some("qualified"),
     };
     ld.defs.schema.namespaces.insert(tns.clone());
+    unknown_tags(ld, &ctx, s);
     for c in s.children().filter(|c| c.is_element()) {
         if c.tag_name().namespace() != Some(XSD_NS) {
             continue;
@@ -96,6 +97,36 @@ pub(super) fn read_schema(
         }
     }
     read_globals(ld, &ctx, s, false)
+}
+
+/// Records the tags under `s` in the XML Schema namespace that XML Schema does not define
+/// (annotations are not looked into): a misspelt `xs:simpletype` is otherwise silently skipped.
+fn unknown_tags(ld: &mut Loader<'_>, ctx: &Ctx<'_>, s: Node<'_, '_>) {
+    // Each with the global component it is in (its `name`), whose content it would change.
+    let mut stack: Vec<(Node<'_, '_>, Option<QName>)> = s
+        .children()
+        .filter(|c| c.is_element())
+        .map(|c| (c, attr(c, "name").map(|l| QName::new(ctx.tns, l.trim()))))
+        .collect();
+    while let Some((n, within)) = stack.pop() {
+        if n.tag_name().namespace() != Some(XSD_NS) || n.tag_name().name() == "annotation" {
+            continue;
+        }
+        if !super::hint::is_xsd_tag(n.tag_name().name()) {
+            let name = attr(n, "name").map(|l| QName::new(ctx.tns, l.trim()));
+            ld.defs.schema.unknown_tags.push(super::hint::UnknownTag {
+                tag: n.tag_name().name().to_string(),
+                within: within.clone().filter(|w| Some(w) != name.as_ref()),
+                name,
+                loc: loc(ctx.file, n),
+            });
+        }
+        stack.extend(
+            n.children()
+                .filter(|c| c.is_element())
+                .map(|c| (c, within.clone())),
+        );
+    }
 }
 
 /// The global components among the children of `s`; `replace`: a redefinition wins over an

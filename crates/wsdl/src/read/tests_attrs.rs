@@ -1,6 +1,7 @@
 //! Lowering attributes and text content: local attributes, references to global ones,
 //! attribute groups, inheritance through extension and restriction with `use="prohibited"`,
-//! `simpleContent` (through a derived simple-content type), `mixed` without elements; what the
+//! `simpleContent` (through a derived simple-content type), `mixed` without elements (text) and
+//! with elements (the element kept whole as raw XML); what the
 //! model cannot carry is refused with its line; the WSDL writer writes it all back so that it
 //! reads to the same model.
 
@@ -179,19 +180,45 @@ fn a_restriction_can_prohibit_an_attribute() {
 }
 
 #[test]
-fn what_the_model_cannot_carry_is_refused_with_its_line() {
+fn mixed_content_with_elements_is_kept_whole_as_raw_xml() {
+    // Text between elements has an order no struct of fields keeps: the element whose type
+    // is mixed is an `anyType` field (an `xsd::AnyXml`, verbatim), and the mixed type itself
+    // is not registered.
     let mixed = DOC.replace(
         r#"<xsd:complexType name="Note" mixed="true">"#,
         r#"<xsd:complexType name="Note" mixed="true"><xsd:sequence><xsd:element name="b" type="xsd:string"/></xsd:sequence>"#,
     ).replace("EXTRA", "");
     let defs = read_str(&mixed, "attrs.wsdl", &ReadOptions::default()).unwrap();
-    let e = defs.service_model("S", "Port").unwrap_err().to_string();
-    assert!(
-        e.contains("mixed content of `Note` (text between elements)"),
-        "{e}"
+    let m = defs.service_model("S", "Port").unwrap();
+    let item = fields(&m, "Item");
+    let note = item.iter().find(|f| f.name == "note").unwrap();
+    assert_eq!(note.ty.name, soapstone_codec::QName::new(XSD_NS, "anyType"));
+    assert!(m.schema.get("Note").is_none());
+    // through an extension base too, and the writer says `anyType`, which allows mixed content
+    let derived = mixed.replace(
+        r#"<xsd:element name="note" type="tns:Note"/>"#,
+        r#"<xsd:element name="note" type="tns:Note2"/>"#,
+    ).replace(
+        "</xsd:schema>",
+        r#"<xsd:complexType name="Note2" mixed="true"><xsd:complexContent><xsd:extension base="tns:Note"/></xsd:complexContent></xsd:complexType></xsd:schema>"#,
     );
-    assert!(e.contains("attrs.wsdl:"), "{e}");
+    let defs = read_str(&derived, "attrs.wsdl", &ReadOptions::default()).unwrap();
+    let m = defs.service_model("S", "Port").unwrap();
+    let note = fields(&m, "Item")
+        .iter()
+        .find(|f| f.name == "note")
+        .unwrap()
+        .clone();
+    assert_eq!(note.ty.name.local, "anyType");
+    let text = wsdl(&m, "http://127.0.0.1:9/s");
+    assert!(
+        text.contains(r#"<xsd:element name="note" type="xsd:anyType"/>"#),
+        "{text}"
+    );
+}
 
+#[test]
+fn what_the_model_cannot_carry_is_refused_with_its_line() {
     let wrapper = DOC
         .replace(
             "<xsd:element name=\"item\" type=\"tns:Item\"/>\n      </xsd:sequence></xsd:complexType>",
@@ -255,7 +282,7 @@ fn the_writer_writes_attributes_and_simple_content_back() {
 }
 
 #[test]
-fn an_attribute_of_another_namespace_is_refused() {
+fn an_attribute_of_another_namespace_lowers_and_is_written_back() {
     let text = DOC
         .replace(
             "<xsd:attribute ref=\"tns:lang\"/>",
@@ -267,11 +294,27 @@ fn an_attribute_of_another_namespace_is_refused() {
         )
         .replace("EXTRA", "");
     let defs = read_str(&text, "attrs.wsdl", &ReadOptions::default()).unwrap();
-    let e = defs.service_model("S", "Port").unwrap_err().to_string();
+    let m = defs.service_model("S", "Port").unwrap();
+    let item = fields(&m, "Item");
+    let lang = item.iter().find(|f| f.name.ends_with("lang")).unwrap();
+    assert_eq!(lang.name, "@{urn:other}lang");
+    assert!(lang.ty.optional);
+    // The writer refers to a global attribute of `urn:other`'s schema, and reads back the same.
+    let written = wsdl(&m, "http://127.0.0.1:9/s");
     assert!(
-        e.contains("attribute `lang` is in the namespace `urn:other`, not `urn:a`"),
-        "{e}"
+        written.contains(r#"<xsd:attribute ref="q:lang" xmlns:q="urn:other"/>"#),
+        "{written}"
     );
+    assert!(
+        written.contains(r#"<xsd:schema targetNamespace="urn:other""#),
+        "{written}"
+    );
+    let defs = read_str(&written, "written.wsdl", &ReadOptions::default()).unwrap();
+    let again = defs
+        .service_model(&m.name, &defs.services[0].ports[0].name)
+        .unwrap();
+    assert_eq!(fields(&again, "Item"), item);
+    assert_eq!(wsdl(&again, "http://127.0.0.1:9/s"), written);
 }
 
 #[test]

@@ -181,10 +181,30 @@ fn lists_unions_and_enumerations_of_enumerations() {
 }
 
 #[test]
+fn a_choice_with_a_sequence_alternative_is_its_elements_each_optional() {
+    let m = lower(
+        "",
+        r#"<xsd:sequence><xsd:element name="id" type="xsd:int"/><xsd:choice>
+             <xsd:sequence><xsd:element name="a" type="xsd:int"/><xsd:element name="b" type="xsd:string" maxOccurs="unbounded"/></xsd:sequence>
+             <xsd:element name="c" type="xsd:int"/>
+           </xsd:choice></xsd:sequence>"#,
+    )
+    .unwrap();
+    let parts = &m.operations[0].input;
+    let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["id", "a", "b", "c"]);
+    assert!(!parts[0].ty.optional);
+    assert!(parts[1..].iter().all(|p| p.ty.optional), "{parts:?}");
+    assert!(parts[2].ty.repeated);
+}
+
+#[test]
 fn what_the_model_cannot_say_is_refused_with_the_line() {
+    // A repeated choice with a sequence alternative: the elements' order across repetitions
+    // would be lost.
     let e = lower(
         "",
-        "<xsd:sequence><xsd:choice><xsd:sequence><xsd:element name=\"a\" type=\"xsd:int\"/></xsd:sequence>\n<xsd:element name=\"b\" type=\"xsd:int\"/></xsd:choice></xsd:sequence>",
+        "<xsd:sequence><xsd:choice maxOccurs=\"unbounded\"><xsd:sequence><xsd:element name=\"a\" type=\"xsd:int\"/></xsd:sequence>\n<xsd:element name=\"b\" type=\"xsd:int\"/></xsd:choice></xsd:sequence>",
     )
     .unwrap_err();
     assert!(e.starts_with("open.wsdl:4:"), "{e}");

@@ -68,6 +68,17 @@ pub(super) fn read_definitions(
                 for s in children(c, XSD_NS, "schema") {
                     schema::read_schema(ld, file, s, None)?;
                 }
+                for s in c.children().filter(|s| {
+                    s.is_element()
+                        && s.tag_name().name() == "schema"
+                        && s.tag_name()
+                            .namespace()
+                            .is_some_and(|ns| super::check::OLD_XSD.contains(&ns))
+                }) {
+                    let tns = attr(s, "targetNamespace").unwrap_or("").to_string();
+                    let xsd = s.tag_name().namespace().unwrap_or("").to_string();
+                    ld.defs.schema.draft_schemas.push((tns, xsd, loc(file, s)));
+                }
             }
             "message" => {
                 let name = q(&required(c, "name")?);
@@ -244,6 +255,21 @@ fn binding(
                 headers,
             }))
         };
+        // `soap:input` where `wsdl:input` belongs (node-soap's `addPrefix` sample).
+        let misplaced = o.children().find_map(|c| {
+            let (n, v) = (c.tag_name().name(), c.tag_name().namespace());
+            (c.is_element()
+                && matches!(n, "input" | "output")
+                && matches!(v, Some(SOAP11 | SOAP12))
+                && children(o, WSDL_NS, n).next().is_none())
+            .then(|| {
+                let prefix = c
+                    .lookup_prefix(v.unwrap_or(""))
+                    .filter(|p| !p.is_empty())
+                    .unwrap_or("soap");
+                (format!("{prefix}:{n}"), loc(file, c))
+            })
+        });
         let faults = children(o, WSDL_NS, "fault")
             .map(|f| FaultBinding {
                 name: attr(f, "name").unwrap_or("").to_string(),
@@ -261,13 +287,40 @@ fn binding(
             input: body("input")?,
             output: body("output")?,
             faults,
+            misplaced,
             loc: loc(file, o),
         });
     }
+    // The extension element of a binding that is not SOAP's (`http:binding verb="POST"`).
+    let other = b
+        .children()
+        .find(|c| {
+            c.is_element()
+                && c.tag_name().name() == "binding"
+                && !matches!(c.tag_name().namespace(), Some(SOAP11 | SOAP12 | WSDL_NS))
+        })
+        .filter(|_| soap.is_none())
+        .map(|c| {
+            let ns = c.tag_name().namespace().unwrap_or("");
+            let name = match c.lookup_prefix(ns) {
+                Some(p) if !p.is_empty() => format!("{p}:binding"),
+                _ => format!("{{{ns}}}binding"),
+            };
+            let attrs: Vec<String> = c
+                .attributes()
+                .map(|a| format!("{}=\"{}\"", a.name(), a.value()))
+                .collect();
+            if attrs.is_empty() {
+                name
+            } else {
+                format!("{name} {}", attrs.join(" "))
+            }
+        });
     Ok(Binding {
         name,
         port_type,
         soap: soap.map(|(_, v)| v),
+        other,
         operations,
         loc: loc(file, b),
     })

@@ -1,0 +1,118 @@
+//! The lean head parser fuzzed directly (the wire harness is `tests/fuzz_lean.rs`): for any
+//! bytes, [`parse`] returns without panicking, and a head it calls `Complete` is one hyper
+//! would frame the same way (one all-digit `Content-Length` or none, no `Transfer-Encoding`,
+//! `Expect` or `Upgrade`, an origin-form target), whose length does not change with the bytes
+//! that follow it and whose every proper prefix is `Partial` (never served early).
+
+use proptest::prelude::*;
+
+use super::head::{parse, Head, Parsed};
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(cases),
+        failure_persistence: Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
+        )),
+        ..ProptestConfig::default()
+    }
+}
+
+const LINES: &[&str] = &[
+    "POST /echo HTTP/1.1\r\n",
+    "GET /echo?wsdl HTTP/1.0\r\n",
+    "POST http://h/echo HTTP/1.1\r\n",
+    "Host: h\r\n",
+    "Content-Length: 5\r\n",
+    "Content-Length: 05\r\n",
+    "Content-Length: 5, 5\r\n",
+    "content-length:7 \r\n",
+    "Content-Length: 99999999999999999999\r\n",
+    "Transfer-Encoding: chunked\r\n",
+    "Expect: 100-continue\r\n",
+    "Upgrade: h2c\r\n",
+    "Connection: close, keep-alive\r\n",
+    "X-Folded: a\r\n b\r\n",
+    "X: \t\x7f\r\n",
+    "\r\n",
+    "\n",
+    " ",
+    ":",
+    "\0",
+];
+
+fn head_bytes() -> impl Strategy<Value = Vec<u8>> {
+    (
+        proptest::collection::vec(0..LINES.len(), 0..10),
+        proptest::collection::vec((any::<usize>(), any::<u8>()), 0..3),
+    )
+        .prop_map(|(lines, flips)| {
+            let mut b: Vec<u8> = lines.iter().flat_map(|&i| LINES[i].bytes()).collect();
+            for (at, v) in flips {
+                if !b.is_empty() {
+                    let n = b.len();
+                    b[at % n] = v;
+                }
+            }
+            b
+        })
+}
+
+fn header_values<'a>(head: &'a [u8], name: &str) -> Vec<&'a [u8]> {
+    let mut headers = [httparse::EMPTY_HEADER; 100];
+    let mut req = httparse::Request::new(&mut headers);
+    let _ = req.parse(head);
+    req.headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case(name))
+        .map(|h| h.value)
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config(2000))]
+
+    #[test]
+    fn complete_heads_are_framed_as_hyper_would(bytes in head_bytes(), tail in proptest::collection::vec(any::<u8>(), 0..16)) {
+        let mut h = Head::default();
+        match parse(&bytes, 16 << 10, 100, &mut h) {
+            Parsed::Complete => {
+                let len = h.len;
+                prop_assert!(len <= bytes.len());
+                let head = &bytes[..len];
+                let lengths = header_values(head, "content-length");
+                prop_assert!(lengths.len() <= 1, "{lengths:?}");
+                if let [v] = lengths[..] {
+                    let v = std::str::from_utf8(v.trim_ascii()).unwrap();
+                    prop_assert!(v.bytes().all(|b| b.is_ascii_digit()));
+                    prop_assert_eq!(v.parse::<u64>().ok(), Some(h.content_length));
+                } else {
+                    prop_assert_eq!(h.content_length, 0);
+                }
+                for name in ["transfer-encoding", "expect", "upgrade"] {
+                    prop_assert!(header_values(head, name).is_empty(), "{name}");
+                }
+                // what follows the head does not change it
+                let mut more = bytes.clone();
+                more.extend_from_slice(&tail);
+                let mut h2 = Head::default();
+                prop_assert!(matches!(parse(&more, 16 << 10, 100, &mut h2), Parsed::Complete));
+                prop_assert_eq!((h2.len, h2.content_length), (len, h.content_length));
+                // no proper prefix is served
+                for cut in 0..len {
+                    let r = parse(&bytes[..cut], 16 << 10, 100, &mut Head::default());
+                    prop_assert!(!matches!(r, Parsed::Complete), "served at {cut} of {len}");
+                }
+            }
+            Parsed::Partial | Parsed::TooLarge | Parsed::Invalid(_) | Parsed::Unusual => {}
+        }
+    }
+
+    #[test]
+    fn any_bytes_and_limits_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200), max_bytes in 0usize..300, max_headers in 0usize..120) {
+        let _ = parse(&bytes, max_bytes, max_headers, &mut Head::default());
+    }
+}

@@ -1,0 +1,67 @@
+//! Lowering document/literal messages that are not one element: several body parts, or none.
+//!
+//! WS-I BP R2201 asks for exactly one part, but vendor WSDLs have more (node-soap's
+//! `builtin_types.wsdl`: 44) or none (an output message with no part: an empty Body), and
+//! zeep and CXF accept them. Such a message lowers to [`Body::Parts`](crate::Body::Parts):
+//! its parts are the Body's children in order, each a global element, named `{ns}local` in
+//! the model (a global element is always qualified, whatever the port's `elementFormDefault`
+//! says of local ones). Must never reorder the parts or drop one.
+
+use super::components::{MessagePart, TypeUse};
+use super::lower::LowerError;
+use super::lower_types::Lower;
+use crate::model::Part;
+use crate::xsd::{Schema, TypeRef};
+
+impl<'d> Lower<'d> {
+    /// The parts of a message without wrapper: one per message part, in order.
+    pub(super) fn bare_parts(
+        &mut self,
+        schema: &mut Schema,
+        parts: &[&'d MessagePart],
+    ) -> Result<Vec<Part>, LowerError> {
+        let mut out = Vec::with_capacity(parts.len());
+        for p in parts {
+            let Some(element) = &p.element else {
+                return Err(LowerError::new(
+                    &p.loc,
+                    format!(
+                        "part `{}` of a document/literal message has `type=`: its parts name elements (WS-I BP R2204)",
+                        p.name
+                    ),
+                ));
+            };
+            let Some(decl) = self.defs.schema.elements.get(element) else {
+                return Err(LowerError::new(
+                    &p.loc,
+                    format!(
+                        "part `{}` names the element `{{{}}}{}`, which is not defined",
+                        p.name, element.namespace, element.local
+                    ),
+                ));
+            };
+            if decl.substitution_group.is_some() || decl.is_abstract {
+                return Err(LowerError::new(
+                    &decl.loc,
+                    format!(
+                        "element `{}` is abstract or in a substitution group: the service model has no substitution",
+                        decl.name.local
+                    ),
+                ));
+            }
+            let mut t = match &decl.ty {
+                Some(ty) if self.mixed_with_elements(ty, &decl.loc)? => TypeRef::xsd("anyType"),
+                Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
+                Some(TypeUse::Inline(d)) => {
+                    let ns = decl.name.namespace.clone();
+                    self.anonymous_ref(schema, d, &decl.name.local, &ns)?
+                }
+                None => TypeRef::xsd("anyType"),
+            };
+            t.nillable = decl.nillable;
+            let name = format!("{{{}}}{}", decl.name.namespace, decl.name.local);
+            out.push(Part::new(name, t));
+        }
+        Ok(out)
+    }
+}

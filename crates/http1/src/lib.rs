@@ -20,6 +20,8 @@
 //! section 6.3 does not, or allocate on the path of a well-formed head.
 
 pub mod request;
+#[cfg(test)]
+mod request_fuzz;
 pub mod response;
 mod write;
 

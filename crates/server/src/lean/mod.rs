@@ -22,8 +22,6 @@
 //! path (`serve.rs`), which stays selectable beside it so both can be measured.
 
 mod head;
-#[cfg(test)]
-mod head_fuzz;
 
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;

@@ -1,12 +1,13 @@
-//! The lean head parser fuzzed directly (the wire harness is `tests/fuzz_lean.rs`): for any
-//! bytes, [`parse`] returns without panicking, and a head it calls `Complete` is one hyper
-//! would frame the same way (one all-digit `Content-Length` or none, no `Transfer-Encoding`,
-//! `Expect` or `Upgrade`, an origin-form target), whose length does not change with the bytes
-//! that follow it and whose every proper prefix is `Partial` (never served early).
+//! The request head parser fuzzed directly (the wire harness is the server's
+//! `tests/fuzz_lean.rs`): for any bytes, [`parse`] returns without panicking, and a head it
+//! calls `Complete` is one hyper would frame the same way (one all-digit `Content-Length` or
+//! none, no `Transfer-Encoding`, `Expect` or `Upgrade`, an origin-form target), whose length
+//! does not change with the bytes that follow it and whose every proper prefix is `Partial`
+//! (never served early).
 
 use proptest::prelude::*;
 
-use super::head::{parse, Head, Parsed};
+use crate::request::{parse, Head, Parsed};
 
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {

@@ -38,7 +38,7 @@ pub trait Card {
 #[soapstone_service::service(name = "NewsService", namespace = "urn:soapstone:wsb:news")]
 pub trait News {
     /// The headlines of the days `from..=to` (`YYYY-MM-DD`) from `sources` (all when empty).
-    /// Cacheable: a pure function of the request (see [`crate::CachedService`]).
+    /// Cacheable: a pure function of the request.
     #[soap(result = "headline", cache)]
     async fn get_headlines(
         &self,
@@ -55,8 +55,7 @@ pub trait News {
 #[soapstone_service::service(name = "ShopService", namespace = "urn:soapstone:wsb:shop")]
 pub trait Shop {
     /// The providers' offers for `productKey` that match `properties` and are still valid at
-    /// `expires` (`YYYY-MM-DD`), cheapest first. Cacheable: a pure function of the request
-    /// (see [`crate::CachedService`]).
+    /// `expires` (`YYYY-MM-DD`), cheapest first. Cacheable: a pure function of the request.
     #[soap(result = "offer", cache)]
     async fn find_offers(
         &self,

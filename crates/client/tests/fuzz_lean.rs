@@ -26,19 +26,7 @@ use proptest::prelude::*;
 use serde::{Deserialize, Serialize};
 use soapstone_client::{Client, ClientConfig, Operation};
 use soapstone_codec::{EncodeOptions, QName, Style, Version};
-
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(cases),
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
-        )),
-        ..ProptestConfig::default()
-    }
-}
+use soapstone_mutate::{config, Mutator};
 
 const GOOD: &str = r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><r:echoResponse xmlns:r="urn:r"><v>7</v></r:echoResponse></soap:Body></soap:Envelope>"#;
 const FAULT: &str = r#"<soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><soap:Fault><faultcode>soap:Server</faultcode><faultstring>no</faultstring></soap:Fault></soap:Body></soap:Envelope>"#;
@@ -97,53 +85,12 @@ const SNIPPETS: &[&[u8]] = &[
     b"HTTP/1.1 200 OK\r\n\r\n",
 ];
 
-#[derive(Debug, Clone)]
-enum Op {
-    Flip(usize, u8),
-    Delete(usize, usize),
-    Insert(usize, usize),
-    Duplicate(usize, usize),
-    Truncate(usize),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        (any::<usize>(), any::<u8>()).prop_map(|(a, b)| Op::Flip(a, b)),
-        (any::<usize>(), 0usize..20).prop_map(|(a, n)| Op::Delete(a, n)),
-        (any::<usize>(), 0..SNIPPETS.len()).prop_map(|(a, s)| Op::Insert(a, s)),
-        (any::<usize>(), 0usize..100).prop_map(|(a, n)| Op::Duplicate(a, n)),
-        any::<usize>().prop_map(Op::Truncate),
-    ]
-}
-
-fn apply(mut doc: Vec<u8>, ops: &[Op]) -> Vec<u8> {
-    for op in ops {
-        let len = doc.len().max(1);
-        match *op {
-            Op::Flip(at, b) if !doc.is_empty() => doc[at % len] = b,
-            Op::Flip(..) => {}
-            Op::Delete(at, n) => {
-                let a = at % len;
-                let b = (a + n).min(doc.len());
-                if a < b {
-                    doc.drain(a..b);
-                }
-            }
-            Op::Insert(at, s) => {
-                let a = (at % len).min(doc.len());
-                doc.splice(a..a, SNIPPETS[s].iter().copied());
-            }
-            Op::Duplicate(at, n) => {
-                let a = (at % len).min(doc.len());
-                let b = (a + n).min(doc.len());
-                let piece = doc[a..b].to_vec();
-                doc.splice(b..b, piece);
-            }
-            Op::Truncate(at) => doc.truncate(at % len),
-        }
-    }
-    doc
-}
+const MUTATOR: Mutator<&[u8]> = Mutator {
+    snippets: SNIPPETS,
+    max_delete: 20,
+    max_duplicate: 100,
+    insert_weight: 1,
+};
 
 /// Reads one request (head and `Content-Length` body); `None` at EOF or on an error.
 fn read_request(s: &mut TcpStream, pending: &mut Vec<u8>) -> Option<()> {
@@ -350,9 +297,9 @@ fn answers() -> impl Strategy<Value = Vec<u8>> {
     (
         any::<u8>(),
         0usize..10_000,
-        proptest::collection::vec(op(), 0..4),
+        proptest::collection::vec(MUTATOR.op(), 0..4),
     )
-        .prop_map(|(kind, n, ops)| apply(answer(kind, n), &ops))
+        .prop_map(|(kind, n, ops)| MUTATOR.apply(answer(kind, n), &ops))
 }
 
 proptest! {

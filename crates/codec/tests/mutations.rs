@@ -5,6 +5,7 @@
 use proptest::prelude::*;
 use serde::Deserialize;
 use soapstone_codec::*;
+use soapstone_mutate::{config, Mutator};
 
 #[derive(Debug, Deserialize)]
 #[allow(dead_code)]
@@ -225,80 +226,20 @@ const SNIPPETS: &[&str] = &[
     "é",
 ];
 
-#[derive(Debug, Clone)]
-enum Op {
-    Flip(usize, u8),
-    Delete(usize, usize),
-    Insert(usize, usize),
-    Duplicate(usize, usize),
-    Truncate(usize),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        (any::<usize>(), any::<u8>()).prop_map(|(a, b)| Op::Flip(a, b)),
-        (any::<usize>(), 0usize..40).prop_map(|(a, n)| Op::Delete(a, n)),
-        (any::<usize>(), 0..SNIPPETS.len()).prop_map(|(a, s)| Op::Insert(a, s)),
-        (any::<usize>(), 0usize..200).prop_map(|(a, n)| Op::Duplicate(a, n)),
-        any::<usize>().prop_map(Op::Truncate),
-    ]
-}
-
-fn apply(mut doc: Vec<u8>, ops: &[Op]) -> Vec<u8> {
-    for op in ops {
-        let len = doc.len().max(1);
-        match *op {
-            Op::Flip(at, b) => {
-                if !doc.is_empty() {
-                    doc[at % len] = b;
-                }
-            }
-            Op::Delete(at, n) => {
-                let a = at % len;
-                let b = (a + n).min(doc.len());
-                if a < b {
-                    doc.drain(a..b);
-                }
-            }
-            Op::Insert(at, s) => {
-                let a = (at % len).min(doc.len());
-                doc.splice(a..a, SNIPPETS[s].bytes());
-            }
-            Op::Duplicate(at, n) => {
-                let a = (at % len).min(doc.len());
-                let b = (a + n).min(doc.len());
-                let piece = doc[a..b].to_vec();
-                doc.splice(b..b, piece);
-            }
-            Op::Truncate(at) => doc.truncate(at % len),
-        }
-    }
-    doc
-}
-
-/// `cases` unless `PROPTEST_CASES` asks for more (a long campaign: `PROPTEST_CASES=200000
-/// cargo test --release`); finds are saved next to this file (`mutations.proptest-regressions`,
-/// committed) and replayed first, while new cases stay random.
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(cases),
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
-        )),
-        ..ProptestConfig::default()
-    }
-}
+const MUTATOR: Mutator<&str> = Mutator {
+    snippets: SNIPPETS,
+    max_delete: 40,
+    max_duplicate: 200,
+    insert_weight: 1,
+};
 
 proptest! {
     #![proptest_config(config(2000))]
 
     #[test]
-    fn mutated_messages_never_panic(which in any::<usize>(), ops in proptest::collection::vec(op(), 1..6)) {
+    fn mutated_messages_never_panic(which in any::<usize>(), ops in proptest::collection::vec(MUTATOR.op(), 1..6)) {
         let seeds = seeds();
-        let doc = apply(seeds[which % seeds.len()].clone(), &ops);
+        let doc = MUTATOR.apply(seeds[which % seeds.len()].clone(), &ops);
         exercise(&doc);
     }
 

@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use common::*;
 use proptest::prelude::*;
+use soapstone_mutate::{config, Mutator};
 use soapstone_server::{HttpEngine, ServerConfig};
 
 /// Panics anywhere in this process (the server runs in it) since the hook was set.
@@ -82,19 +83,6 @@ fn connect(engine: HttpEngine) -> TcpStream {
     s
 }
 
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(cases),
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
-        )),
-        ..ProptestConfig::default()
-    }
-}
-
 const SOAP12: &str = r#"<e:Envelope xmlns:e="http://www.w3.org/2003/05/soap-envelope"><e:Body><echoFloat xmlns="http://tempuri.org/"><input>1.5</input></echoFloat></e:Body></e:Envelope>"#;
 
 /// One request of a known shape; `n` sizes the parts that vary (header sizes and counts).
@@ -149,53 +137,12 @@ const SNIPPETS: &[&[u8]] = &[
     b"GET / HTTP/1.1\r\n\r\n",
 ];
 
-#[derive(Debug, Clone)]
-enum Op {
-    Flip(usize, u8),
-    Delete(usize, usize),
-    Insert(usize, usize),
-    Duplicate(usize, usize),
-    Truncate(usize),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        (any::<usize>(), any::<u8>()).prop_map(|(a, b)| Op::Flip(a, b)),
-        (any::<usize>(), 0usize..20).prop_map(|(a, n)| Op::Delete(a, n)),
-        (any::<usize>(), 0..SNIPPETS.len()).prop_map(|(a, s)| Op::Insert(a, s)),
-        (any::<usize>(), 0usize..100).prop_map(|(a, n)| Op::Duplicate(a, n)),
-        any::<usize>().prop_map(Op::Truncate),
-    ]
-}
-
-fn apply(mut doc: Vec<u8>, ops: &[Op]) -> Vec<u8> {
-    for op in ops {
-        let len = doc.len().max(1);
-        match *op {
-            Op::Flip(at, b) if !doc.is_empty() => doc[at % len] = b,
-            Op::Flip(..) => {}
-            Op::Delete(at, n) => {
-                let a = at % len;
-                let b = (a + n).min(doc.len());
-                if a < b {
-                    doc.drain(a..b);
-                }
-            }
-            Op::Insert(at, s) => {
-                let a = (at % len).min(doc.len());
-                doc.splice(a..a, SNIPPETS[s].iter().copied());
-            }
-            Op::Duplicate(at, n) => {
-                let a = (at % len).min(doc.len());
-                let b = (a + n).min(doc.len());
-                let piece = doc[a..b].to_vec();
-                doc.splice(b..b, piece);
-            }
-            Op::Truncate(at) => doc.truncate(at % len),
-        }
-    }
-    doc
-}
+const MUTATOR: Mutator<&[u8]> = Mutator {
+    snippets: SNIPPETS,
+    max_delete: 20,
+    max_duplicate: 100,
+    insert_weight: 1,
+};
 
 /// Statuses the server may answer a fuzzed request with.
 const EXPECTED: &[u16] = &[
@@ -370,11 +317,11 @@ fn run(engine: HttpEngine, input: &[u8], cuts: &[usize], keep_open: bool) -> Res
 fn requests() -> impl Strategy<Value = Vec<u8>> {
     (
         proptest::collection::vec((any::<u8>(), 0usize..10_000), 1..4),
-        proptest::collection::vec(op(), 0..4),
+        proptest::collection::vec(MUTATOR.op(), 0..4),
     )
         .prop_map(|(reqs, ops)| {
             let bytes = reqs.iter().flat_map(|&(k, n)| request(k, n)).collect();
-            apply(bytes, &ops)
+            MUTATOR.apply(bytes, &ops)
         })
 }
 

@@ -15,20 +15,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use proptest::prelude::*;
+use soapstone_mutate::{config, Mutator};
 use soapstone_wsdl::read::{inspect, read_str, Fetch, ReadOptions};
-
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(cases),
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
-        )),
-        ..ProptestConfig::default()
-    }
-}
 
 /// Every WSDL of `testdata/`, as (path, text).
 fn corpus() -> &'static [(String, Vec<u8>)] {
@@ -269,70 +257,29 @@ const SNIPPETS: &[&str] = &[
     "é",
 ];
 
-#[derive(Debug, Clone)]
-enum Op {
-    Flip(usize, u8),
-    Delete(usize, usize),
-    Insert(usize, usize),
-    Duplicate(usize, usize),
-    Truncate(usize),
-}
-
-fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        (any::<usize>(), any::<u8>()).prop_map(|(a, b)| Op::Flip(a, b)),
-        (any::<usize>(), 0usize..80).prop_map(|(a, n)| Op::Delete(a, n)),
-        (any::<usize>(), 0..SNIPPETS.len()).prop_map(|(a, s)| Op::Insert(a, s)),
-        (any::<usize>(), 0usize..400).prop_map(|(a, n)| Op::Duplicate(a, n)),
-        any::<usize>().prop_map(Op::Truncate),
-    ]
-}
-
-fn apply(mut doc: Vec<u8>, ops: &[Op]) -> Vec<u8> {
-    for op in ops {
-        let len = doc.len().max(1);
-        match *op {
-            Op::Flip(at, b) if !doc.is_empty() => doc[at % len] = b,
-            Op::Flip(..) => {}
-            Op::Delete(at, n) => {
-                let a = at % len;
-                let b = (a + n).min(doc.len());
-                if a < b {
-                    doc.drain(a..b);
-                }
-            }
-            Op::Insert(at, s) => {
-                let a = (at % len).min(doc.len());
-                doc.splice(a..a, SNIPPETS[s].bytes());
-            }
-            Op::Duplicate(at, n) => {
-                let a = (at % len).min(doc.len());
-                let b = (a + n).min(doc.len());
-                let piece = doc[a..b].to_vec();
-                doc.splice(b..b, piece);
-            }
-            Op::Truncate(at) => doc.truncate(at % len),
-        }
-    }
-    doc
-}
+const MUTATOR: Mutator<&str> = Mutator {
+    snippets: SNIPPETS,
+    max_delete: 80,
+    max_duplicate: 400,
+    insert_weight: 1,
+};
 
 proptest! {
     #![proptest_config(config(300))]
 
     #[test]
-    fn mutated_testdata_wsdls_end_in_a_model_or_an_error(which in any::<usize>(), ops in proptest::collection::vec(op(), 1..5)) {
+    fn mutated_testdata_wsdls_end_in_a_model_or_an_error(which in any::<usize>(), ops in proptest::collection::vec(MUTATOR.op(), 1..5)) {
         let files = corpus();
         let (path, bytes) = &files[which % files.len()];
-        let text = String::from_utf8_lossy(&apply(bytes.clone(), &ops)).into_owned();
+        let text = String::from_utf8_lossy(&MUTATOR.apply(bytes.clone(), &ops)).into_owned();
         // the mutated text stands in for the file, so its relative imports still resolve
         exercise(text, path.clone(), HashMap::new()).map_err(TestCaseError::fail)?;
     }
 
     #[test]
-    fn mutated_hostile_shapes_end_in_a_model_or_an_error(which in 0usize..13, n in 0usize..700, ops in proptest::collection::vec(op(), 0..4)) {
+    fn mutated_hostile_shapes_end_in_a_model_or_an_error(which in 0usize..13, n in 0usize..700, ops in proptest::collection::vec(MUTATOR.op(), 0..4)) {
         let (text, docs) = hostile(which, n);
-        let text = String::from_utf8_lossy(&apply(text.into_bytes(), &ops)).into_owned();
+        let text = String::from_utf8_lossy(&MUTATOR.apply(text.into_bytes(), &ops)).into_owned();
         exercise(text, "http://x/a.wsdl".into(), docs).map_err(TestCaseError::fail)?;
     }
 }

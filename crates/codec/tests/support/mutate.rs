@@ -7,6 +7,8 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
+use soapstone_mutate::Mutator;
+pub(crate) use soapstone_mutate::{config, Op};
 
 /// Every SOAP message in `testdata/`: SOAPBuilders Rounds 2-4 and the W3C SOAP 1.2 test
 /// collection (php-ext-soap), node-soap's request/response samples and WSTest's posted
@@ -37,22 +39,6 @@ fn collect(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         } else if path.extension().is_some_and(|e| e == "xml") {
             out.push(path);
         }
-    }
-}
-
-/// `cases` unless `PROPTEST_CASES` asks for more (a long campaign: `PROPTEST_CASES=200000
-/// cargo test --release`); finds are saved next to the test file
-/// (`<file>.proptest-regressions`, committed) and replayed first; new cases stay random.
-pub(crate) fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases: std::env::var("PROPTEST_CASES")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(cases),
-        failure_persistence: Some(Box::new(
-            proptest::test_runner::FileFailurePersistence::WithSource("proptest-regressions"),
-        )),
-        ..ProptestConfig::default()
     }
 }
 
@@ -112,54 +98,17 @@ pub(crate) const SNIPPETS: &[&str] = &[
     "\u{FEFF}",
 ];
 
-/// One edit of a document.
-#[derive(Debug, Clone)]
-pub(crate) enum Op {
-    Flip(usize, u8),
-    Delete(usize, usize),
-    Insert(usize, usize),
-    Duplicate(usize, usize),
-    Truncate(usize),
-}
+pub(crate) const MUTATOR: Mutator<&str> = Mutator {
+    snippets: SNIPPETS,
+    max_delete: 40,
+    max_duplicate: 200,
+    insert_weight: 3,
+};
 
 pub(crate) fn op() -> impl Strategy<Value = Op> {
-    prop_oneof![
-        1 => (any::<usize>(), any::<u8>()).prop_map(|(a, b)| Op::Flip(a, b)),
-        1 => (any::<usize>(), 0usize..40).prop_map(|(a, n)| Op::Delete(a, n)),
-        3 => (any::<usize>(), 0..SNIPPETS.len()).prop_map(|(a, s)| Op::Insert(a, s)),
-        1 => (any::<usize>(), 0usize..200).prop_map(|(a, n)| Op::Duplicate(a, n)),
-        1 => any::<usize>().prop_map(Op::Truncate),
-    ]
+    MUTATOR.op()
 }
 
-pub(crate) fn apply(mut doc: Vec<u8>, ops: &[Op]) -> Vec<u8> {
-    for op in ops {
-        let len = doc.len().max(1);
-        match *op {
-            Op::Flip(at, b) => {
-                if !doc.is_empty() {
-                    doc[at % len] = b;
-                }
-            }
-            Op::Delete(at, n) => {
-                let a = at % len;
-                let b = (a + n).min(doc.len());
-                if a < b {
-                    doc.drain(a..b);
-                }
-            }
-            Op::Insert(at, s) => {
-                let a = (at % len).min(doc.len());
-                doc.splice(a..a, SNIPPETS[s].bytes());
-            }
-            Op::Duplicate(at, n) => {
-                let a = (at % len).min(doc.len());
-                let b = (a + n).min(doc.len());
-                let piece = doc[a..b].to_vec();
-                doc.splice(b..b, piece);
-            }
-            Op::Truncate(at) => doc.truncate(at % len),
-        }
-    }
-    doc
+pub(crate) fn apply(doc: Vec<u8>, ops: &[Op]) -> Vec<u8> {
+    MUTATOR.apply(doc, ops)
 }

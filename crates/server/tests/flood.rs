@@ -55,7 +55,8 @@ fn a_flood_of_idle_connections_does_not_lock_a_new_client_out() {
         "the oldest idle connection is evicted"
     );
     assert!(srv.metric("soapstone_connections_evicted_total") >= 101);
-    assert!(srv.metric("soapstone_connections_open") <= 32);
+    // evicted connections leave the gauge once their tasks have dropped them (a moment later)
+    srv.wait_metric_at_most("soapstone_connections_open", 32);
     assert_eq!(srv.metric("soapstone_connections_refused_total"), 0);
 }
 

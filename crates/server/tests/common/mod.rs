@@ -285,6 +285,21 @@ impl TestServer {
             std::thread::sleep(Duration::from_millis(4));
         }
     }
+
+    /// Waits (up to 10 s) until the metric `name` falls to `value` or below: a gauge such as
+    /// `soapstone_connections_open` counts an evicted connection until its task has dropped it,
+    /// which happens on another thread a moment after the eviction.
+    pub fn wait_metric_at_most(&self, name: &str, value: u64) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while self.metric(name) > value {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "`{name}` stuck at {} above {value}",
+                self.metric(name)
+            );
+            std::thread::sleep(Duration::from_millis(4));
+        }
+    }
 }
 
 impl Drop for TestServer {

@@ -42,6 +42,9 @@ enum Command {
     /// The lab's typed soapstone client (peer-client protocol: URL OP N WARMUP_S WINDOW_S).
     #[command(hide = true)]
     LabClient(soapstone_lab::LabClientArgs),
+    /// The emulated LAN's delay line between two network namespaces (started by `lab`).
+    #[command(hide = true)]
+    LabDelayline(soapstone_lab::DelayLineArgs),
     /// Manage the users file of `serve --auth` (`add NAME --permissions read,move`).
     Users(soapstone_services::UsersArgs),
 }
@@ -55,6 +58,16 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let mut cli = Cli::parse();
+    // The delay line runs its own threads and needs no runtime.
+    if let Command::LabDelayline(args) = cli.command {
+        return match soapstone_lab::run_delay_line(args) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("soapstone lab-delayline: {e:#}");
+                ExitCode::from(1)
+            }
+        };
+    }
     // A bad limit or config file is a usage error, like a bad flag: exit code 2.
     if let Command::Serve(args) = cli.command {
         match args.resolve() {
@@ -85,6 +98,7 @@ fn main() -> ExitCode {
             Command::Call(args) => soapstone_dynamic::cli::run_call_cli(args).await,
             Command::Trace(args) => soapstone_lab::run_trace(args).await,
             Command::LabClient(args) => soapstone_lab::run_lab_client(args).await,
+            Command::LabDelayline(_) => unreachable!("handled before the runtime starts"),
             Command::Users(args) => {
                 soapstone_services::run_users(args, &mut std::io::stdin().lock())
             }

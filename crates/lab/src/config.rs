@@ -213,7 +213,8 @@ pub struct LabConfig {
     /// Default: `lab/peers/build/manifest.json` (relative to the working directory).
     pub peers: Option<PathBuf>,
     /// The emulated LAN of the separate-host tables ([`crate::netem`]); `None` skips them.
-    /// Default: `Some(LanSpec::default())` (100 Mbit/s, 50 µs each way).
+    /// Default: `Some(LanSpec::default())` (10 Mbit/s, 50 µs each way), with this executable
+    /// as its delay line.
     pub lan: Option<crate::netem::LanSpec>,
 }
 
@@ -221,6 +222,7 @@ impl LabConfig {
     /// The defaults for a run of `exe` (full preset, all experiments).
     pub fn new(exe: PathBuf) -> LabConfig {
         LabConfig {
+            lan: Some(crate::netem::LanSpec::default().with_delay_line(&exe)),
             exe,
             out: PathBuf::from("lab-out"),
             quick: false,
@@ -229,7 +231,6 @@ impl LabConfig {
             server_cpu: "0".to_owned(),
             other_cpu: "1".to_owned(),
             criterion_dir: PathBuf::from("target/criterion"),
-            lan: Some(crate::netem::LanSpec::default()),
             peers: crate::peers::manifest_arg(None),
         }
     }
@@ -299,8 +300,21 @@ impl LabConfig {
             cfg.criterion_dir = d.clone();
         }
         cfg.peers = crate::peers::manifest_arg(args.peers.as_deref());
+        let mut lan = crate::netem::LanSpec::default().with_delay_line(cfg.exe.clone());
+        if let Some(r) = args.lan_rate_mbit {
+            if !(1..=100_000).contains(&r) {
+                bail!("invalid `--lan-rate-mbit` `{r}`: expected Mbit/s in `1..=100000`");
+            }
+            lan = lan.with_rate(r);
+        }
+        if let Some(d) = args.lan_delay_us {
+            if d > 1_000_000 {
+                bail!("invalid `--lan-delay-us` `{d}`: expected µs in `0..=1000000`");
+            }
+            lan = lan.with_delay_us(d);
+        }
         cfg.lan = match args.lan.trim().to_ascii_lowercase().as_str() {
-            "on" => Some(crate::netem::LanSpec::default()),
+            "on" => Some(lan),
             "off" => None,
             other => bail!("unknown `--lan` value `{other}`: expected `on` or `off`"),
         };

@@ -27,10 +27,12 @@
 
 mod capture;
 mod config;
+pub mod delayline;
 mod driver;
 mod experiments;
 mod lab_client;
 pub mod netem;
+mod netem_line;
 mod pcap;
 mod peers;
 mod procs;
@@ -46,6 +48,7 @@ use std::time::Instant;
 use anyhow::Context as _;
 
 pub use config::{parse_duration, Experiment, LabConfig, Timing};
+pub use delayline::{run_delay_line, DelayLineArgs, LineStats};
 pub use lab_client::{run_lab_client, LabClientArgs};
 pub use peers::SystemInfo;
 pub use results::{
@@ -98,11 +101,22 @@ pub struct LabArgs {
     #[arg(long, value_name = "MANIFEST")]
     pub peers: Option<String>,
 
-    /// The emulated LAN of Davis & Parashar's separate-host tables (II, IV, VI): `on` creates two
-    /// network namespaces joined by a veth pair shaped to 100 Mbit/s (needs root; without it
-    /// the report says so and the rest runs), `off` skips those tables.
+    /// The emulated LAN of Davis & Parashar's separate-host tables (II, IV, VI) and of the
+    /// causes section: `on` creates two network namespaces joined by netem or, where the
+    /// kernel has none, by the delay line (`lab-delayline`, two TUN devices); needs root;
+    /// without it the report says so and the rest runs. `off` skips those parts.
     #[arg(long, value_name = "on|off", default_value = "on")]
     pub lan: String,
+
+    /// The emulated LAN's rate in Mbit/s, each direction. Default: 10 (Davis & Parashar's
+    /// "10 Mbps LAN with only these two hosts").
+    #[arg(long, value_name = "MBIT")]
+    pub lan_rate_mbit: Option<u32>,
+
+    /// The emulated LAN's one-way delay in µs, added after each packet's serialization.
+    /// Default: 50 (docs/lab.md says how it was derived).
+    #[arg(long, value_name = "US")]
+    pub lan_delay_us: Option<u32>,
 
     /// Measure nothing: redraw index.html and report.md in --out from this results.json.
     #[arg(long, value_name = "RESULTS_JSON")]

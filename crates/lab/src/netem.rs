@@ -1,40 +1,63 @@
 //! The emulated LAN of Davis & Parashar's "separate hosts" tables (II, IV, VI): two network
-//! namespaces joined by a veth pair, each end shaped to the seeds' 100 Mbit/s with a small
-//! one-way delay (`tc qdisc ... netem rate R delay D`). A server started in one namespace and its
-//! client in the other talk through two TCP stacks and a shaped link, as two hosts on a switch do,
+//! namespaces, a server started in one and its client in the other, talking through two TCP
+//! stacks and a link with the seeds' rate and a wire's delay, as two hosts on a switch do,
 //! instead of through loopback.
 //!
 //! Why a module of its own: anything that starts a process can use the LAN (a peer is just a
-//! command: `ip netns exec NS cmd`), a packet trace included (`tcpdump` in either namespace), so
-//! the lab's experiments share this one piece. Root is needed: where it is not permitted, or the
-//! kernel has no `sch_netem`, [`Lan::create`] says exactly why or what it could emulate instead
-//! (a `tbf` rate limit without the delay), so the report never claims more than was emulated.
+//! command: `ip netns exec NS cmd`), a packet trace included (`tcpdump` on
+//! [`Lan::interface`]), so the lab's experiments share this one piece. Root is needed: where it
+//! is not permitted, [`Lan::create`] says exactly why, and the report never claims more than
+//! was emulated ([`Lan::describe`]).
 //!
-//! What this kernel offers instead of netem was checked (Linux 6.18 without modules: no
-//! `/lib/modules`, no `modprobe`; `/proc/config.gz` has `NET_SCH_TBF`, `HTB` and `FIFO` but no
-//! `NETEM`, `FQ`, `ETF`, `CAKE` or `NET_ACT_BPF`): `tbf`'s `latency` bounds how long a packet may
-//! queue behind the rate, it adds nothing to an idle link; `txqueuelen` is a queue length, not
-//! a delay; delaying by timestamps (a BPF program setting `skb->tstamp` for `fq` to honour) needs
-//! `fq`; and a userspace proxy between the namespaces would end one TCP connection and start
-//! another, so the trace would no longer show one client's stack against one server's (the very
-//! thing the causes section traces). A TUN forwarder that holds each IP packet would be honest
-//! but is not built. So on such a kernel the link has its rate and no delay, and says so.
+//! How the link is made, best first ([`Shaping`]):
 //!
-//! This module must never leave a namespace behind (a dropped [`Lan`] removes both, which also
-//! removes the veth pair), never touch an interface outside the namespaces it created, and never
-//! shape a link without saying how ([`Lan::describe`]).
+//! 1. **netem**: a veth pair, each end shaped by `tc qdisc ... netem rate R delay D`.
+//! 2. **the delay line**, where the kernel has no `sch_netem` (this lab's Linux 6.18 without
+//!    modules has `tbf`, `htb` and `fifo`, but no `netem`, `fq`, `etf`, `cake` or
+//!    `NET_ACT_BPF`, so no qdisc can hold a packet for a time): no veth; a TUN device in each
+//!    namespace, the only route to the other's address, and `soapstone lab-delayline`
+//!    ([`crate::delayline`]) between them, which holds every IP packet for its serialization at
+//!    the rate plus the one-way delay and writes it into the other namespace. TCP stays end to
+//!    end between the two stacks (a userspace proxy would end one connection and start
+//!    another); captures see the packets on the TUN devices ([`Lan::interface`]).
+//! 3. **a token bucket**, only if the delay line cannot start (no `/dev/net/tun`, no
+//!    executable): `tbf` at the rate on a veth pair and no delay, said in the description.
+//!
+//! Whatever the link, [`Lan::create`] measures its round trip (a TCP connect and a 1-byte echo,
+//! [`RoundTrip`]) and [`Lan::describe`] reports it beside what was asked.
+//!
+//! The defaults are Davis & Parashar's own LAN (seed 001, §IV: "a 10 Mbps LAN with only these
+//! two hosts") and a one-way delay of 50 µs: their network added about 0.4 ms to a call to IIS
+//! (1.1 ms on one host, 1.5 ms on two: Tables I and II), most of which is serializing a request
+//! and an answer at 10 Mbit/s; what is left, split over the wire's two directions and the two
+//! 2002 NICs' interrupt and driver latencies, is tens of µs each way.
+//!
+//! This module must never leave a namespace behind (a dropped [`Lan`] kills and reaps the
+//! delay line and removes both namespaces; a lab that dies without dropping it leaves the
+//! delay line's stdin closed, and the delay line then removes them), never touch an interface
+//! outside the namespaces it created, and never shape a link without saying how.
 
+use std::path::PathBuf;
 use std::process::Command;
+
+use crate::delayline::LineStats;
+pub use crate::netem_line::RoundTrip;
+use crate::netem_line::{modelled_echo_us, round_trip, LineProcess};
 
 /// What to emulate.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct LanSpec {
-    /// Link rate in Mbit/s, each direction. Default: `100` (the seeds' switched Fast Ethernet).
+    /// Link rate in Mbit/s, each direction. Default: `10` (Davis & Parashar's "10 Mbps LAN
+    /// with only these two hosts"; the causes section also runs the seeds' 100).
     pub rate_mbit: u32,
-    /// Delay added on each side's egress, in µs. Default: `50` (0.1 ms added to a round trip,
-    /// a small switched LAN).
+    /// One-way delay added after each packet's serialization, in µs. Default: `50` (see the
+    /// module doc for how it was derived).
     pub delay_us: u32,
+    /// The `soapstone` executable whose hidden `lab-delayline` is the delay line where the
+    /// kernel has no netem (and the janitor that removes the namespaces if the lab dies).
+    /// Default: `None` (no delay line: the link falls back to a rate limit without delay).
+    pub delay_line: Option<PathBuf>,
 }
 
 impl LanSpec {
@@ -43,13 +66,26 @@ impl LanSpec {
         self.rate_mbit = mbit;
         self
     }
+
+    /// The same LAN with `us` µs of one-way delay.
+    pub fn with_delay_us(mut self, us: u32) -> Self {
+        self.delay_us = us;
+        self
+    }
+
+    /// The same LAN with `exe lab-delayline` as its delay line where netem is missing.
+    pub fn with_delay_line(mut self, exe: impl Into<PathBuf>) -> Self {
+        self.delay_line = Some(exe.into());
+        self
+    }
 }
 
 impl Default for LanSpec {
     fn default() -> Self {
         LanSpec {
-            rate_mbit: 100,
+            rate_mbit: 10,
             delay_us: 50,
+            delay_line: None,
         }
     }
 }
@@ -63,18 +99,21 @@ pub enum Side {
     Client,
 }
 
-/// The server side's address on the veth link.
+/// The server side's address on the link.
 pub const SERVER_IP: &str = "10.77.0.1";
-/// The client side's address on the veth link.
+/// The client side's address on the link.
 pub const CLIENT_IP: &str = "10.77.0.2";
 
 /// How the link ended up shaped.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shaping {
-    /// netem: the rate and the delay, as asked.
+    /// netem on a veth pair: the rate and the delay, as asked.
     Netem,
-    /// The kernel has no netem: a token-bucket rate limit (`tbf`, a one-packet bucket) and no
-    /// added delay. The string says why netem was not used.
+    /// The delay line between two TUN devices ([`crate::delayline`]): the rate and the delay,
+    /// as asked. The string says why netem was not used.
+    DelayLine(String),
+    /// A token-bucket rate limit (`tbf`, a one-packet bucket) on a veth pair and no added
+    /// delay. The string says why neither netem nor the delay line was used.
     RateOnly(String),
 }
 
@@ -86,18 +125,35 @@ pub(crate) struct Names {
     pub(crate) client_ns: String,
     pub(crate) server_if: String,
     pub(crate) client_if: String,
+    pub(crate) server_tun: String,
+    pub(crate) client_tun: String,
 }
 
+/// The namespaces' prefix (`soapstone-lan-PID-server`).
+const PREFIX: &str = "soapstone-lan-";
+
 impl Names {
-    pub(crate) fn for_process(pid: u32) -> Names {
-        // Interface names are at most 15 bytes: `ssv` + up to 7 pid digits + `s`/`c`.
-        let id = pid % 10_000_000;
+    /// The names of the `n`th LAN of process `pid` (a process may hold several at once).
+    pub(crate) fn for_process(pid: u32, n: u32) -> Names {
+        // Interface names are at most 15 bytes: `ssv` + up to 7 pid digits + `x` + up to two
+        // digits of `n` + `s`/`c`.
+        let id = format!("{}x{}", pid % 10_000_000, n % 100);
+        let ns = format!("{PREFIX}{pid}-{n}");
         Names {
-            server_ns: format!("soapstone-lan-{id}-server"),
-            client_ns: format!("soapstone-lan-{id}-client"),
+            server_ns: format!("{ns}-server"),
+            client_ns: format!("{ns}-client"),
             server_if: format!("ssv{id}s"),
             client_if: format!("ssv{id}c"),
+            server_tun: format!("sst{id}s"),
+            client_tun: format!("sst{id}c"),
         }
+    }
+
+    /// The next unused names of this process.
+    fn next() -> Names {
+        static COUNT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Names::for_process(std::process::id(), n)
     }
 }
 
@@ -105,27 +161,45 @@ fn argv(words: &[&str]) -> Vec<String> {
     words.iter().map(|w| (*w).to_owned()).collect()
 }
 
-/// The commands that build the namespaces and the link, unshaped, in order.
-pub(crate) fn link_commands(n: &Names) -> Vec<Vec<String>> {
-    let mut cmds = vec![
-        argv(&["ip", "netns", "add", &n.server_ns]),
-        argv(&["ip", "netns", "add", &n.client_ns]),
-        argv(&[
+/// The commands that make the two namespaces, loopback up in each.
+pub(crate) fn netns_commands(n: &Names) -> Vec<Vec<String>> {
+    let mut cmds = Vec::new();
+    for ns in [&n.server_ns, &n.client_ns] {
+        cmds.push(argv(&["ip", "netns", "add", ns]));
+        // IPv4 only: no IPv6 router solicitations or neighbour discovery on the link (nor in
+        // its captures); the lab's calls are all to IPv4 addresses.
+        cmds.push(argv(&[
             "ip",
-            "link",
-            "add",
-            &n.server_if,
             "netns",
-            &n.server_ns,
-            "type",
-            "veth",
-            "peer",
-            "name",
-            &n.client_if,
-            "netns",
-            &n.client_ns,
-        ]),
-    ];
+            "exec",
+            ns,
+            "sysctl",
+            "-qw",
+            "net.ipv6.conf.all.disable_ipv6=1",
+            "net.ipv6.conf.default.disable_ipv6=1",
+        ]));
+        cmds.push(argv(&["ip", "-n", ns, "link", "set", "lo", "up"]));
+    }
+    cmds
+}
+
+/// The commands that join the namespaces by a veth pair with the two addresses, unshaped.
+pub(crate) fn veth_commands(n: &Names) -> Vec<Vec<String>> {
+    let mut cmds = vec![argv(&[
+        "ip",
+        "link",
+        "add",
+        &n.server_if,
+        "netns",
+        &n.server_ns,
+        "type",
+        "veth",
+        "peer",
+        "name",
+        &n.client_if,
+        "netns",
+        &n.client_ns,
+    ])];
     for (ns, dev, ip) in [
         (&n.server_ns, &n.server_if, SERVER_IP),
         (&n.client_ns, &n.client_if, CLIENT_IP),
@@ -140,14 +214,29 @@ pub(crate) fn link_commands(n: &Names) -> Vec<Vec<String>> {
             "dev",
             dev,
         ]));
-        cmds.push(argv(&["ip", "-n", ns, "link", "set", "lo", "up"]));
         cmds.push(argv(&["ip", "-n", ns, "link", "set", dev, "up"]));
     }
     cmds
 }
 
-/// The `tc` commands shaping both ends: netem with rate and delay, or (`netem == false`) a
-/// token bucket of one packet at the same rate.
+/// The commands that give the delay line's TUN devices (which it created) their point-to-point
+/// addresses: each namespace's only route to the other's address is its TUN device.
+pub(crate) fn tun_commands(n: &Names) -> Vec<Vec<String>> {
+    let mut cmds = Vec::new();
+    for (ns, dev, ip, peer) in [
+        (&n.server_ns, &n.server_tun, SERVER_IP, CLIENT_IP),
+        (&n.client_ns, &n.client_tun, CLIENT_IP, SERVER_IP),
+    ] {
+        cmds.push(argv(&[
+            "ip", "-n", ns, "addr", "add", ip, "peer", peer, "dev", dev,
+        ]));
+        cmds.push(argv(&["ip", "-n", ns, "link", "set", dev, "up"]));
+    }
+    cmds
+}
+
+/// The `tc` commands shaping both veth ends: netem with rate and delay, or (`netem == false`)
+/// a token bucket of one packet at the same rate.
 pub(crate) fn shape_commands(n: &Names, spec: &LanSpec, netem: bool) -> Vec<Vec<String>> {
     let rate = format!("{}mbit", spec.rate_mbit);
     let delay = format!("{}us", spec.delay_us);
@@ -176,13 +265,31 @@ pub(crate) fn reshape_commands(n: &Names, spec: &LanSpec, netem: bool) -> Vec<Ve
     cmds
 }
 
-/// The commands that remove the LAN (deleting a namespace deletes its end of the veth pair, and
-/// with it the other end).
+/// The commands that remove the LAN (deleting a namespace deletes the interfaces in it).
 pub(crate) fn teardown_commands(n: &Names) -> Vec<Vec<String>> {
     vec![
         argv(&["ip", "netns", "del", &n.server_ns]),
         argv(&["ip", "netns", "del", &n.client_ns]),
     ]
+}
+
+/// The namespaces in `listing` (`ip netns list`) left by lab processes that no longer run
+/// (`alive(pid)` false): a lab killed before its delay line could clean up, or one run before
+/// the delay line existed.
+pub(crate) fn stale_namespaces(listing: &str, alive: impl Fn(u32) -> bool) -> Vec<String> {
+    listing
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|ns| {
+            let Some(rest) = ns.strip_prefix(PREFIX) else {
+                return false;
+            };
+            let side = rest.rsplit('-').next();
+            let pid = rest.split('-').next().and_then(|p| p.parse::<u32>().ok());
+            matches!(side, Some("server" | "client")) && pid.is_some_and(|pid| !alive(pid))
+        })
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Runs one command; its stderr is the error.
@@ -208,14 +315,25 @@ pub struct Lan {
     names: Names,
     spec: LanSpec,
     shaping: Shaping,
+    /// The delay line, or (on netem and tbf links) the janitor alone.
+    line: Option<LineProcess>,
+    /// The measured round trip, or why it could not be measured.
+    round_trip: Result<RoundTrip, String>,
 }
 
 impl Lan {
-    /// Creates the namespaces, the link and its shaping. On any failure what was created is
-    /// removed and the error says which command failed and why (`Operation not permitted` when
-    /// not root).
+    /// Creates the namespaces, the link and its shaping, then measures its round trip. On any
+    /// failure what was created is removed and the error says which command failed and why
+    /// (`Operation not permitted` when not root).
     pub fn create(spec: &LanSpec) -> Result<Lan, String> {
-        let names = Names::for_process(std::process::id());
+        let names = Names::next();
+        if let Ok(out) = Command::new("ip").args(["netns", "list"]).output() {
+            let listing = String::from_utf8_lossy(&out.stdout);
+            let alive = |pid: u32| std::path::Path::new(&format!("/proc/{pid}")).exists();
+            for ns in stale_namespaces(&listing, alive) {
+                let _ = run(&argv(&["ip", "netns", "del", &ns]));
+            }
+        }
         // A namespace left by a killed run of a process with the same pid would make `add` fail.
         for c in teardown_commands(&names) {
             let _ = run(&c);
@@ -224,31 +342,91 @@ impl Lan {
             names,
             spec: spec.clone(),
             shaping: Shaping::Netem,
+            line: None,
+            round_trip: Err("not measured".to_owned()),
         };
-        for c in link_commands(&lan.names) {
+        for c in netns_commands(&lan.names)
+            .into_iter()
+            .chain(veth_commands(&lan.names))
+        {
             run(&c)?; // `lan` drops here on error and removes what exists.
         }
         let netem = shape_commands(&lan.names, spec, true);
-        if let Err(why) = run(&netem[0]) {
-            lan.shaping = Shaping::RateOnly(why);
-            for c in shape_commands(&lan.names, spec, false) {
-                run(&c)?;
-            }
+        if let Err(no_netem) = run(&netem[0]) {
+            lan.shaping = match lan.start_delay_line() {
+                Ok(()) => Shaping::DelayLine(no_netem),
+                Err(why) => {
+                    lan.line = None;
+                    for c in veth_commands(&lan.names)
+                        .into_iter()
+                        .chain(shape_commands(&lan.names, spec, false))
+                    {
+                        run(&c)?;
+                    }
+                    Shaping::RateOnly(format!("{no_netem}; the delay line failed: {why}"))
+                }
+            };
         } else {
             run(&netem[1])?;
         }
+        if lan.line.is_none() {
+            if let Some(exe) = &spec.delay_line {
+                let ns = [lan.names.server_ns.as_str(), &lan.names.client_ns];
+                // The janitor only matters if the lab dies before dropping the LAN.
+                match LineProcess::spawn(exe, ns, None, spec) {
+                    Ok(j) => lan.line = Some(j),
+                    Err(e) => eprintln!("lab: the emulated LAN runs without its janitor: {e}"),
+                }
+            }
+        }
+        lan.measure();
         Ok(lan)
     }
 
-    /// Changes the link's rate in place (both ends), keeping its namespaces, addresses and
-    /// whatever runs in them; [`Lan::describe`] then tells the new rate.
-    pub fn set_rate(&mut self, mbit: u32) -> Result<(), String> {
-        let spec = self.spec.clone().with_rate(mbit);
-        let netem = self.shaping == Shaping::Netem;
-        for c in reshape_commands(&self.names, &spec, netem) {
+    /// Replaces the veth pair by the delay line's two TUN devices.
+    fn start_delay_line(&mut self) -> Result<(), String> {
+        let Some(exe) = self.spec.delay_line.clone() else {
+            return Err("no delay line executable was given".to_owned());
+        };
+        let n = &self.names;
+        run(&argv(&[
+            "ip",
+            "-n",
+            &n.server_ns,
+            "link",
+            "del",
+            &n.server_if,
+        ]))?;
+        let ns = [n.server_ns.as_str(), &n.client_ns];
+        let tuns = [n.server_tun.as_str(), &n.client_tun];
+        self.line = Some(LineProcess::spawn(&exe, ns, Some(tuns), &self.spec)?);
+        for c in tun_commands(&self.names) {
             run(&c)?;
         }
+        Ok(())
+    }
+
+    fn measure(&mut self) {
+        self.round_trip = round_trip(&self.names.server_ns, &self.names.client_ns);
+    }
+
+    /// Changes the link's rate in place, keeping its namespaces, addresses and whatever runs in
+    /// them, and measures the round trip again; [`Lan::describe`] then tells the new rate.
+    pub fn set_rate(&mut self, mbit: u32) -> Result<(), String> {
+        let spec = self.spec.clone().with_rate(mbit);
+        match (&self.shaping, &mut self.line) {
+            (Shaping::DelayLine(_), Some(line)) => {
+                line.command(&format!("rate {mbit}"))?;
+            }
+            (shaping, _) => {
+                let netem = *shaping == Shaping::Netem;
+                for c in reshape_commands(&self.names, &spec, netem) {
+                    run(&c)?;
+                }
+            }
+        }
         self.spec = spec;
+        self.measure();
         Ok(())
     }
 
@@ -265,11 +443,15 @@ impl Lan {
         }
     }
 
-    /// `side`'s end of the veth pair (the interface a capture in that namespace listens on).
+    /// `side`'s end of the link, the interface a capture in that namespace listens on: the
+    /// veth end, or the delay line's TUN device (raw IP, no link header).
     pub fn interface(&self, side: Side) -> &str {
-        match side {
-            Side::Server => &self.names.server_if,
-            Side::Client => &self.names.client_if,
+        let tun = matches!(self.shaping, Shaping::DelayLine(_));
+        match (side, tun) {
+            (Side::Server, false) => &self.names.server_if,
+            (Side::Client, false) => &self.names.client_if,
+            (Side::Server, true) => &self.names.server_tun,
+            (Side::Client, true) => &self.names.client_tun,
         }
     }
 
@@ -283,6 +465,24 @@ impl Lan {
         &self.shaping
     }
 
+    /// The round trip measured when the link was made or last reshaped.
+    pub fn round_trip(&self) -> Result<RoundTrip, &str> {
+        self.round_trip.as_ref().copied().map_err(String::as_str)
+    }
+
+    /// The process id of the delay line (or the janitor), if one runs.
+    pub fn delay_line_pid(&self) -> Option<u32> {
+        self.line.as_ref().map(LineProcess::pid)
+    }
+
+    /// What the delay line forwarded, dropped, and how late it was (`None` on other links).
+    pub fn delay_line_stats(&mut self) -> Option<Result<LineStats, String>> {
+        match (&self.shaping, &mut self.line) {
+            (Shaping::DelayLine(_), Some(line)) => Some(line.stats()),
+            _ => None,
+        }
+    }
+
     /// Whether something listens on TCP `port` in `side`'s namespace (the lab's own sockets
     /// cannot reach into it, so readiness is read with `ss`).
     pub fn listening(&self, side: Side, port: u16) -> bool {
@@ -294,34 +494,57 @@ impl Lan {
             .is_ok_and(|o| o.status.success() && !o.stdout.is_empty())
     }
 
-    /// One sentence saying what was emulated, for the report.
+    /// One sentence saying what was emulated and the round trip measured, for the report.
     pub fn describe(&self) -> String {
+        let s = &self.spec;
         let base = format!(
-            "two network namespaces (`{}`, `{}`) joined by a veth pair, {SERVER_IP} (server) and \
-             {CLIENT_IP} (client)",
+            "two network namespaces (`{}`, `{}`), {SERVER_IP} (server) and {CLIENT_IP} (client)",
             self.names.server_ns, self.names.client_ns
         );
-        match &self.shaping {
+        let link = match &self.shaping {
             Shaping::Netem => format!(
-                "{base}; each end shaped by netem to {} Mbit/s with {} µs of delay ({} ms added \
-                 to a round trip)",
-                self.spec.rate_mbit,
-                self.spec.delay_us,
-                f64::from(2 * self.spec.delay_us) / 1000.0
+                "{base}, joined by a veth pair shaped at each end by netem to {} Mbit/s with {} \
+                 µs of one-way delay",
+                s.rate_mbit, s.delay_us
+            ),
+            Shaping::DelayLine(_) => format!(
+                "{base}, joined by a delay line (`soapstone lab-delayline` between a TUN device \
+                 in each: every IP packet held for its serialization at {} Mbit/s, Ethernet \
+                 framing counted, plus {} µs one way, in order, drop-tail past {} packets; this \
+                 kernel has no netem)",
+                s.rate_mbit,
+                s.delay_us,
+                crate::delayline::DEFAULT_QUEUE
             ),
             Shaping::RateOnly(why) => format!(
-                "{base}; each end limited to {} Mbit/s by a token bucket (tbf, one packet of \
-                 burst) and NO added delay: this kernel has no netem ({why}); a token bucket \
-                 holds a packet only while it is short of tokens, so neither a wire's \
-                 propagation delay nor its full serialization time is emulated",
-                self.spec.rate_mbit
+                "{base}, joined by a veth pair limited to {} Mbit/s by a token bucket (tbf, one \
+                 packet of burst) and NO added delay ({why}); a token bucket holds a packet only \
+                 while it is short of tokens, so neither a wire's delay nor its full \
+                 serialization time is emulated",
+                s.rate_mbit
             ),
-        }
+        };
+        let measured = match &self.round_trip {
+            Ok(rt) => format!(
+                "; measured round trip: TCP connect {:.0} µs, 1-byte TCP echo {:.0} µs (the \
+                 link model alone: {:.0} µs)",
+                rt.connect_us,
+                rt.echo_us,
+                match self.shaping {
+                    Shaping::RateOnly(_) => 0.0,
+                    _ => modelled_echo_us(s),
+                }
+            ),
+            Err(why) => format!("; round trip not measured: {why}"),
+        };
+        link + &measured
     }
 }
 
 impl Drop for Lan {
     fn drop(&mut self) {
+        // The delay line first (killed and reaped), so nothing holds the TUN devices.
+        self.line = None;
         for c in teardown_commands(&self.names) {
             if let Err(e) = run(&c) {
                 eprintln!("lab: could not remove the emulated LAN: {e}");
@@ -331,121 +554,5 @@ impl Drop for Lan {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn joined(cmds: &[Vec<String>]) -> Vec<String> {
-        cmds.iter().map(|c| c.join(" ")).collect()
-    }
-
-    #[test]
-    fn names_fit_the_interface_limit() {
-        let n = Names::for_process(4_194_304);
-        assert!(n.server_if.len() <= 15 && n.client_if.len() <= 15, "{n:?}");
-        assert_ne!(n.server_ns, n.client_ns);
-    }
-
-    #[test]
-    fn the_link_is_two_namespaces_and_one_veth_pair() {
-        let n = Names::for_process(42);
-        let cmds = joined(&link_commands(&n));
-        assert_eq!(cmds[0], "ip netns add soapstone-lan-42-server");
-        assert_eq!(cmds[1], "ip netns add soapstone-lan-42-client");
-        assert_eq!(
-            cmds[2],
-            "ip link add ssv42s netns soapstone-lan-42-server type veth peer name ssv42c \
-             netns soapstone-lan-42-client"
-        );
-        assert!(
-            cmds.contains(&"ip -n soapstone-lan-42-server addr add 10.77.0.1/24 dev ssv42s".into())
-        );
-        assert!(cmds.contains(&"ip -n soapstone-lan-42-client link set ssv42c up".into()));
-        assert!(cmds.contains(&"ip -n soapstone-lan-42-client link set lo up".into()));
-        // Nothing outside the two namespaces is touched.
-        for c in &cmds[3..] {
-            assert!(c.starts_with("ip -n soapstone-lan-42-"), "{c}");
-        }
-    }
-
-    #[test]
-    fn shaping_is_netem_rate_and_delay_on_both_ends_or_a_rate_only_fallback() {
-        let n = Names::for_process(7);
-        let spec = LanSpec::default();
-        assert_eq!(
-            joined(&shape_commands(&n, &spec, true)),
-            [
-                "tc -n soapstone-lan-7-server qdisc add dev ssv7s root netem rate 100mbit delay 50us",
-                "tc -n soapstone-lan-7-client qdisc add dev ssv7c root netem rate 100mbit delay 50us",
-            ]
-        );
-        let tbf = joined(&shape_commands(&n, &spec, false));
-        assert_eq!(
-            tbf[1],
-            "tc -n soapstone-lan-7-client qdisc add dev ssv7c root tbf rate 100mbit burst 1600 latency 20ms"
-        );
-        assert_eq!(
-            joined(&reshape_commands(&n, &spec.clone().with_rate(10), false))[0],
-            "tc -n soapstone-lan-7-server qdisc change dev ssv7s root tbf rate 10mbit burst 1600 latency 20ms"
-        );
-        assert_eq!(
-            joined(&teardown_commands(&n)),
-            [
-                "ip netns del soapstone-lan-7-server",
-                "ip netns del soapstone-lan-7-client"
-            ]
-        );
-    }
-
-    /// Creates a real LAN where permitted (root with `ip` and `tc`); skips loudly otherwise.
-    #[test]
-    fn a_real_lan_is_created_described_and_removed() {
-        let lan = match Lan::create(&LanSpec::default()) {
-            Ok(lan) => lan,
-            Err(e) => {
-                eprintln!("SKIPPED a_real_lan_is_created_described_and_removed: {e}");
-                return;
-            }
-        };
-        let ns = lan.namespace(Side::Server).to_owned();
-        let d = lan.describe();
-        assert!(d.contains("100 Mbit/s"), "{d}");
-        // The seeds' other rate, in place: the qdisc says so.
-        let mut lan = lan;
-        lan.set_rate(10).unwrap();
-        assert!(lan.describe().contains("10 Mbit/s"));
-        let out = Command::new("tc")
-            .args([
-                "-n",
-                &ns,
-                "qdisc",
-                "show",
-                "dev",
-                lan.interface(Side::Server),
-            ])
-            .output()
-            .unwrap();
-        let qdisc = String::from_utf8_lossy(&out.stdout);
-        assert!(qdisc.contains("rate 10Mbit"), "{qdisc}");
-        // A real listener in the server namespace is seen; a closed port is not.
-        let mut cmd = lan.exec_prefix(Side::Server);
-        cmd.extend(argv(&["python3", "-c", "import socket,time\ns=socket.socket();s.bind(('10.77.0.1',40411));s.listen();time.sleep(30)"]));
-        let mut child = Command::new(&cmd[0]).args(&cmd[1..]).spawn().unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while !lan.listening(Side::Server, 40411) {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the listener never showed"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        assert!(!lan.listening(Side::Server, 40412));
-        let _ = child.kill();
-        let _ = child.wait();
-        drop(lan);
-        let out = Command::new("ip").args(["netns", "list"]).output().unwrap();
-        assert!(
-            !String::from_utf8_lossy(&out.stdout).contains(&ns),
-            "namespace `{ns}` was left behind"
-        );
-    }
-}
+#[path = "netem_tests.rs"]
+mod tests;

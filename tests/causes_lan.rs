@@ -1,6 +1,7 @@
 //! The thesis's packet pattern on the emulated LAN: the real `soapstone serve --naive` in one
-//! network namespace, `soapstone trace` (and its tcpdump, on the client's veth end) in the
-//! other, as the lab's causes section runs them. The server's causes still send each answer
+//! network namespace, `soapstone trace` (and its tcpdump, on the client's end of the link: the
+//! delay line's TUN device where the kernel has no netem) in the other, as the lab's causes
+//! section runs them. The server's causes still send each answer
 //! as two data segments and, on the kept connection, the body still waits for the client's
 //! delayed ACK, now across two TCP stacks and a shaped link; cured, one segment and no stall.
 //!
@@ -121,7 +122,10 @@ fn on_the_emulated_lan_the_server_causes_still_stall_and_cured_does_not() {
         eprintln!("SKIPPED on_the_emulated_lan...: no `tcpdump` on this machine");
         return;
     }
-    let mut lan = match Lan::create(&LanSpec::default()) {
+    let spec = LanSpec::default()
+        .with_rate(100)
+        .with_delay_line(env!("CARGO_BIN_EXE_soapstone"));
+    let mut lan = match Lan::create(&spec) {
         Ok(lan) => lan,
         Err(e) => {
             eprintln!("SKIPPED on_the_emulated_lan...: {e}");
@@ -142,11 +146,16 @@ fn on_the_emulated_lan_the_server_causes_still_stall_and_cured_does_not() {
         assert_eq!(segs.len(), 2, "head then body: {c}");
         assert!(segs[0] < segs[1], "{c}");
     }
-    let stalled = calls
+    let stalled: Vec<&Value> = calls
         .iter()
         .filter(|c| stalls(c) == ["delayed ACK", "Nagle: held until that ACK"])
-        .count();
-    assert!(stalled >= 2, "{calls:?}");
+        .collect();
+    assert!(stalled.len() >= 2, "{calls:?}");
+    // The delayed ACK's 40 ms and more, across the link, on top of its round trip.
+    for c in &stalled {
+        assert!(c["ms"].as_f64().unwrap() >= 40.0, "{c}");
+    }
+    eprintln!("the link: {}", lan.describe());
 
     let (cured, base) = serve(&lan, &[]);
     let calls = traced(&lan, &format!("{base}/echo"), &dir, "cured");

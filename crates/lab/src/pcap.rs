@@ -41,12 +41,13 @@ fn err(msg: String) -> PcapError {
     PcapError(msg)
 }
 
-/// Link-layer header length of a pcap link type, for the ones a loopback or veth capture has.
+/// Link-layer header length of a pcap link type, for the ones a loopback, veth or TUN capture
+/// has.
 fn link_header(linktype: u32) -> Result<usize, PcapError> {
     Ok(match linktype {
         0 => 4,    // BSD loopback (null)
         1 => 14,   // Ethernet (Linux `lo` and veth)
-        101 => 0,  // raw IP
+        101 => 0,  // raw IP (a TUN device: the delay line's LAN)
         113 => 16, // Linux cooked (`-i any`)
         276 => 20, // Linux cooked v2
         other => return Err(err(format!("unsupported pcap link type `{other}`"))),

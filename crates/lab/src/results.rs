@@ -17,8 +17,8 @@ pub enum PlacementKind {
     CrossCpu,
     /// In-process measurement, the lab process pinned to one CPU.
     InProcess,
-    /// Server and client in two network namespaces joined by a shaped veth pair (the emulated
-    /// LAN of [`crate::netem`]), each pinned to its own CPU.
+    /// Server and client in two network namespaces joined by a shaped link (the emulated LAN
+    /// of [`crate::netem`]: netem, the delay line, or a rate limit), each pinned to its own CPU.
     Lan,
 }
 

@@ -2,7 +2,7 @@
 //! thesis's creditControl) cured, with each cause alone, with the thesis's own setup and with
 //! every cause on, its packets captured on loopback (client and server on two CPUs, then on
 //! one) and again on the emulated LAN at the seeds' 100 and 10 Mbit/s ([`crate::netem`]: the
-//! server in one network namespace, the traced client and its tcpdump on the client's veth end
+//! server in one network namespace, the traced client and its tcpdump on the client's end of the link (veth or TUN)
 //! in the other); throughput under each client cause (`soapstone bench --naive`,
 //! [`super::causes_bench`]); the omniORB CORBA call beside them when
 //! the peer manifest has it; and Ruby's fixed overhead per message redrawn (echoFloat round
@@ -245,7 +245,8 @@ async fn modes_on(lab: &mut Lab, net: &Net) -> anyhow::Result<()> {
 }
 
 /// The same modes again with the server in one network namespace and `soapstone trace` (and
-/// its tcpdump, on the client's veth end) in the other, where the LAN can be made: at the
+/// its tcpdump, on the client's end of the link: its veth end, or its TUN device where the
+/// delay line is the link) in the other, where the LAN can be made: at the
 /// configured rate, then at the seeds' other rate (the link reshaped in place).
 async fn on_lan(lab: &mut Lab) {
     let Some(spec) = lab.cfg.lan.clone() else {
@@ -370,7 +371,7 @@ async fn serve(lab: &Lab, net: &Net, naive: Option<&str>) -> anyhow::Result<(Ser
     .to_vec();
     args.push(db.display().to_string());
     if !net.host.starts_with("127.") {
-        // The emulated LAN is a private veth pair on this machine: beyond loopback, but nobody
+        // The emulated LAN is a private link on this machine: beyond loopback, but nobody
         // else's network, so no TLS or authentication (docs/security.md).
         args.push("--insecure".into());
     }

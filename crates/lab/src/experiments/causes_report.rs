@@ -240,8 +240,8 @@ fn table(results: &Results, op: &str) -> Table {
                (CORBA: `logs/causes-doNothing-omniorb.pcap`), the command that reproduces each \
                is in `results.json` (`traces[].command`). On one CPU they are \
                `logs/causes-same-cpu-OPERATION-MODE.pcap`; on the emulated LAN \
-               `logs/causes-lanRATE-OPERATION-MODE.pcap`, taken on the client's veth end inside \
-               its namespace, and each command starts with the `ip netns exec` that runs it \
+               `logs/causes-lanRATE-OPERATION-MODE.pcap`, taken on the client's end of the link \
+               (its veth end, or the delay line's TUN device) inside its namespace, and each command starts with the `ip netns exec` that runs it \
                there. ÷ loopback is a mode's median over its median on loopback (the first \
                block) in the same run. With every cause on, `--quick` captures a quarter of the \
                calls (each waits 350 ms)."

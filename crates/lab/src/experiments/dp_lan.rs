@@ -1,6 +1,7 @@
 //! Davis and Parashar's Tables II, IV and VI ("client and server on separate hosts") on the
 //! emulated LAN ([`crate::netem`]): the server in one network namespace, `soapstone bench` in the
-//! other, the veth link between them shaped to 100 Mbit/s. soapstone, the TCP connect baseline
+//! other, the link between them (netem, or the delay line where the kernel has none) at the
+//! seeds' 10 Mbit/s with a wire's delay. soapstone, the TCP connect baseline
 //! (their "TCP setup time") and every SOAP peer that passed its answer check on loopback earlier
 //! in this run and whose command takes a `{host}` (a peer is just a process started with
 //! `ip netns exec`); the CORBA and RMI servers likewise, timed by their own client run in the
@@ -32,7 +33,7 @@ pub(crate) async fn run(lab: &mut Lab, ops: &[(String, &'static str, Option<u32>
         lab.lan = Some("not run (`--lan off`)".to_owned());
         return;
     };
-    let lan = match Lan::create(&spec) {
+    let mut lan = match Lan::create(&spec) {
         Ok(lan) => lan,
         Err(e) => {
             lab.lan = Some(format!("not emulated: {e}"));
@@ -79,6 +80,21 @@ pub(crate) async fn run(lab: &mut Lab, ops: &[(String, &'static str, Option<u32>
             ));
         }
     }
+    match lan.delay_line_stats() {
+        Some(Ok(s)) if s.dropped != [0, 0] || s.unwritable != [0, 0] => lab.problem(format!(
+            "dp: the emulated LAN's delay line dropped packets (drop-tail past its queue: \
+             {:?} client to server, server to client; refused by a TUN device: {:?}): TCP \
+             retransmissions are in these points",
+            s.dropped, s.unwritable
+        )),
+        Some(Ok(s)) => eprintln!(
+            "lab: dp's delay line forwarded {:?} packets, none dropped; writes late by {:.1} µs \
+             on average, {:.0} µs at most",
+            s.forwarded, s.late_mean_us, s.late_max_us
+        ),
+        Some(Err(e)) => lab.problem(format!("dp: the delay line's counters: {e}")),
+        None => {}
+    }
     drop(lan);
 }
 
@@ -104,7 +120,7 @@ async fn soapstone(
         &format!("{SERVER_IP}:0"),
         "--services",
         "dp",
-        // The emulated LAN is a private veth pair on this machine: beyond loopback, but
+        // The emulated LAN is a private link on this machine: beyond loopback, but
         // nobody else's network, so no TLS or authentication (docs/security.md).
         "--insecure",
     ]
@@ -301,7 +317,7 @@ fn lan_systems(results: &Results, with_baseline: bool) -> Vec<(String, String)> 
 
 fn published(t: &SeedTable, interleave: bool, width: usize) -> Vec<Row> {
     let mut rows = vec![Row::group(format!(
-        "published ({}; separate hosts on 100 Mbit/s Ethernet, ms, average of 200 calls)",
+        "published ({}; separate hosts on a 10 Mbit/s two-host LAN, ms, average of 200 calls)",
         t.source
     ))];
     for r in t.rows {
@@ -331,7 +347,8 @@ pub(crate) fn tables(results: &Results) -> Vec<Table> {
     let what = results.lan.clone().unwrap_or_default();
     let note = |extra: &str| {
         format!(
-            "Published: ms, average of 200 calls, two hosts on 100 Mbit/s Ethernet. Today: µs, \
+            "Published: ms, average of 200 calls, two hosts on a 10 Mbit/s LAN (seed 001, §IV). \
+             Today: µs, \
              on the emulated LAN: {what}. Server pinned to CPU A in one namespace, soapstone bench \
              (for CORBA and RMI servers, their own client) to CPU B in the other. {extra}{MARK_NOTE}"
         )

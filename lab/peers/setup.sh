@@ -459,7 +459,7 @@ setup_cxf() {
   entry cxf server soap-http "Apache CXF $v (JAX-WS on Jetty, JDK $(java_version))" "$stands" ready "" "$v" \
     "Maven Central org.apache.cxf:cxf-rt-frontend-jaxws + cxf-rt-transports-http-jetty (lab/peers/cxf/pom.xml)" "javac (default flags)" \
     "dp: rpc/literal (CXF refuses rpc/encoded: the contract's operations without xsi:type); contacts and echoFloat: document/literal wrapped, JAXB; the Round 2 base echoes: rpc/literal (the same element names, no xsi:type, arrays as repeated item); Endpoint.publish on CXF's Jetty 12 transport, Jetty's default thread pool, keep-alive; JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpCxfServer "{port}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpCxfServer "{port}" "{host}"),\"path\":\"/dp\",\"services\":{\"contacts\":\"/contacts\",\"echo\":\"/echo\",\"round2\":\"/round2\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 setup_axis2() {
@@ -469,7 +469,7 @@ setup_axis2() {
   entry axis2 server soap-http "Apache Axis2 $v (SimpleHTTPServer, JDK $(java_version))" "$stands" ready "" "$v" \
     "Maven Central org.apache.axis2:axis2-kernel, axis2-adb, axis2-transport-http (lab/peers/axis2/pom.xml)" "javac -g -parameters" \
     "dp: POJO service with RPCMessageReceiver, document/literal wrapped (Axis2 has no rpc/encoded; integers as repeated <return>); card/news/shop/echo: AXIOM services (RawXMLINOutMessageReceiver); the Round 2 base echoes: a POJO service too (document/literal wrapped, arrays as beans with repeated item, hexBinary decoded by hand: the POJO binding has none); Axis2's own SimpleHTTPServer from the default axis2.xml (its worker pool, keep-alive; it binds every interface); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpAxis2Server "{port}"),\"path\":\"/axis2/services/dp\",\"services\":{\"wsb\":\"/axis2/services/{service}\",\"echo\":\"/axis2/services/echo\",\"round2\":\"/axis2/services/interop\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpAxis2Server "{port}" "{host}"),\"path\":\"/axis2/services/dp\",\"services\":{\"wsb\":\"/axis2/services/{service}\",\"echo\":\"/axis2/services/echo\",\"round2\":\"/axis2/services/interop\"},\"request\":\"literal\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 setup_apachesoap() {
@@ -479,7 +479,7 @@ setup_apachesoap() {
   entry apache-soap server soap-http "Apache SOAP 2.3.1 (RPCRouterServlet on Tomcat $tv, JDK $(java_version))" "$stands" ready "" "2.3.1" \
     "Maven Central soap:soap:2.3.1, org.apache.tomcat.embed:tomcat-embed-core:$tv (lab/peers/apachesoap/pom.xml)" "javac (default flags)" \
     "rpc/encoded; RPCRouterServlet on embedded Tomcat $tv (NIO connector, 200 worker threads, keep-alive: Tomcat's defaults), services from DeployedServices.xml (XMLConfigManager): dp, and the Round 2 base echoes as service http://soapinterop.org/ (BeanSerializer and ArraySerializer mapped to the Round 2 struct and array types); JVM flags $JVM_FLAGS; JIT warm-up: ${JVM_WARMUP_S} s of untimed calls before the first point" \
-    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpApacheSoapServer "{port}" "$HERE/apachesoap"),\"path\":\"/soap/servlet/rpcrouter\",\"services\":{\"round2\":\"/soap/servlet/rpcrouter\"},\"request\":\"rpc-encoded\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
+    "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpApacheSoapServer "{port}" "$HERE/apachesoap" "{host}"),\"path\":\"/soap/servlet/rpcrouter\",\"services\":{\"round2\":\"/soap/servlet/rpcrouter\"},\"request\":\"rpc-encoded\",\"warmup_s\":$JVM_WARMUP_S,\"banner\":true"
 }
 
 # Seconds of untimed charging calls before the thesis's first JacORB point (its JIT, and

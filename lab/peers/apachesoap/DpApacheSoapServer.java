@@ -17,10 +17,12 @@ import org.apache.catalina.startup.Tomcat;
 
 public final class DpApacheSoapServer {
     public static void main(String[] args) throws Exception {
-        if (args.length != 2) {
-            System.err.println("usage: DpApacheSoapServer PORT DIR");
+        if (args.length < 2 || args.length > 3) {
+            System.err.println("usage: DpApacheSoapServer PORT DIR [HOST]");
             System.exit(2);
         }
+        // HOST: the address Tomcat binds (default loopback; the emulated LAN's server side).
+        String host = args.length > 2 ? args[2] : "127.0.0.1";
         int port = Integer.parseInt(args[0]);
         String dir = new File(args[1]).getAbsolutePath();
         Path base = Files.createTempDirectory("dp-apachesoap-tomcat");
@@ -34,7 +36,7 @@ public final class DpApacheSoapServer {
         tomcat.setBaseDir(base.toString());
         Connector connector = new Connector("HTTP/1.1");
         connector.setPort(port);
-        connector.setProperty("address", "127.0.0.1");
+        connector.setProperty("address", host);
         tomcat.setConnector(connector);
         Context ctx = tomcat.addContext("/soap", dir);
         Wrapper router = Tomcat.addServlet(ctx, "rpcrouter", "org.apache.soap.server.http.RPCRouterServlet");
@@ -46,7 +48,7 @@ public final class DpApacheSoapServer {
             System.err.println("DpApacheSoapServer: the connector did not start on port " + port + " (address in use?)");
             System.exit(1);
         }
-        System.out.println("listening on http://127.0.0.1:" + port + "/soap/servlet/rpcrouter");
+        System.out.println("listening on http://" + host + ":" + port + "/soap/servlet/rpcrouter");
         System.out.flush();
         tomcat.getServer().await();
     }

@@ -26,11 +26,14 @@ import org.apache.axis2.transport.http.SimpleHTTPServer;
 
 public final class DpAxis2Server {
     public static void main(String[] args) throws Exception {
-        if (args.length != 1) {
-            System.err.println("usage: DpAxis2Server PORT");
+        if (args.length < 1 || args.length > 2) {
+            System.err.println("usage: DpAxis2Server PORT [HOST]");
             System.exit(2);
         }
         int port = Integer.parseInt(args[0]);
+        // HOST: the address its URLs name (the emulated LAN's server side); SimpleHTTPServer
+        // listens on every address of its network namespace.
+        String host = args.length > 1 ? args[1] : "127.0.0.1";
         ConfigurationContext ctx = ConfigurationContextFactory.createConfigurationContextFromFileSystem(null, null);
         AxisConfiguration config = ctx.getAxisConfiguration();
         Map<String, MessageReceiver> receivers = new HashMap<>();
@@ -52,7 +55,7 @@ public final class DpAxis2Server {
         addRaw(config, "echo", WsbAxis2Services.Echo.class, "http://tempuri.org/");
         SimpleHTTPServer server = new SimpleHTTPServer(ctx, port);
         server.start();
-        System.out.println("listening on http://127.0.0.1:" + port + "/axis2/services/dp");
+        System.out.println("listening on http://" + host + ":" + port + "/axis2/services/dp");
         System.out.flush();
         Thread.currentThread().join();
     }

@@ -8,18 +8,20 @@ import jakarta.xml.ws.Endpoint;
 
 public final class DpCxfServer {
     public static void main(String[] args) throws Exception {
-        if (args.length != 1) {
-            System.err.println("usage: DpCxfServer PORT");
+        if (args.length < 1 || args.length > 2) {
+            System.err.println("usage: DpCxfServer PORT [HOST]");
             System.exit(2);
         }
         int port = Integer.parseInt(args[0]);
-        String url = "http://127.0.0.1:" + port + "/dp";
+        // HOST: the address Jetty binds (default loopback; the emulated LAN's server side).
+        String base = "http://" + (args.length > 1 ? args[1] : "127.0.0.1") + ":" + port;
+        String url = base + "/dp";
         Endpoint.publish(url, new DpCxfService());
         // Zilora & Ketha's contacts and Ruby's echoFloat on the same Jetty port.
-        Endpoint.publish("http://127.0.0.1:" + port + "/contacts", new ContactsCxfService());
-        Endpoint.publish("http://127.0.0.1:" + port + "/echo", new EchoCxfService());
+        Endpoint.publish(base + "/contacts", new ContactsCxfService());
+        Endpoint.publish(base + "/echo", new EchoCxfService());
         // The SOAPBuilders Round 2 base echoes, rpc/literal.
-        Endpoint.publish("http://127.0.0.1:" + port + "/round2", new InteropCxfService());
+        Endpoint.publish(base + "/round2", new InteropCxfService());
         System.out.println("listening on " + url);
         System.out.flush();
         Thread.currentThread().join();

@@ -120,8 +120,9 @@ pub(crate) const KINDS: &[(&str, &str, &str, &str)] = &[
 /// Request sizes of the fixed-overhead sweep: padding bytes added to Ruby's envelope.
 const PADS: &[usize] = &[0, 2048, 8192, 32768, 131072];
 
-/// The seeds' link rates in Mbit/s: switched Fast Ethernet (Davis & Parashar) and the 10 Mbit/s
-/// point beside it. The LAN runs at the configured rate first, then at the others.
+/// The seeds' link rates in Mbit/s: the thesis's and García's 100 Mbit/s Ethernet (seeds 000,
+/// 004) and Davis & Parashar's 10 Mbit/s LAN (001). The LAN runs at the configured rate first
+/// (default 10), then at the others.
 pub(crate) const SEED_RATES_MBIT: [u32; 2] = [100, 10];
 
 /// Where one pass of the modes runs: the key of its runs, traces and files.

@@ -271,17 +271,11 @@ pub fn run_delay_line(args: DelayLineArgs) -> anyhow::Result<()> {
     });
     let counters = Arc::new(Counters::default());
     let devices = match (&args.client_tun, &args.server_tun) {
-        (Some(c), Some(s)) => {
-            let made =
-                tun_in(&args.client_netns, c).and_then(|c| Ok((c, tun_in(&args.server_netns, s)?)));
-            match made {
-                Ok(d) => Some(d),
-                Err(e) => {
-                    remove_namespaces(&args);
-                    return Err(e);
-                }
-            }
-        }
+        // On failure the namespaces stay: the lab falls back to a token bucket in them.
+        (Some(c), Some(s)) => Some((
+            tun_in(&args.client_netns, c)?,
+            tun_in(&args.server_netns, s)?,
+        )),
         (None, None) => None,
         _ => bail!("`--client-tun` and `--server-tun` go together"),
     };

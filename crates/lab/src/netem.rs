@@ -503,18 +503,23 @@ impl Lan {
         );
         let link = match &self.shaping {
             Shaping::Netem => format!(
-                "{base}, joined by a veth pair shaped at each end by netem to {} Mbit/s with {} \
-                 µs of one-way delay",
+                "{base}, joined by a veth pair shaped at each end by netem to {} Mbit/s plus {} \
+                 µs one way",
                 s.rate_mbit, s.delay_us
             ),
             Shaping::DelayLine(_) => format!(
                 "{base}, joined by a delay line (`soapstone lab-delayline` between a TUN device \
                  in each: every IP packet held for its serialization at {} Mbit/s, Ethernet \
-                 framing counted, plus {} µs one way, in order, drop-tail past {} packets; this \
-                 kernel has no netem)",
+                 framing counted, plus {} µs one way, in order, drop-tail past {} packets, {}; \
+                 this kernel has no netem)",
                 s.rate_mbit,
                 s.delay_us,
-                crate::delayline::DEFAULT_QUEUE
+                crate::delayline::DEFAULT_QUEUE,
+                if self.line.as_ref().is_some_and(LineProcess::realtime) {
+                    "at real-time priority (SCHED_FIFO 50)"
+                } else {
+                    "at normal priority (`chrt -f` was refused: late packets on a busy machine)"
+                }
             ),
             Shaping::RateOnly(why) => format!(
                 "{base}, joined by a veth pair limited to {} Mbit/s by a token bucket (tbf, one \

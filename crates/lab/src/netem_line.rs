@@ -25,40 +25,62 @@ pub(crate) struct LineProcess {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
+    realtime: bool,
 }
 
 impl LineProcess {
     /// Starts the delay line between `netns` (server's, client's) with `tuns` (server's,
     /// client's) shaped by `spec`, or, with no `tuns`, only the janitor that removes the
-    /// namespaces if the lab dies. Returns once it said `ready`.
+    /// namespaces if the lab dies. Returns once it said `ready`. The delay line runs at
+    /// real-time priority (`chrt -f 50`) where permitted, so that a busy machine does not make
+    /// its packets late; [`LineProcess::realtime`] says whether it does.
     pub(crate) fn spawn(
         exe: &Path,
         netns: [&str; 2],
         tuns: Option<[&str; 2]>,
         spec: &LanSpec,
     ) -> Result<LineProcess, String> {
-        let mut cmd = Command::new(exe);
-        cmd.args([
-            "lab-delayline",
-            "--server-netns",
-            netns[0],
-            "--client-netns",
-        ])
-        .arg(netns[1]);
+        let mut args: Vec<String> = vec![
+            "lab-delayline".into(),
+            "--server-netns".into(),
+            netns[0].into(),
+            "--client-netns".into(),
+            netns[1].into(),
+        ];
         if let Some([s, c]) = tuns {
-            cmd.args(["--server-tun", s, "--client-tun", c])
-                .arg(format!("--rate-mbit={}", spec.rate_mbit))
-                .arg(format!("--delay-us={}", spec.delay_us));
+            args.extend([
+                "--server-tun".into(),
+                s.into(),
+                "--client-tun".into(),
+                c.into(),
+                format!("--rate-mbit={}", spec.rate_mbit),
+                format!("--delay-us={}", spec.delay_us),
+            ]);
+            let mut rt = vec!["-f".to_owned(), "50".to_owned(), exe.display().to_string()];
+            rt.extend(args.iter().cloned());
+            if let Ok(line) = Self::start(Path::new("chrt"), &rt, true) {
+                return Ok(line);
+            }
         }
+        Self::start(exe, &args, false)
+    }
+
+    fn start(program: &Path, args: &[String], realtime: bool) -> Result<LineProcess, String> {
+        let mut cmd = Command::new(program);
         // Its own process group: a Ctrl-C to the lab's terminal ends the lab, whose exit closes
         // this child's stdin, which then removes the namespaces (it would die first otherwise).
-        cmd.process_group(0)
+        cmd.args(args)
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
+            .stderr(if realtime {
+                Stdio::null() // a refused `chrt` is retried without it
+            } else {
+                Stdio::inherit()
+            });
         let mut child = cmd
             .spawn()
-            .map_err(|e| format!("cannot start `{} lab-delayline`: {e}", exe.display()))?;
+            .map_err(|e| format!("cannot start `{} lab-delayline`: {e}", program.display()))?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = child.kill();
             let _ = child.wait();
@@ -68,11 +90,17 @@ impl LineProcess {
             child,
             stdin,
             stdout: BufReader::new(stdout),
+            realtime,
         };
         match line.reply()? {
             r if r == "ready" => Ok(line),
             r => Err(format!("the delay line said `{r}` instead of `ready`")),
         }
+    }
+
+    /// Whether it runs at real-time priority (`SCHED_FIFO` 50).
+    pub(crate) fn realtime(&self) -> bool {
+        self.realtime
     }
 
     fn reply(&mut self) -> Result<String, String> {
@@ -198,6 +226,9 @@ fn call(
         let c = TcpStream::connect_timeout(&addr, DEADLINE).map_err(io)?;
         connects.push(t.elapsed());
         drop(c);
+        // Let the closing FINs cross before the next SYN, which would queue behind them on a
+        // slow link and measure the wire's backlog instead of its round trip.
+        std::thread::sleep(Duration::from_millis(3));
     }
     let mut c = TcpStream::connect_timeout(&addr, DEADLINE).map_err(io)?;
     c.set_nodelay(true).map_err(io)?;

@@ -169,3 +169,30 @@ fn a_real_lan_is_created_described_and_removed() {
         "namespace `{ns}` was left behind"
     );
 }
+
+/// Where the delay line cannot start, the link falls back to the token bucket and says why
+/// (root only; skips loudly otherwise, and where the kernel has netem).
+#[test]
+fn a_delay_line_that_cannot_start_falls_back_to_a_rate_limit_that_says_why() {
+    let spec = LanSpec::default().with_delay_line("/nonexistent/soapstone");
+    let lan = match Lan::create(&spec) {
+        Ok(lan) => lan,
+        Err(e) => {
+            eprintln!("SKIPPED a_delay_line_that_cannot_start...: {e}");
+            return;
+        }
+    };
+    match lan.shaping() {
+        Shaping::Netem => eprintln!("SKIPPED a_delay_line_that_cannot_start...: netem exists"),
+        Shaping::RateOnly(why) => {
+            assert!(
+                why.contains("the delay line failed: cannot start `/nonexistent/soapstone"),
+                "{why}"
+            );
+            assert!(lan.describe().contains("NO added delay"));
+            assert!(lan.interface(Side::Client).starts_with("ssv"));
+            assert!(lan.round_trip().is_ok(), "{}", lan.describe());
+        }
+        Shaping::DelayLine(_) => panic!("a delay line from a missing executable"),
+    }
+}

@@ -334,6 +334,33 @@ fn published(t: &SeedTable, interleave: bool, width: usize) -> Vec<Row> {
     rows
 }
 
+/// The emulation in a few words for a table's title, from [`Lan::describe`]'s sentence
+/// (`results.json`'s `lan`): how the link was made and its rate.
+fn caption(what: &str) -> String {
+    let how = if what.contains("joined by a delay line") {
+        "a TUN delay line"
+    } else if what.contains("shaped at each end by netem") {
+        "netem"
+    } else {
+        "a token bucket, no delay"
+    };
+    let rate = what
+        .split(" Mbit/s")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .filter(|r| r.parse::<u32>().is_ok());
+    let delay = what
+        .split(" µs one way")
+        .next()
+        .and_then(|s| s.rsplit(' ').next())
+        .filter(|d| d.parse::<u32>().is_ok() && what.contains(" µs one way"));
+    match (rate, delay) {
+        (Some(r), Some(d)) => format!("emulated LAN: {r} Mbit/s, {d} µs each way, {how}"),
+        (Some(r), None) => format!("emulated LAN: {r} Mbit/s, {how}"),
+        _ => format!("emulated LAN, {how}"),
+    }
+}
+
 /// Tables II, IV and VI: empty (none) when no point ran on the LAN.
 pub(crate) fn tables(results: &Results) -> Vec<Table> {
     let on_lan = |sys: &str, op: &str| results.get(EXP, sys, op, PlacementKind::Lan);
@@ -367,8 +394,10 @@ pub(crate) fn tables(results: &Results) -> Vec<Table> {
         ]));
     }
     out.push(Table {
-        title: "Table II: doNothing(), client and server on separate hosts (emulated LAN)"
-            .to_owned(),
+        title: format!(
+            "Table II: doNothing(), client and server on separate hosts ({})",
+            caption(&what)
+        ),
         source: t.source.to_owned(),
         note: note(""),
         header: [
@@ -385,12 +414,12 @@ pub(crate) fn tables(results: &Results) -> Vec<Table> {
         (
             &seeds::DP_TABLE_IV,
             "getString",
-            "Table IV: getString(), client and server on separate hosts (emulated LAN)",
+            "Table IV: getString(), client and server on separate hosts",
         ),
         (
             &seeds::DP_TABLE_VI,
             "getIntegers",
-            "Table VI: getIntegers(), client and server on separate hosts (emulated LAN)",
+            "Table VI: getIntegers(), client and server on separate hosts",
         ),
     ] {
         let mut rows = published(t, true, 1 + 2 * t.columns.len());
@@ -413,7 +442,7 @@ pub(crate) fn tables(results: &Results) -> Vec<Table> {
             header.push(format!("{c}: LAN p50 (µs)"));
         }
         out.push(Table {
-            title: title.to_owned(),
+            title: format!("{title} ({})", caption(&what)),
             source: t.source.to_owned(),
             note: note("† = the 2002 implementation returned an XML node list. "),
             header,
@@ -421,4 +450,29 @@ pub(crate) fn tables(results: &Results) -> Vec<Table> {
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::caption;
+
+    #[test]
+    fn a_tables_title_names_the_emulation_its_rate_and_delay() {
+        assert_eq!(
+            caption(
+                "two network namespaces (...), joined by a delay line (`soapstone \
+                 lab-delayline` between a TUN device in each: every IP packet held for its \
+                 serialization at 10 Mbit/s, Ethernet framing counted, plus 50 µs one way, ...)"
+            ),
+            "emulated LAN: 10 Mbit/s, 50 µs each way, a TUN delay line"
+        );
+        assert_eq!(
+            caption("..., joined by a veth pair shaped at each end by netem to 100 Mbit/s plus 20 µs one way"),
+            "emulated LAN: 100 Mbit/s, 20 µs each way, netem"
+        );
+        assert_eq!(
+            caption("..., joined by a veth pair limited to 10 Mbit/s by a token bucket (tbf, one packet of burst) and NO added delay (no netem; the delay line failed: ...)"),
+            "emulated LAN: 10 Mbit/s, a token bucket, no delay"
+        );
+    }
 }

@@ -130,6 +130,23 @@ fn echo_point(exe: &str, lan: &Lan, cpus: (&str, &str), secs: &str) -> (f64, f64
     (p50, calls)
 }
 
+/// A LAN, tried three times (once, `ip link add` of a fresh veth name answered `File exists`
+/// right after eight LANs were made and removed in a row; not seen since).
+fn create(spec: &LanSpec) -> Lan {
+    let mut last = String::new();
+    for _ in 0..3 {
+        match Lan::create(spec) {
+            Ok(lan) => return lan,
+            Err(e) => {
+                eprintln!("lan_cost: {e}; trying again");
+                last = e;
+                std::thread::sleep(Duration::from_millis(500));
+            }
+        }
+    }
+    panic!("{last}");
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let exe = args
@@ -143,7 +160,7 @@ fn main() {
                 .with_rate(rate)
                 .with_delay_us(delay)
                 .with_delay_line(exe);
-            let mut lan = Lan::create(&spec).unwrap();
+            let mut lan = create(&spec);
             let p = ping(&lan);
             let stats = lan.delay_line_stats().map(|s| s.unwrap());
             println!(
@@ -169,7 +186,7 @@ fn main() {
                 if line {
                     spec = spec.with_delay_line(exe);
                 }
-                let lan = Lan::create(&spec).unwrap();
+                let lan = create(&spec);
                 let pid = lan.delay_line_pid();
                 let before = pid.map(cpu_s);
                 let (p50, calls) = echo_point(exe, &lan, cpus, &secs);

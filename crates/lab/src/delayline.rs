@@ -16,7 +16,7 @@
 //! serialization time, `(IP bytes + 38 bytes of Ethernet framing: header, FCS, preamble and
 //! gap) × 8 / rate`, and arrives the one-way delay after its last bit. Arrivals keep the
 //! sending order. At most `queue` packets are held per direction (default [`DEFAULT_QUEUE`],
-//! the `txqueuelen` of a 2002 Linux Ethernet interface); a packet arriving at a full line is
+//! Linux's default `txqueuelen`); a packet arriving at a full line is
 //! dropped (drop-tail) and counted. Nothing else is emulated: no loss, no jitter, no
 //! reordering, no duplex collisions.
 //!
@@ -42,8 +42,12 @@ use nix::sched::{setns, CloneFlags};
 use nix::time::{clock_gettime, clock_nanosleep, ClockId, ClockNanosleepFlags};
 use serde::{Deserialize, Serialize};
 
-/// Packets held per direction before drop-tail. The `txqueuelen` of a 2002 Linux Ethernet card.
-pub const DEFAULT_QUEUE: usize = 100;
+/// Packets held per direction before drop-tail: Linux's default `txqueuelen`. A TUN device
+/// gives the sending stack no backpressure (a packet leaves the socket's accounting as soon as
+/// the delay line reads it), so this queue stands for the sender's NIC queue and the part of
+/// its socket buffer a real NIC would have held back; at 100 packets (a 2002 card's queue)
+/// Axis's 140-packet `getIntegers(800)` answers overflowed it on every call.
+pub const DEFAULT_QUEUE: usize = 1000;
 /// Busy-wait before a due time, in µs (the rest of the wait sleeps).
 pub const DEFAULT_SPIN_US: u32 = 50;
 /// Bytes an Ethernet frame adds to an IP packet on the wire: 14 header, 4 FCS, 8 preamble and

@@ -4,6 +4,8 @@
 //! ```text
 //! cargo build --release
 //! cargo run --release -p soapstone-lab --example lan_cost -- target/release/soapstone [SECONDS]
+//! for r in 1 2; do for l in tbf line; do
+//!   target/release/examples/lan_cost target/release/soapstone 5 $l; done; done
 //! ```
 //!
 //! 1. Accuracy: for several one-way delays, the link's measured round trip (TCP connect, 1-byte
@@ -153,6 +155,11 @@ fn main() {
         .get(1)
         .expect("usage: lan_cost SOAPSTONE_EXE [SECONDS]");
     let secs = args.get(2).map_or("5s".to_owned(), |s| format!("{s}s"));
+    if let Some(link) = args.get(3) {
+        // One LAN per process: a token-bucket LAN made after delay-line LANs in the same
+        // process was refused (`ip link add` of its veth pair: `File exists`; not understood).
+        return cost_of_one(exe, &secs, link == "line");
+    }
     println!("## accuracy (100 Mbit/s and 10 Mbit/s)");
     for rate in [100, 10] {
         for delay in [0, 50, 500, 2000] {
@@ -211,5 +218,32 @@ fn main() {
                 row[1] / row[0]
             );
         }
+    }
+}
+
+/// `lan_cost EXE SECONDS tbf|line`: one LAN, echoFloat on one CPU and on two.
+fn cost_of_one(exe: &str, secs: &str, line: bool) {
+    let mut spec = LanSpec::default().with_rate(100).with_delay_us(0);
+    if line {
+        spec = spec.with_delay_line(exe);
+    }
+    let lan = create(&spec);
+    let pid = lan.delay_line_pid();
+    for (place, cpus) in [("one CPU", ("0", "0")), ("two CPUs", ("0", "1"))] {
+        let before = pid.map(cpu_s);
+        let (p50, calls) = echo_point(exe, &lan, cpus, secs);
+        let cost = match (pid, before) {
+            (Some(pid), Some(b)) if line => {
+                format!(
+                    ", forwarder {:.1} µs CPU/call",
+                    (cpu_s(pid) - b) / calls * 1e6
+                )
+            }
+            _ => String::new(),
+        };
+        println!(
+            "{place}: {}: p50 {p50:.0} µs over {calls} calls{cost}",
+            if line { "delay line" } else { "tbf" }
+        );
     }
 }

@@ -357,10 +357,15 @@ impl Lan {
                 Ok(()) => Shaping::DelayLine(no_netem),
                 Err(why) => {
                     lan.line = None;
-                    for c in veth_commands(&lan.names)
-                        .into_iter()
-                        .chain(shape_commands(&lan.names, spec, false))
-                    {
+                    // The veth pair again only if the delay line's start had removed it.
+                    let n = &lan.names;
+                    let show = argv(&["ip", "-n", &n.server_ns, "link", "show", &n.server_if]);
+                    let veth = if run(&show).is_err() {
+                        veth_commands(n)
+                    } else {
+                        Vec::new()
+                    };
+                    for c in veth.into_iter().chain(shape_commands(n, spec, false)) {
                         run(&c)?;
                     }
                     Shaping::RateOnly(format!("{no_netem}; the delay line failed: {why}"))

@@ -4,6 +4,19 @@
 
 use super::*;
 
+/// Whether this test runs as root: there a LAN that cannot be made is a failure, not a skip.
+pub(crate) fn root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find_map(|l| {
+                l.strip_prefix("Uid:")
+                    .map(|u| u.split_whitespace().next() == Some("0"))
+            })
+        })
+        .unwrap_or(false)
+}
+
 fn joined(cmds: &[Vec<String>]) -> Vec<String> {
     cmds.iter().map(|c| c.join(" ")).collect()
 }
@@ -121,6 +134,7 @@ fn a_real_lan_is_created_described_and_removed() {
     let lan = match Lan::create(&LanSpec::default().with_rate(100)) {
         Ok(lan) => lan,
         Err(e) => {
+            assert!(!root(), "as root: {e}");
             eprintln!("SKIPPED a_real_lan_is_created_described_and_removed: {e}");
             return;
         }
@@ -178,6 +192,7 @@ fn a_delay_line_that_cannot_start_falls_back_to_a_rate_limit_that_says_why() {
     let lan = match Lan::create(&spec) {
         Ok(lan) => lan,
         Err(e) => {
+            assert!(!root(), "as root: {e}");
             eprintln!("SKIPPED a_delay_line_that_cannot_start...: {e}");
             return;
         }

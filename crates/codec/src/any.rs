@@ -112,6 +112,11 @@ impl AnyXml {
         }
     }
 
+    /// Keeps text this codec checked already (one standalone element).
+    pub(crate) fn checked(xml: String) -> AnyXml {
+        AnyXml { xml }
+    }
+
     /// The element as text.
     pub fn as_str(&self) -> &str {
         &self.xml

@@ -270,9 +270,8 @@ impl DynamicClient {
         };
         match bop.style {
             OpStyle::Rpc => {
-                let ns = body
-                    .and_then(|b| b.namespace.clone())
-                    .unwrap_or_else(|| self.defs.target_namespace.clone());
+                // the model's rule (one place: `Binding::rpc_namespace`)
+                let ns = self.binding().rpc_namespace(bop);
                 let wrapper = QName::new(ns, aop.name.clone());
                 let map = object(args, "")?;
                 check_keys(map, parts.iter().map(|p| p.name.as_str()), "")?;

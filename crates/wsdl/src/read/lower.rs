@@ -196,15 +196,7 @@ impl Definitions {
                         }
                     }
                 }
-                // An rpc `soap:body` without `namespace` (WSDL 1.1 section 3.5 leaves the
-                // wrapper's namespace to it): the binding's WSDL target namespace, as
-                // node-soap and .NET write it (zeep writes the wrapper unqualified).
-                _ => bop
-                    .input
-                    .as_ref()
-                    .and_then(|b| b.namespace.clone())
-                    .filter(|ns| !ns.trim().is_empty())
-                    .unwrap_or_else(|| binding.name.namespace.clone()),
+                _ => binding.rpc_namespace(bop),
             };
             match &namespace {
                 None => namespace = Some(ns),

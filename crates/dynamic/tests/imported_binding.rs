@@ -1,0 +1,36 @@
+//! The wrapper namespace of an rpc operation whose `soap:body` has no `namespace`, when the
+//! binding is defined in an imported WSDL document of another target namespace
+//! (`tests/imported_binding/root.wsdl` imports `binding.wsdl`): the dynamic client and the
+//! service model use one rule (`Binding::rpc_namespace`), the binding document's namespace.
+//! The dynamic client used to take the root document's.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use soapstone_codec::{Envelope, Limits};
+use soapstone_dynamic::{DynamicClient, Target};
+use soapstone_wsdl::read::{read, ReadOptions};
+
+#[test]
+fn the_dynamic_client_and_the_model_agree_on_an_imported_bindings_rpc_namespace() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/imported_binding/root.wsdl"
+    );
+    let defs = read(path, &ReadOptions::default()).unwrap();
+    assert_eq!(defs.target_namespace, "urn:example:root");
+    let model = defs.service_model("Greeter", "GreeterPort").unwrap();
+    assert_eq!(model.namespace, "urn:example:binding");
+
+    let client = DynamicClient::new(Arc::new(defs), &Target::default()).unwrap();
+    let (action, bytes) = client.request("greet", &json!({"name": "Ann"})).unwrap();
+    assert_eq!(action.as_deref(), Some("urn:greet"));
+    let env = Envelope::parse(&bytes, &Limits::default()).unwrap();
+    let wrapper = env.body_element().unwrap();
+    assert_eq!(
+        (wrapper.namespace.as_str(), wrapper.local.as_str()),
+        (model.namespace.as_str(), "greet"),
+        "{}",
+        String::from_utf8_lossy(&bytes)
+    );
+}

@@ -378,6 +378,18 @@ impl Writer<'_> {
                         for part in parts {
                             let (ns, local) = crate::xsd::own_namespace(&part.name)
                                 .unwrap_or((&m.namespace, &part.name));
+                            if ns.is_empty() {
+                                // A `type=` part: its accessor is the part name, unqualified.
+                                let (ty, decl) = self.qname(&part.ty.name);
+                                self.line(
+                                    2,
+                                    &format!(
+                                        "<wsdl:part name=\"{}\" type=\"{ty}\"{decl}/>",
+                                        esc(local)
+                                    ),
+                                );
+                                continue;
+                            }
                             let (element, decl) = self.qname(&QName::new(ns, local));
                             self.line(
                                 2,
@@ -404,6 +416,18 @@ impl Writer<'_> {
                     }
                     _ => {
                         for part in if input { &op.input } else { &op.output } {
+                            // An rpc/literal part that is a global element (`{ns}local`).
+                            if let Some((ns, local)) = crate::xsd::own_namespace(&part.name) {
+                                let (element, decl) = self.qname(&QName::new(ns, local));
+                                self.line(
+                                    2,
+                                    &format!(
+                                        "<wsdl:part name=\"{}\" element=\"{element}\"{decl}/>",
+                                        esc(local)
+                                    ),
+                                );
+                                continue;
+                            }
                             let (ty, decl) = self.qname(&part.ty.name);
                             self.line(
                                 2,

@@ -395,6 +395,9 @@ impl Definitions {
             return Ok(BodyOf::Parts(parts));
         };
         match &part.element {
+            // A part with `type=` (WS-I BP R2204 forbids it; zeep, CXF and .NET accept it):
+            // its accessor is the part name, unqualified (`lower_body`).
+            None if part.ty.is_some() => Ok(BodyOf::Parts(parts)),
             Some(e) => self.schema.elements.get(e).map(BodyOf::One).ok_or_else(|| {
                 LowerError::new(
                     &part.loc,

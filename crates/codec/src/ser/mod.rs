@@ -944,6 +944,19 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         name: &'static str,
         _l: usize,
     ) -> Result<Children<'o, 'n>, EncodeError> {
+        if name.as_bytes().first() == Some(&b'$') && name.starts_with(crate::any::SEQUENCE) {
+            // A choice alternative that is a sequence: its fields are the element that chose
+            // the variant and its next siblings, with no element of their own around them.
+            return Ok(Children {
+                out: self.out,
+                opts: self.opts,
+                key: String::new(),
+                close: None,
+                ns: None,
+                scope: self.scope,
+                tag_end: usize::MAX,
+            });
+        }
         self.open_named(name);
         // Qualified children of a type of another schema are in its namespace.
         let ns = if self.opts.default_ns {

@@ -11,7 +11,9 @@ mod support;
 
 use std::sync::Arc;
 
-use soapstone_build_test::grown_doc::{Grown, GrownClient, GrownServer, ReferentieHeader};
+use soapstone_build_test::grown_doc::{
+    Grown, GrownClient, GrownServer, PointChoice, ReferentieHeader, StartSeq,
+};
 use soapstone_build_test::grown_rpc::{
     GrownRpc, GrownRpcClient, GrownRpcServer, ModelCRUD, ModelCRUDRequest, StandardResponse,
 };
@@ -32,6 +34,17 @@ impl Grown for Doc {
             volgnummer: r.volgnummer.map(|n| n + 1),
         })?;
         Ok(format!("{bericht} ({})", r.referentie_id))
+    }
+
+    async fn plot(&self, title: String, items: Vec<PointChoice>) -> Result<String, Fault> {
+        let items: Vec<String> = items
+            .into_iter()
+            .map(|i| match i {
+                PointChoice::Point(p) => format!("p{p}"),
+                PointChoice::Start(s) => format!("s{}-{:?}{:?}", s.start, s.end, s.label),
+            })
+            .collect();
+        Ok(format!("{title}: {}", items.join(" ")))
     }
 
     async fn get_person(&self, person_id: String) -> Result<(String, i32), Fault> {
@@ -90,6 +103,22 @@ async fn generated_clients_call_generated_servers_both_soap_versions() {
                 volgnummer: Some(5)
             })
         );
+        let items = vec![
+            PointChoice::Point(1),
+            PointChoice::Start(StartSeq {
+                start: 2,
+                end: Some(3),
+                label: vec!["a".into(), "b".into()],
+            }),
+            PointChoice::Start(StartSeq {
+                start: 4,
+                end: None,
+                label: vec![],
+            }),
+            PointChoice::Point(5),
+        ];
+        let summary = client.plot("t".into(), items).await.unwrap();
+        assert_eq!(summary, r#"t: p1 s2-Some(3)["a", "b"] s4-None[] p5"#);
         let person = client.get_person("007".into()).await.unwrap();
         assert_eq!(person, ("person 007".to_string(), 3));
     }
@@ -155,6 +184,33 @@ async fn a_type_part_is_its_unqualified_name_on_the_wire() {
     let (status, reply) = support::post(server.addr, "/grown", "", &body).await;
     assert_eq!(status, 500, "{reply}");
     assert!(reply.contains("Client"), "{reply}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_repeated_choice_with_a_sequence_alternative_reads_in_document_order() {
+    let server = serve().await;
+    // What zeep sends for `Plot(title="t", _value_1=[{"point": 1}, {"start": 2, "end": 3,
+    // "label": ["a", "b"]}, {"start": 4}])`, laid out with another prefix.
+    let body = format!(
+        r#"{ENV}<s:Body><g:Plot xmlns:g="urn:example:grown"><g:title>t</g:title><g:point>1</g:point><g:start>2</g:start> <g:end>3</g:end><g:label>a</g:label><g:label>b</g:label><g:start>4</g:start></g:Plot></s:Body></s:Envelope>"#
+    );
+    let (status, reply) =
+        support::post(server.addr, "/grown", "urn:example:grown#Plot", &body).await;
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply.contains(r#"<summary>t: p1 s2-Some(3)["a", "b"] s4-None[]</summary>"#),
+        "{reply}"
+    );
+    // A sequence whose required first element is missing from a repetition cannot start:
+    // `end` alone is an element no alternative starts.
+    let body = format!(
+        r#"{ENV}<s:Body><g:Plot xmlns:g="urn:example:grown"><g:title>t</g:title><g:end>3</g:end></g:Plot></s:Body></s:Envelope>"#
+    );
+    let (status, reply) =
+        support::post(server.addr, "/grown", "urn:example:grown#Plot", &body).await;
+    assert_eq!(status, 200, "{reply}");
+    assert!(reply.contains("<summary>t: </summary>"), "{reply}");
     server.stop().await;
 }
 

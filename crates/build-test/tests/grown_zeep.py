@@ -2,7 +2,7 @@
 
 Argument: the `?wsdl` URL the generated server publishes. Calls `Indienen` with the header
 block whose type is in another namespace and reads the response header, and `GetPerson`,
-whose request part has `type=`. Exits non-zero on any mismatch.
+whose request part has `type=`, and `Plot`, a repeated choice with a sequence alternative. Exits non-zero on any mismatch.
 """
 import sys
 
@@ -21,4 +21,10 @@ assert header.Volgnummer == 2, header
 person = client.service.GetPerson("4711")
 assert person.Name == "person 4711", person
 assert person.Age == 4, person
-print("zeep: a header of another namespace's type and a type= part: ok")
+# A repeated choice whose alternative is a sequence: zeep's `_value_1` list.
+summary = client.service.Plot(
+    title="z",
+    _value_1=[{"point": 1}, {"start": 2, "end": 3, "label": ["a", "b"]}, {"start": 4}],
+)
+assert summary == 't: p1 s2-Some(3)["a", "b"] s4-None[]'.replace("t:", "z:"), summary
+print("zeep: a header of another namespace's type, a type= part, a repeated choice of a sequence: ok")

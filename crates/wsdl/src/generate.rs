@@ -303,7 +303,9 @@ impl Writer<'_> {
                     self.line(4, "</xsd:restriction>");
                     self.line(3, "</xsd:simpleType>");
                 }
-                TypeDef::Choice(_) | TypeDef::SimpleList(_) => self.open_type(&t.name, &t.def),
+                TypeDef::Choice(_) | TypeDef::SimpleList(_) | TypeDef::Sequence(_) => {
+                    self.open_type(&t.name, &t.def)
+                }
                 TypeDef::Array { item, dims } => {
                     let (item, decl) = self.qname(item);
                     let commas = ",".repeat(dims.saturating_sub(1));

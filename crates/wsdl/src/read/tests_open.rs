@@ -284,7 +284,7 @@ fn a_repeated_choice_with_a_sequence_alternative_is_a_vec_of_an_enum() {
     let wsdl = crate::wsdl(&m, "http://x/");
     assert!(wsdl.contains("<xsd:sequence>"), "{wsdl}");
     let defs = read_str(&wsdl, "again.wsdl", &ReadOptions::default()).unwrap();
-    let again = defs.service_model("S", &defs.default_port("S").unwrap().to_string());
+    let again = defs.service_model("S", defs.default_port("S").unwrap());
     let again = again.unwrap_or_else(|e| panic!("{e}\n{wsdl}"));
     assert_eq!(again.operations[0].input, m.operations[0].input);
     assert_eq!(

@@ -71,7 +71,7 @@ impl AnyXml {
     ///
     /// ```
     /// use serde::Deserialize;
-    /// use soapstone_codec::xsd::AnyXml;
+    /// use soapstone_codec::xsd::{AnyXml, Node};
     ///
     /// #[derive(Deserialize)]
     /// struct Note {
@@ -83,6 +83,10 @@ impl AnyXml {
     /// let note: Note = x.decode()?;
     /// assert_eq!((note.lang.as_str(), note.to.as_str()), ("en", "Ann"));
     /// assert_eq!(x.text(), "Hi !");
+    /// match &x.nodes()[1] {
+    ///     Node::Element(to) => assert_eq!(to.as_str(), r#"<n:to xmlns:n="urn:n">Ann</n:to>"#),
+    ///     Node::Text(t) => panic!("{t}"),
+    /// }
     /// # Ok::<(), soapstone_codec::DecodeError>(())
     /// ```
     pub fn decode<T: DeserializeOwned>(&self) -> Result<T, DecodeError> {

@@ -140,9 +140,19 @@ impl DynamicClient {
             .find(|(_, b)| b.soap == Some(want))
             .or_else(|| candidates.iter().find(|_| !target.soap12))
             .ok_or_else(|| {
+                if !candidates.is_empty() {
+                    // `--soap12` and only SOAP 1.1 ports: say which there are.
+                    let ports: Vec<String> = candidates
+                        .iter()
+                        .map(|(p, _)| format!("`{}` (SOAP 1.1)", p.name))
+                        .collect();
+                    return CallError::Usage(format!(
+                        "no SOAP 1.2 port: the WSDL binds {} with SOAP 1.1 only; call without `--soap12`",
+                        ports.join(", ")
+                    ));
+                }
                 CallError::Usage(format!(
-                    "no {}SOAP port{}{}",
-                    if target.soap12 { "SOAP 1.2 " } else { "" },
+                    "no SOAP port{}{}",
                     target
                         .service
                         .as_ref()

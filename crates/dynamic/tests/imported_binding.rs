@@ -34,3 +34,21 @@ fn the_dynamic_client_and_the_model_agree_on_an_imported_bindings_rpc_namespace(
         String::from_utf8_lossy(&bytes)
     );
 }
+
+#[test]
+fn soap12_on_a_wsdl_of_soap11_ports_names_them() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/imported_binding/root.wsdl"
+    );
+    let defs = read(path, &ReadOptions::default()).unwrap();
+    let mut target = Target::default();
+    target.soap12 = true;
+    let Err(e) = DynamicClient::new(Arc::new(defs), &target) else {
+        panic!("a SOAP 1.2 client of a SOAP 1.1 port")
+    };
+    assert_eq!(
+        e.to_string(),
+        "no SOAP 1.2 port: the WSDL binds `GreeterPort` (SOAP 1.1) with SOAP 1.1 only; call without `--soap12`"
+    );
+}

@@ -413,7 +413,7 @@ impl Definitions {
             None => Err(LowerError::new(
                 &part.loc,
                 format!(
-                    "part `{}` of a document/literal message has `type=`: its parts name elements (WS-I BP R2204)",
+                    "part `{}` names neither an element nor a type (`element=` or `type=`)",
                     part.name
                 ),
             )),

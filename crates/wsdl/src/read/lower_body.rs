@@ -38,7 +38,7 @@ impl<'d> Lower<'d> {
                 return Err(LowerError::new(
                     &p.loc,
                     format!(
-                        "part `{}` of a document/literal message has `type=`: its parts name elements (WS-I BP R2204)",
+                        "part `{}` names neither an element nor a type (`element=` or `type=`)",
                         p.name
                     ),
                 ));

@@ -287,7 +287,7 @@ impl DynamicClient {
                 check_keys(map, parts.iter().map(|p| p.name.as_str()), "")?;
                 w.open_wrapper(&wrapper);
                 for p in &parts {
-                    let (item, _) = self.part_item(p, true);
+                    let (item, _) = self.part_item(p, encoded);
                     w.item(&item, map.get(&p.name), &wrapper.namespace, "", 1)
                         .map_err(CallError::Args)?;
                 }
@@ -318,13 +318,16 @@ impl DynamicClient {
         Ok((bop.action.clone(), w.out.into_bytes()))
     }
 
-    /// The element a message part is on the wire, and whether it came from a global element.
+    /// The element a message part is on the wire, and whether it came from a global element;
+    /// `rpc` when its accessor is the part name (rpc/encoded).
     fn part_item<'d>(&'d self, p: &'d MessagePart, rpc: bool) -> (Item<'d>, bool) {
         if let Some(e) = p
             .element
             .as_ref()
             .and_then(|e| self.defs.schema.elements.get(e))
         {
+            // An rpc/encoded accessor is the part name; a literal one (document, and rpc
+            // with `element=`, as the model and zeep have it) the element itself, qualified.
             let name = if rpc {
                 QName::new("", p.name.clone())
             } else {
@@ -452,7 +455,8 @@ impl DynamicClient {
             OpStyle::Document => (children.clone(), String::new()),
         };
         for p in &parts {
-            let (item, _) = self.part_item(p, bop.style == OpStyle::Rpc);
+            let encoded = bop.output.as_ref().is_some_and(|b| b.use_ == Use::Encoded);
+            let (item, _) = self.part_item(p, bop.style == OpStyle::Rpc && encoded);
             let want = &item.name.local;
             let node = nodes
                 .iter()

@@ -52,3 +52,28 @@ fn soap12_on_a_wsdl_of_soap11_ports_names_them() {
         "no SOAP 1.2 port: the WSDL binds `GreeterPort` (SOAP 1.1) with SOAP 1.1 only; call without `--soap12`"
     );
 }
+
+#[test]
+fn an_rpc_literal_element_part_is_the_element_qualified_as_in_the_model() {
+    // `wsdl/grown_rpc.wsdl` of build-test: parts with `element=` in an rpc/literal binding.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../build-test/wsdl/grown_rpc.wsdl"
+    );
+    let defs = read(path, &ReadOptions::default()).unwrap();
+    let model = defs.service_model("GrownRpc", "GrownRpcPort").unwrap();
+    assert_eq!(
+        model.operations[0].input[0].name,
+        "{urn:example:grown:rpc}ModelCRUDRequest"
+    );
+    let client = DynamicClient::new(Arc::new(defs), &Target::default()).unwrap();
+    let args =
+        json!({"ModelCRUDRequest": {"ModelCRUD": {"TableName": "T", "RecordID": 1}, "user": "u"}});
+    let (_, bytes) = client.request("createData", &args).unwrap();
+    let text = String::from_utf8(bytes).unwrap();
+    // The accessor in the part's element namespace (was `xmlns=""`), as zeep sends it.
+    assert!(
+        text.contains(r#"<createData xmlns="urn:example:grown:rpc"><ModelCRUDRequest><ModelCRUD>"#),
+        "{text}"
+    );
+}

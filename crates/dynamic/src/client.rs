@@ -300,7 +300,19 @@ impl DynamicClient {
                 }
                 for p in &parts {
                     let (item, _) = self.part_item(p, false);
-                    let value = if single {
+                    // A one-part message takes the part's value itself; a `type=` part of a
+                    // built-in type also as `{"part": value}`, the way `inspect` lists it.
+                    let keyed = match (&p.ty, args) {
+                        (Some(t), Value::Object(m))
+                            if single && t.namespace == soapstone_wsdl::XSD_NS && m.len() == 1 =>
+                        {
+                            m.get(&p.name)
+                        }
+                        _ => None,
+                    };
+                    let value = if let Some(v) = keyed {
+                        Some(v)
+                    } else if single {
                         Some(args)
                     } else {
                         map.and_then(|m| m.get(&p.name))

@@ -77,3 +77,22 @@ fn an_rpc_literal_element_part_is_the_element_qualified_as_in_the_model() {
         "{text}"
     );
 }
+
+#[test]
+fn a_document_type_part_is_the_part_name_unqualified_keyed_or_not() {
+    // `wsdl/grown_doc.wsdl` of build-test: `GetPerson`'s one part has `type="xsd:string"`.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../build-test/wsdl/grown_doc.wsdl"
+    );
+    let defs = read(path, &ReadOptions::default()).unwrap();
+    let client = DynamicClient::new(Arc::new(defs), &Target::default()).unwrap();
+    for args in [json!("7"), json!({"personId": "7"})] {
+        let (_, bytes) = client.request("GetPerson", &args).unwrap();
+        let text = String::from_utf8(bytes).unwrap();
+        assert!(
+            text.contains("<soapenv:Body><personId>7</personId></soapenv:Body>"),
+            "{text}"
+        );
+    }
+}

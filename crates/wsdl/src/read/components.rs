@@ -82,6 +82,9 @@ pub struct ElementDecl {
     pub substitution_group: Option<QName>,
     /// `abstract="true"`.
     pub is_abstract: bool,
+    /// `block` names `substitution` (or is `#all`): no member of its substitution group may
+    /// stand for it.
+    pub block_substitution: bool,
     /// `xsd:documentation`.
     pub documentation: Option<String>,
     /// Where it was declared.
@@ -251,6 +254,10 @@ pub struct SchemaSet {
     pub elements: BTreeMap<QName, ElementDecl>,
     /// Named model groups.
     pub groups: BTreeMap<QName, (Particle, Loc)>,
+    /// The elements each head of a substitution group stands for, as the alternatives of a
+    /// choice (one `ref` particle each, the head first unless abstract, then its members,
+    /// transitively, in document order); only heads with members or abstract ones (`subst`).
+    pub substitutes: BTreeMap<QName, Vec<Particle>>,
     /// Named attribute groups.
     pub attribute_groups: BTreeMap<QName, (Vec<AttrItem>, Loc)>,
     /// Global attributes.

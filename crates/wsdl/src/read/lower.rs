@@ -233,7 +233,10 @@ impl Definitions {
                             if let Some(text) = lower.simple_body(schema, request)? {
                                 m.input = text;
                             } else {
-                                let fields = lower.content_of(request.ty.as_ref(), request)?;
+                                let fields = lower.content_of(
+                                    super::subst::effective_type(&self.schema, request),
+                                    request,
+                                )?;
                                 m.input = lower.wrapper_attributes(schema, request)?;
                                 m.input.extend(lower.fields(schema, fields)?);
                             }
@@ -251,8 +254,10 @@ impl Definitions {
                                 if let Some(text) = lower.simple_body(schema, response)? {
                                     m.output = text;
                                 } else {
-                                    let fields =
-                                        lower.content_of(response.ty.as_ref(), response)?;
+                                    let fields = lower.content_of(
+                                        super::subst::effective_type(&self.schema, response),
+                                        response,
+                                    )?;
                                     m.output = lower.wrapper_attributes(schema, response)?;
                                     m.output.extend(lower.fields(schema, fields)?);
                                 }
@@ -398,6 +403,14 @@ impl Definitions {
             // A part with `type=` (WS-I BP R2204 forbids it; zeep, CXF and .NET accept it):
             // its accessor is the part name, unqualified (`lower_body`).
             None if part.ty.is_some() => Ok(BodyOf::Parts(parts)),
+            // The head of a substitution group would make the body a choice of elements.
+            Some(e) if self.schema.substitutes.contains_key(e) => Err(LowerError::new(
+                &part.loc,
+                format!(
+                    "part `{}` names the element `{}`, the head of a substitution group (or abstract): a message part is one element, name a member instead",
+                    part.name, e.local
+                ),
+            )),
             Some(e) => self.schema.elements.get(e).map(BodyOf::One).ok_or_else(|| {
                 LowerError::new(
                     &part.loc,

@@ -52,16 +52,18 @@ impl<'d> Lower<'d> {
                     ),
                 ));
             };
-            if decl.substitution_group.is_some() || decl.is_abstract {
+            // A member of a substitution group is an element of its own; a head with members
+            // would make the part a choice of body elements, which the model has not.
+            if self.defs.schema.substitutes.contains_key(element) {
                 return Err(LowerError::new(
-                    &decl.loc,
+                    &p.loc,
                     format!(
-                        "element `{}` is abstract or in a substitution group: the service model has no substitution",
-                        decl.name.local
+                        "part `{}` names the element `{}`, the head of a substitution group (or abstract): a message part is one element, name a member instead",
+                        p.name, decl.name.local
                     ),
                 ));
             }
-            let mut t = match &decl.ty {
+            let mut t = match super::subst::effective_type(&self.defs.schema, decl) {
                 Some(ty) if self.mixed_with_elements(ty, &decl.loc)? => TypeRef::xsd("anyType"),
                 Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
                 Some(TypeUse::Inline(d)) => {

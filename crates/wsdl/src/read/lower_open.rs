@@ -34,9 +34,11 @@ pub(super) enum Item<'d> {
     Element(&'d ElementDecl, bool),
     /// `xsd:any`.
     Any { min: u32, max: MaxOccurs, loc: Loc },
-    /// A `choice` of `items`.
+    /// A `choice` of `items` (`substitution`: the elements that may stand for a head, which
+    /// are not expanded again).
     Choice {
         items: &'d [Particle],
+        substitution: bool,
         min: u32,
         max: MaxOccurs,
         loc: Loc,
@@ -83,6 +85,7 @@ impl<'d> Lower<'d> {
             }
             Item::Choice {
                 items,
+                substitution,
                 min,
                 max,
                 loc,
@@ -91,7 +94,23 @@ impl<'d> Lower<'d> {
                 // An alternative that may be absent makes the whole choice optional (the
                 // variant holds the value itself, not an `Option`).
                 let mut may_be_empty = false;
+                // A reference to the head of a substitution group (once) is its elements.
+                let mut expanded: Vec<&'d Particle> = Vec::new();
                 for p in items.iter() {
+                    match p {
+                        Particle::Element(e) if !substitution && self.substitutes(e).is_some() => {
+                            if e.min != 1 || e.max != MaxOccurs::Bounded(1) {
+                                return Err(LowerError::new(
+                                    &e.loc,
+                                    format!("a `choice` alternative that refers to the head of a substitution group (`{}`) may be absent or repeat: the service model's choice alternatives of a substitution group occur once", e.name.local),
+                                ));
+                            }
+                            expanded.extend(self.substitutes(e).unwrap_or_default());
+                        }
+                        p => expanded.push(p),
+                    }
+                }
+                for p in expanded {
                     if let Some(seq) = sequence_of_elements(p) {
                         // A sequence alternative: a `$sequence` struct read from the element
                         // that starts it and its siblings (the codec's convention).
@@ -182,6 +201,12 @@ impl<'d> Lower<'d> {
                     "a `choice`'s sequence alternative holds something other than elements: the service model's sequence alternatives are of elements",
                 ));
             };
+            if self.substitutes(e).is_some() {
+                return Err(LowerError::new(
+                    &e.loc,
+                    format!("a `choice`'s sequence alternative refers to the head of a substitution group (`{}`): the service model's sequence alternatives are of plain elements", e.name.local),
+                ));
+            }
             let (name, t) = self.element_ref(schema, e, owner)?;
             if name.starts_with('{') {
                 return Err(LowerError::new(

@@ -210,6 +210,27 @@ impl<'d> Lower<'d> {
         // An optional sequence (or group) that occurs at most once: its elements are optional.
         let maybe = |min: u32, max: MaxOccurs| min == 0 && max == MaxOccurs::Bounded(1);
         match p {
+            // A reference to the head of a substitution group: the choice of the elements
+            // that may stand for it (`subst`), with the reference's occurrence.
+            Particle::Element(e) if self.substitutes(e).is_some() => {
+                let items = self.substitutes(e).unwrap_or_default();
+                if items.is_empty() {
+                    return Err(LowerError::new(
+                        &e.loc,
+                        format!(
+                            "element `{}` is abstract and its substitution group has no member that may stand for it",
+                            e.name.local
+                        ),
+                    ));
+                }
+                out.push(Item::Choice {
+                    items,
+                    substitution: true,
+                    min: if optional { 0 } else { e.min },
+                    max: e.max,
+                    loc: e.loc.clone(),
+                })
+            }
             Particle::Element(e) => out.push(Item::Element(e, optional)),
             // `all` is written in declaration order, which is one of the orders it allows.
             Particle::Group {
@@ -286,6 +307,7 @@ impl<'d> Lower<'d> {
                 items,
             } => out.push(Item::Choice {
                 items,
+                substitution: false,
                 min: if optional { 0 } else { *min },
                 max: *max,
                 loc: at.clone(),
@@ -298,6 +320,16 @@ impl<'d> Lower<'d> {
             }
         }
         Ok(())
+    }
+
+    /// The elements that may stand where `e` is, when it refers to the head of a
+    /// substitution group with members (or an abstract one).
+    pub(super) fn substitutes(&self, e: &ElementDecl) -> Option<&'d [Particle]> {
+        let defs: &'d Definitions = self.defs;
+        defs.schema
+            .substitutes
+            .get(e.reference.as_ref()?)
+            .map(Vec::as_slice)
     }
 
     /// The parts of a list of elements (a wrapper's children).
@@ -347,16 +379,18 @@ impl<'d> Lower<'d> {
             }
         }
         let wire = self.wire_name(&decl.name, e.reference.is_some(), &e.loc, owner)?;
-        if decl.substitution_group.is_some() || decl.is_abstract {
+        // A reference to a head is lowered as the choice it is (`particle`); reached here, an
+        // abstract element stands where no instance could.
+        if decl.is_abstract {
             return Err(LowerError::new(
                 &e.loc,
                 format!(
-                    "element `{}` is abstract or in a substitution group: the service model has no substitution",
+                    "element `{}` is abstract and no element of its substitution group may stand here",
                     decl.name.local
                 ),
             ));
         }
-        let mut t = match &decl.ty {
+        let mut t = match super::subst::effective_type(&self.defs.schema, decl) {
             // Text between elements: the element is kept whole, in document order.
             Some(ty) if self.mixed_with_elements(ty, &decl.loc)? => TypeRef::xsd("anyType"),
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,

@@ -30,6 +30,7 @@ mod lower_simple;
 mod lower_types;
 mod lower_wrapper;
 mod schema;
+mod subst;
 mod wsdl;
 
 use std::fmt;
@@ -236,3 +237,5 @@ mod tests_body;
 mod tests_ns;
 #[cfg(test)]
 mod tests_open;
+#[cfg(test)]
+mod tests_subst;

@@ -1,0 +1,165 @@
+//! Substitution groups: a reference to a head is the choice of the head (unless abstract) and
+//! its members, transitively, in document order; `block="substitution"` keeps the head alone;
+//! the refusals (a cycle, an abstract head with no member, a head as a body part) say where.
+
+use super::*;
+use crate::xsd::{Field, TypeDef, TypeRef};
+
+/// A document/literal WSDL whose one operation `op` takes `<op>` of `request` (the inside of
+/// its complexType) with `types` beside it.
+fn wsdl_with(types: &str, request: &str) -> String {
+    format!(
+        r#"<definitions xmlns="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:tns="urn:t" targetNamespace="urn:t">
+<types><xsd:schema targetNamespace="urn:t" elementFormDefault="qualified">
+{types}
+<xsd:element name="op"><xsd:complexType>{request}</xsd:complexType></xsd:element>
+<xsd:element name="opResponse"><xsd:complexType><xsd:sequence/></xsd:complexType></xsd:element>
+</xsd:schema></types>
+<message name="in"><part name="p" element="tns:op"/></message>
+<message name="out"><part name="p" element="tns:opResponse"/></message>
+<portType name="P"><operation name="op"><input message="tns:in"/><output message="tns:out"/></operation></portType>
+<binding name="B" type="tns:P"><soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+<operation name="op"><soap:operation soapAction="a"/><input><soap:body use="literal"/></input><output><soap:body use="literal"/></output></operation></binding>
+<service name="S"><port name="Q" binding="tns:B"><soap:address location="http://x/"/></port></service>
+</definitions>"#
+    )
+}
+
+fn lower(types: &str, request: &str) -> Result<crate::ServiceModel, String> {
+    let text = wsdl_with(types, request);
+    let defs = read_str(&text, "subst.wsdl", &ReadOptions::default()).map_err(|e| e.to_string())?;
+    defs.service_model("S", "Q").map_err(|e| e.to_string())
+}
+
+const GROUP: &str = r#"<xsd:complexType name="Sq"><xsd:sequence><xsd:element name="side" type="xsd:int"/></xsd:sequence></xsd:complexType>
+<xsd:element name="shape" type="xsd:anyType" abstract="true"/>
+<xsd:element name="square" type="tns:Sq" substitutionGroup="tns:shape"/>
+<xsd:element name="tile" substitutionGroup="tns:square"/>
+<xsd:element name="circle" type="xsd:double" substitutionGroup="tns:shape"/>"#;
+
+#[test]
+fn a_reference_to_a_head_is_the_choice_of_its_members_in_document_order() {
+    let m = lower(
+        GROUP,
+        r#"<xsd:sequence><xsd:element name="t" type="xsd:string"/><xsd:element ref="tns:shape" minOccurs="0" maxOccurs="unbounded"/></xsd:sequence>"#,
+    )
+    .unwrap();
+    let field = &m.operations[0].input[1];
+    // The abstract head is not an alternative; `tile` (a member of a member) comes in
+    // document order, with its head's type.
+    assert_eq!(field.name, "$choice:square|tile|circle");
+    assert!(field.ty.optional && field.ty.repeated);
+    let Some(TypeDef::Choice(alts)) = m.schema.get(&field.ty.name.local) else {
+        panic!("{:?}", m.schema.types())
+    };
+    let sq = TypeRef::new(soapstone_codec::QName::new("urn:t", "Sq"));
+    assert_eq!(
+        alts,
+        &[
+            Field::new("square", sq.clone()),
+            Field::new("tile", sq),
+            Field::new("circle", TypeRef::xsd("double")),
+        ]
+    );
+}
+
+#[test]
+fn a_concrete_head_comes_first_and_a_blocked_or_lone_head_is_itself() {
+    let m = lower(
+        r#"<xsd:element name="note" type="xsd:string"/>
+           <xsd:element name="warning" type="xsd:int" substitutionGroup="tns:note"/>
+           <xsd:element name="fixed" type="xsd:int" block="substitution"/>
+           <xsd:element name="loose" type="xsd:int" substitutionGroup="tns:fixed"/>
+           <xsd:element name="label" type="xsd:string"/>"#,
+        r#"<xsd:sequence><xsd:element name="t" type="xsd:string"/><xsd:element ref="tns:note"/><xsd:element ref="tns:fixed" minOccurs="0"/><xsd:element ref="tns:label"/></xsd:sequence>"#,
+    )
+    .unwrap();
+    let names: Vec<&str> = m.operations[0]
+        .input
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    assert_eq!(names, ["t", "$choice:note|warning", "fixed", "label"]);
+    assert!(!m.operations[0].input[1].ty.optional);
+    assert!(m.operations[0].input[2].ty.optional);
+}
+
+#[test]
+fn a_head_inside_a_choice_adds_its_members_to_it() {
+    let m = lower(
+        GROUP,
+        r#"<xsd:sequence><xsd:element name="t" type="xsd:string"/><xsd:choice><xsd:element name="none" type="xsd:string"/><xsd:element ref="tns:shape"/></xsd:choice></xsd:sequence>"#,
+    )
+    .unwrap();
+    assert_eq!(
+        m.operations[0].input[1].name,
+        "$choice:none|square|tile|circle"
+    );
+}
+
+#[test]
+fn a_cycle_of_substitution_groups_is_refused_where_it_closes() {
+    let e = lower(
+        r#"<xsd:element name="a" type="xsd:int" substitutionGroup="tns:b"/>
+<xsd:element name="b" type="xsd:int" substitutionGroup="tns:a"/>"#,
+        r#"<xsd:sequence><xsd:element name="t" type="xsd:string"/><xsd:element ref="tns:a"/></xsd:sequence>"#,
+    )
+    .unwrap_err();
+    assert!(e.starts_with("subst.wsdl:3:"), "{e}");
+    assert!(
+        e.contains("element `a` is in its own substitution group: a → b → a"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_abstract_head_no_element_may_stand_for_is_refused() {
+    for types in [
+        r#"<xsd:element name="shape" type="xsd:int" abstract="true"/>"#,
+        r##"<xsd:element name="shape" type="xsd:int" abstract="true" block="#all"/>
+           <xsd:element name="c" type="xsd:int" substitutionGroup="tns:shape"/>"##,
+    ] {
+        let e = lower(
+            types,
+            r#"<xsd:sequence><xsd:element name="t" type="xsd:string"/><xsd:element ref="tns:shape"/></xsd:sequence>"#,
+        )
+        .unwrap_err();
+        assert!(e.starts_with("subst.wsdl:"), "{e}");
+        assert!(
+            e.contains("element `shape` is abstract and its substitution group has no member that may stand for it"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_head_as_a_message_part_or_in_a_sequence_alternative_is_refused() {
+    let text = wsdl_with(GROUP, "<xsd:sequence/>").replace(
+        r#"<part name="p" element="tns:op"/>"#,
+        r#"<part name="p" element="tns:shape"/>"#,
+    );
+    let defs = read_str(&text, "subst.wsdl", &ReadOptions::default()).unwrap();
+    let e = defs.service_model("S", "Q").unwrap_err().to_string();
+    assert!(
+        e.contains("part `p` names the element `shape`, the head of a substitution group"),
+        "{e}"
+    );
+    // A member is an element of its own.
+    let text = wsdl_with(GROUP, "<xsd:sequence/>").replace(
+        r#"<part name="p" element="tns:op"/>"#,
+        r#"<part name="p" element="tns:tile"/>"#,
+    );
+    let defs = read_str(&text, "subst.wsdl", &ReadOptions::default()).unwrap();
+    defs.service_model("S", "Q").unwrap();
+
+    let e = lower(
+        GROUP,
+        r#"<xsd:sequence><xsd:element name="t" type="xsd:string"/><xsd:choice maxOccurs="unbounded"><xsd:element name="n" type="xsd:int"/>
+           <xsd:sequence><xsd:element name="first" type="xsd:int"/><xsd:element ref="tns:shape"/></xsd:sequence></xsd:choice></xsd:sequence>"#,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("sequence alternative refers to the head of a substitution group (`shape`)"),
+        "{e}"
+    );
+}

@@ -80,6 +80,9 @@ fn main() {
             "wsdl/grown_doc.wsdl",
             // rpc/literal parts with `element=` of types with qualified children.
             "wsdl/grown_rpc.wsdl",
+            // Substitution groups (written for the tests): an abstract head with members of
+            // different types, a member of a member, a concrete head, a blocked one.
+            "wsdl/subst.wsdl",
         ])
         .unwrap_or_else(|e| panic!("{e}"));
 }

@@ -212,3 +212,9 @@ pub mod grown_doc {
 pub mod grown_rpc {
     soapstone_service::include_wsdl!("grown_rpc");
 }
+
+/// Substitution groups (`wsdl/subst.wsdl`): a reference to a head is an enum of the elements
+/// that may stand for it.
+pub mod subst {
+    soapstone_service::include_wsdl!("subst");
+}

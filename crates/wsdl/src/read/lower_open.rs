@@ -124,6 +124,12 @@ impl<'d> Lower<'d> {
                         ));
                     };
                     let (name, mut t) = self.element_ref(schema, e, owner)?;
+                    if name.starts_with('{') && *substitution {
+                        return Err(LowerError::new(
+                            loc,
+                            format!("the element `{name}` of a substitution group (declared at {}) is in another namespace than the type's elements: the service model's choices name their alternatives by local name", e.loc),
+                        ));
+                    }
                     if name.starts_with('{') {
                         return Err(LowerError::new(
                             loc,

@@ -163,3 +163,32 @@ fn a_head_as_a_message_part_or_in_a_sequence_alternative_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn members_in_a_second_schema_join_and_members_of_another_namespace_are_refused() {
+    let with = |schema: &str| {
+        let text = wsdl_with(
+            GROUP,
+            r#"<xsd:sequence><xsd:element name="t" type="xsd:string"/><xsd:element ref="tns:shape"/></xsd:sequence>"#,
+        )
+        .replace("</xsd:schema></types>", &format!("</xsd:schema>{schema}</types>"));
+        let defs = read_str(&text, "subst.wsdl", &ReadOptions::default()).unwrap();
+        defs.service_model("S", "Q").map_err(|e| e.to_string())
+    };
+    let m = with(
+        r#"<xsd:schema targetNamespace="urn:t" elementFormDefault="qualified"><xsd:element name="hex" type="xsd:int" substitutionGroup="tns:shape"/></xsd:schema>"#,
+    )
+    .unwrap();
+    assert_eq!(
+        m.operations[0].input[1].name,
+        "$choice:square|tile|circle|hex"
+    );
+    let e = with(
+        r#"<xsd:schema targetNamespace="urn:o" elementFormDefault="qualified"><xsd:element name="hex" type="xsd:int" substitutionGroup="tns:shape"/></xsd:schema>"#,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("the element `{urn:o}hex` of a substitution group (declared at subst.wsdl:10) is in another namespace than the type's elements"),
+        "{e}"
+    );
+}

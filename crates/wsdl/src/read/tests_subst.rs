@@ -192,3 +192,17 @@ fn members_in_a_second_schema_join_and_members_of_another_namespace_are_refused(
         "{e}"
     );
 }
+
+#[test]
+fn inspect_lists_the_elements_that_may_stand_for_a_head() {
+    let text = wsdl_with(
+        GROUP,
+        r#"<xsd:sequence><xsd:element name="t" type="xsd:string"/><xsd:element ref="tns:shape" maxOccurs="2"/></xsd:sequence>"#,
+    );
+    let defs = read_str(&text, "subst.wsdl", &ReadOptions::default()).unwrap();
+    let out = defs.inspect_text();
+    assert!(
+        out.contains("op(t: xsd:string, square: ns0:Sq[], tile: ns0:Sq[], circle: xsd:double[])"),
+        "{out}"
+    );
+}

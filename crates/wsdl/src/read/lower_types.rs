@@ -3,7 +3,8 @@
 //! groups and extensions flattened, which is the same on the wire), element references, string
 //! enumerations, restrictions of built-in simple types (their base type: facets are not
 //! checked), SOAP-ENC arrays and list wrappers; choices, wildcards, `anyType`, lists and unions
-//! through `lower_open`.
+//! through `lower_open`. A reference to the head of a substitution group is the choice of the
+//! elements that may stand for it (`subst` computes them).
 //!
 //! Attributes and text content are lowered by `lower_attrs` (fields `@name` and `$text`).
 //!

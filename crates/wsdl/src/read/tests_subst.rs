@@ -206,3 +206,17 @@ fn inspect_lists_the_elements_that_may_stand_for_a_head() {
         "{out}"
     );
 }
+
+#[test]
+fn a_head_that_may_repeat_inside_a_choice_is_refused() {
+    let e = lower(
+        GROUP,
+        r#"<xsd:sequence><xsd:element name="t" type="xsd:string"/><xsd:choice><xsd:element name="n" type="xsd:int"/><xsd:element ref="tns:shape" maxOccurs="2"/></xsd:choice></xsd:sequence>"#,
+    )
+    .unwrap_err();
+    assert!(e.starts_with("subst.wsdl:"), "{e}");
+    assert!(
+        e.contains("a `choice` alternative that refers to the head of a substitution group (`shape`) may be absent or repeat"),
+        "{e}"
+    );
+}

@@ -11,7 +11,7 @@ mod support;
 use std::sync::Arc;
 
 use soapstone_build_test::subst::{
-    CircleChoice, Drawing, NoteChoice, Square, Subst, SubstClient, SubstServer,
+    Drawing, NoteChoice, ShapeChoice, Square, Subst, SubstClient, SubstServer,
 };
 use soapstone_service::{Fault, SoapService};
 
@@ -19,25 +19,25 @@ struct Impl;
 
 impl Subst for Impl {
     async fn draw(&self, mut drawing: Drawing) -> Result<(Drawing, f64), Fault> {
-        let area = match &drawing.circle_choice {
-            CircleChoice::Circle(r) => std::f64::consts::PI * r * r,
-            CircleChoice::Square(s) => s.side * s.side,
+        let area = match &drawing.shape_choice {
+            ShapeChoice::Circle(r) => std::f64::consts::PI * r * r,
+            ShapeChoice::Square(s) => s.side * s.side,
             // A tile is a square of side 1 at most.
-            CircleChoice::Tile(s) => s.side.min(1.0).powi(2),
-            CircleChoice::Hexagon(n) => f64::from(*n),
+            ShapeChoice::Tile(s) => s.side.min(1.0).powi(2),
+            ShapeChoice::Hexagon(n) => f64::from(*n),
         };
         // Answer with the shape turned into a tile, and a warning saying what came.
-        let kind = match &drawing.circle_choice {
-            CircleChoice::Circle(_) => "circle",
-            CircleChoice::Square(_) => "square",
-            CircleChoice::Tile(_) => "tile",
-            CircleChoice::Hexagon(_) => "hexagon",
+        let kind = match &drawing.shape_choice {
+            ShapeChoice::Circle(_) => "circle",
+            ShapeChoice::Square(_) => "square",
+            ShapeChoice::Tile(_) => "tile",
+            ShapeChoice::Hexagon(_) => "hexagon",
         };
         drawing
             .note_choice
             .push(NoteChoice::Warning(format!("was:{kind}")));
-        if let CircleChoice::Square(s) = &drawing.circle_choice {
-            drawing.circle_choice = CircleChoice::Tile(s.clone());
+        if let ShapeChoice::Square(s) = &drawing.shape_choice {
+            drawing.shape_choice = ShapeChoice::Tile(s.clone());
         }
         Ok((drawing, area))
     }
@@ -48,10 +48,10 @@ async fn serve() -> support::Running {
     support::serve(vec![("/subst", service)]).await
 }
 
-fn drawing(shape: CircleChoice) -> Drawing {
+fn drawing(shape: ShapeChoice) -> Drawing {
     Drawing {
         title: "t".into(),
-        circle_choice: shape,
+        shape_choice: shape,
         note_choice: vec![NoteChoice::Note("n".into())],
         label: "l".into(),
         fixed: Some(7),
@@ -63,11 +63,11 @@ async fn the_generated_client_and_server_carry_every_element_of_a_group() {
     let server = serve().await;
     let client = SubstClient::new(&format!("http://{}/subst", server.addr)).unwrap();
     let (back, area) = client
-        .draw(drawing(CircleChoice::Square(Square { side: 3.0 })))
+        .draw(drawing(ShapeChoice::Square(Square { side: 3.0 })))
         .await
         .unwrap();
     assert_eq!(area, 9.0);
-    assert_eq!(back.circle_choice, CircleChoice::Tile(Square { side: 3.0 }));
+    assert_eq!(back.shape_choice, ShapeChoice::Tile(Square { side: 3.0 }));
     assert_eq!(
         back.note_choice,
         [
@@ -77,15 +77,15 @@ async fn the_generated_client_and_server_carry_every_element_of_a_group() {
     );
     assert_eq!((back.label.as_str(), back.fixed), ("l", Some(7)));
     for (shape, area, kind) in [
-        (CircleChoice::Circle(1.0), std::f64::consts::PI, "circle"),
-        (CircleChoice::Tile(Square { side: 0.5 }), 0.25, "tile"),
-        (CircleChoice::Hexagon(6), 6.0, "hexagon"),
+        (ShapeChoice::Circle(1.0), std::f64::consts::PI, "circle"),
+        (ShapeChoice::Tile(Square { side: 0.5 }), 0.25, "tile"),
+        (ShapeChoice::Hexagon(6), 6.0, "hexagon"),
     ] {
         let mut d = drawing(shape.clone());
         d.note_choice.clear();
         d.fixed = None;
         let (back, got) = client.draw(d).await.unwrap();
-        assert_eq!((back.circle_choice, got), (shape, area));
+        assert_eq!((back.shape_choice, got), (shape, area));
         assert_eq!(
             back.note_choice,
             [NoteChoice::Warning(format!("was:{kind}"))]

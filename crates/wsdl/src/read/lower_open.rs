@@ -34,11 +34,11 @@ pub(super) enum Item<'d> {
     Element(&'d ElementDecl, bool),
     /// `xsd:any`.
     Any { min: u32, max: MaxOccurs, loc: Loc },
-    /// A `choice` of `items` (`substitution`: the elements that may stand for a head, which
-    /// are not expanded again).
+    /// A `choice` of `items` (`head`: they are the elements that may stand for that head of a
+    /// substitution group, which are not expanded again, and the choice is named after it).
     Choice {
         items: &'d [Particle],
-        substitution: bool,
+        head: Option<&'d str>,
         min: u32,
         max: MaxOccurs,
         loc: Loc,
@@ -85,7 +85,7 @@ impl<'d> Lower<'d> {
             }
             Item::Choice {
                 items,
-                substitution,
+                head,
                 min,
                 max,
                 loc,
@@ -98,7 +98,7 @@ impl<'d> Lower<'d> {
                 let mut expanded: Vec<&'d Particle> = Vec::new();
                 for p in items.iter() {
                     match p {
-                        Particle::Element(e) if !substitution && self.substitutes(e).is_some() => {
+                        Particle::Element(e) if head.is_none() && self.substitutes(e).is_some() => {
                             if e.min != 1 || e.max != MaxOccurs::Bounded(1) {
                                 return Err(LowerError::new(
                                     &e.loc,
@@ -124,7 +124,7 @@ impl<'d> Lower<'d> {
                         ));
                     };
                     let (name, mut t) = self.element_ref(schema, e, owner)?;
-                    if name.starts_with('{') && *substitution {
+                    if name.starts_with('{') && head.is_some() {
                         return Err(LowerError::new(
                             loc,
                             format!("the element `{name}` of a substitution group (declared at {}) is in another namespace than the type's elements: the service model's choices name their alternatives by local name", e.loc),
@@ -161,7 +161,9 @@ impl<'d> Lower<'d> {
                         }
                     }
                 }
-                let local = self.unique_name(&format!("{}Choice", pascal(&first.name)));
+                // Named after the first alternative, or the head a substitution group stands for.
+                let named = head.unwrap_or(&first.name);
+                let local = self.unique_name(&format!("{}Choice", pascal(named)));
                 let key = if owner.is_empty() || owner == self.namespace {
                     local.clone()
                 } else {

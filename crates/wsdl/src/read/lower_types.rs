@@ -226,7 +226,7 @@ impl<'d> Lower<'d> {
                 }
                 out.push(Item::Choice {
                     items,
-                    substitution: true,
+                    head: e.reference.as_ref().map(|r| r.local.as_str()),
                     min: if optional { 0 } else { e.min },
                     max: e.max,
                     loc: e.loc.clone(),
@@ -308,7 +308,7 @@ impl<'d> Lower<'d> {
                 items,
             } => out.push(Item::Choice {
                 items,
-                substitution: false,
+                head: None,
                 min: if optional { 0 } else { *min },
                 max: *max,
                 loc: at.clone(),

@@ -49,6 +49,8 @@ fn a_reference_to_a_head_is_the_choice_of_its_members_in_document_order() {
     // document order, with its head's type.
     assert_eq!(field.name, "$choice:square|tile|circle");
     assert!(field.ty.optional && field.ty.repeated);
+    // Named after the head, not its first member.
+    assert_eq!(field.ty.name.local, "ShapeChoice");
     let Some(TypeDef::Choice(alts)) = m.schema.get(&field.ty.name.local) else {
         panic!("{:?}", m.schema.types())
     };

@@ -222,3 +222,21 @@ fn a_head_that_may_repeat_inside_a_choice_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn a_member_reached_through_its_head_is_checked() {
+    let text = wsdl_with(
+        &format!(
+            r#"{GROUP}<xsd:element name="bad" type="tns:Nowhere" substitutionGroup="tns:shape"/>"#
+        ),
+        r#"<xsd:sequence><xsd:element name="t" type="xsd:string"/><xsd:element ref="tns:shape"/></xsd:sequence>"#,
+    );
+    let defs = read_str(&text, "subst.wsdl", &ReadOptions::default()).unwrap();
+    assert!(
+        defs.problems.iter().any(|p| p
+            .to_string()
+            .contains("type `{urn:t}Nowhere` is not defined")),
+        "{:?}",
+        defs.problems
+    );
+}

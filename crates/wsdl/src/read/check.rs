@@ -216,9 +216,7 @@ impl Definitions {
         problems.sort_by(|a, b| (&a.loc, &a.message).cmp(&(&b.loc, &b.message)));
         problems.dedup();
         self.problems = problems;
-        self.check_cycles()?;
-        self.schema.substitutes = super::subst::substitutes(&self.schema, &self.documents)?;
-        Ok(())
+        self.check_cycles()
     }
 
     /// Binds WSDL references that name the wrong namespace (an unprefixed name taking the

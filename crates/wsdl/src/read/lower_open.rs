@@ -38,7 +38,7 @@ pub(super) enum Item<'d> {
     /// substitution group, which are not expanded again, and the choice is named after it).
     Choice {
         items: &'d [Particle],
-        head: Option<&'d str>,
+        head: Option<&'d QName>,
         min: u32,
         max: MaxOccurs,
         loc: Loc,
@@ -90,6 +90,16 @@ impl<'d> Lower<'d> {
                 max,
                 loc,
             } => {
+                // One type per head and owner: every reference to the head shares it (the
+                // model grows by each head's alternatives once, not once per reference).
+                let shared_key = head.map(|h| (h.clone(), owner.to_string()));
+                if let Some((field, t)) = shared_key.as_ref().and_then(|k| self.head_choices.get(k))
+                {
+                    let mut t = t.clone();
+                    t.optional = *min == 0 || t.optional;
+                    t.repeated = max.repeats();
+                    return Ok((field.clone(), t));
+                }
                 let mut alternatives = Vec::new();
                 // An alternative that may be absent makes the whole choice optional (the
                 // variant holds the value itself, not an `Option`).
@@ -162,7 +172,7 @@ impl<'d> Lower<'d> {
                     }
                 }
                 // Named after the first alternative, or the head a substitution group stands for.
-                let named = head.unwrap_or(&first.name);
+                let named = head.map_or(first.name.as_str(), |h| h.local.as_str());
                 let local = self.unique_name(&format!("{}Choice", pascal(named)));
                 let key = if owner.is_empty() || owner == self.namespace {
                     local.clone()
@@ -177,6 +187,11 @@ impl<'d> Lower<'d> {
                 let field = choice_field_name(alternatives.iter().map(|a| a.name.as_str()));
                 let mut t = schema.define(&key, FROM_CHOICE, |_| TypeDef::Choice(alternatives));
                 debug_assert_eq!(t.name, QName::new(ns, local));
+                if let Some(k) = shared_key {
+                    let mut shared = t.clone();
+                    shared.optional = may_be_empty;
+                    self.head_choices.insert(k, (field.clone(), shared));
+                }
                 t.optional = *min == 0 || may_be_empty;
                 t.repeated = max.repeats();
                 Ok((field, t))

@@ -54,6 +54,9 @@ pub(super) struct Lower<'d> {
     pub(super) back_to_service: Option<(Loc, String)>,
     /// The struct of each header block element of a simple type (`lower_simple`).
     pub(super) simple_blocks: HashMap<QName, TypeRef>,
+    /// The choice type (and field name) of each head of a substitution group, by the
+    /// namespace of the type holding the reference (`lower_open`).
+    pub(super) head_choices: HashMap<(QName, String), (String, TypeRef)>,
 }
 
 impl<'d> Lower<'d> {
@@ -74,6 +77,7 @@ impl<'d> Lower<'d> {
             taken,
             back_to_service: None,
             simple_blocks: HashMap::new(),
+            head_choices: HashMap::new(),
         }
     }
 
@@ -226,7 +230,7 @@ impl<'d> Lower<'d> {
                 }
                 out.push(Item::Choice {
                     items,
-                    head: e.reference.as_ref().map(|r| r.local.as_str()),
+                    head: e.reference.as_ref(),
                     min: if optional { 0 } else { e.min },
                     max: e.max,
                     loc: e.loc.clone(),

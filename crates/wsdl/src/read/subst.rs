@@ -20,10 +20,14 @@ use super::ReadError;
 
 /// The alternatives of every head that has members or is abstract, as
 /// [`SchemaSet::substitutes`] holds them.
+/// More than `max` of them in all ([`ReadOptions::max_substitutes`](super::ReadOptions)) is
+/// refused, naming the head where the count went over.
 pub(super) fn substitutes(
     schema: &SchemaSet,
     documents: &[String],
+    max: usize,
 ) -> Result<BTreeMap<QName, Vec<Particle>>, ReadError> {
+    let mut total = 0usize;
     refuse_cycles(schema)?;
     // Each head's direct members (only heads that are declared).
     let mut members: HashMap<&QName, Vec<&ElementDecl>> = HashMap::new();
@@ -59,6 +63,16 @@ pub(super) fn substitutes(
                     }
                 }
             }
+        }
+        total = total.saturating_add(all.len() + 1);
+        if total > max {
+            return Err(ReadError::new(
+                head.loc.clone(),
+                format!(
+                    "the substitution group of `{}` takes the elements that may stand for heads past the limit of {max} (ReadOptions::max_substitutes)",
+                    name.local
+                ),
+            ));
         }
         all.sort_by_key(|e| order(e));
         let alternatives = std::iter::once(head)

@@ -240,3 +240,64 @@ fn a_member_reached_through_its_head_is_checked() {
         defs.problems
     );
 }
+
+#[test]
+fn every_reference_to_a_head_shares_one_choice_type() {
+    let m = lower(
+        &format!(
+            r#"{GROUP}<xsd:complexType name="D"><xsd:sequence><xsd:element name="k" type="xsd:int"/><xsd:element ref="tns:shape" minOccurs="0"/></xsd:sequence></xsd:complexType>"#
+        ),
+        r#"<xsd:sequence><xsd:element name="t" type="xsd:string"/><xsd:element ref="tns:shape"/><xsd:element name="d" type="tns:D"/></xsd:sequence>"#,
+    )
+    .unwrap();
+    let input = &m.operations[0].input;
+    assert_eq!(input[1].ty.name.local, "ShapeChoice");
+    assert!(!input[1].ty.optional);
+    let Some(TypeDef::Struct(fields)) = m.schema.get("D") else {
+        panic!("{:?}", m.schema.types())
+    };
+    assert_eq!(fields[1].ty.name.local, "ShapeChoice");
+    assert!(fields[1].ty.optional);
+    let choices = m
+        .schema
+        .types()
+        .iter()
+        .filter(|t| matches!(t.def, TypeDef::Choice(_)))
+        .count();
+    assert_eq!(choices, 1, "{:?}", m.schema.types());
+}
+
+#[test]
+fn more_elements_standing_for_heads_than_the_limit_is_refused() {
+    // A chain: each element a member of the one before, so heads hold 1 + 2 + ... members.
+    let mut types = String::from(r#"<xsd:element name="e0" type="xsd:int"/>"#);
+    for i in 1..200 {
+        types.push_str(&format!(
+            r#"<xsd:element name="e{i}" substitutionGroup="tns:e{}"/>"#,
+            i - 1
+        ));
+    }
+    let text = wsdl_with(&types, "<xsd:sequence/>");
+    let options = ReadOptions {
+        max_substitutes: 1_000,
+        ..ReadOptions::default()
+    };
+    let e = read_str(&text, "subst.wsdl", &options)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("subst.wsdl:3:"), "{e}");
+    assert!(
+        e.contains("past the limit of 1000 (ReadOptions::max_substitutes)"),
+        "{e}"
+    );
+    // A chain of 100 (5,050 in all) reads under the default limit.
+    let mut types = String::from(r#"<xsd:element name="e0" type="xsd:int"/>"#);
+    for i in 1..100 {
+        types.push_str(&format!(
+            r#"<xsd:element name="e{i}" substitutionGroup="tns:e{}"/>"#,
+            i - 1
+        ));
+    }
+    let text = wsdl_with(&types, "<xsd:sequence/>");
+    read_str(&text, "subst.wsdl", &ReadOptions::default()).unwrap();
+}

@@ -81,10 +81,6 @@ fn naive_server_sends_the_head_before_the_body() {
     assert!(alone > 0, "no response came in two parts");
 }
 
-/// Data segments from the server's port in a capture of `lo`, per response: waits (10 s at
-/// most) until `expect` of them were printed, then a moment for any extra one. tcpdump is
-/// killed only then: on a loaded machine it may not have read the kernel's ring for a while,
-/// and a kill right after the calls once lost every packet.
 /// A child process killed (and reaped) when dropped, on a panic too: a tcpdump left behind
 /// would capture for ever.
 struct KillOnDrop(std::process::Child);
@@ -96,6 +92,10 @@ impl Drop for KillOnDrop {
     }
 }
 
+/// Data segments from the server's port in a capture of `lo`, per response: waits (30 s at
+/// most) until `expect` of them were printed, then a moment for any extra one. tcpdump is
+/// killed only then: on a loaded machine it may not have read the kernel's ring for a while,
+/// and a kill right after the calls once lost every packet.
 fn captured_segments(naive: NaiveModes, calls: usize, expect: usize) -> Option<Vec<usize>> {
     if Command::new("tcpdump").arg("--version").output().is_err() {
         eprintln!("SKIPPED: tcpdump is not installed");
@@ -156,7 +156,8 @@ fn captured_segments(naive: NaiveModes, calls: usize, expect: usize) -> Option<V
     }
     drop(s);
     let mut sizes = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(10);
+    // Generous: tcpdump is one more process to schedule on a loaded machine.
+    let deadline = Instant::now() + Duration::from_secs(30);
     while sizes.len() < expect {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {

@@ -399,10 +399,15 @@ fn gain_table(results: &Results) -> Option<Table> {
 
 /// One chart per service and server with both states: 200s per second on the phases.
 fn chart(results: &Results, service: &str, system: &str) -> Option<String> {
+    let k = point(results, system, service, Some(false))
+        .or_else(|| point(results, system, service, None))
+        .and_then(scale_of)
+        .map(|k| format!(" ×{k}"))
+        .unwrap_or_default();
+    // Short enough for a half-width chart at 1280 px (the phases' binning is in the note).
     let mut c = LineChart {
         title: format!(
-            "Fig. {} redrawn: {TEST} raised on {service}, {}: HTTP 200s and errors per second \
-             (mean of each phase), cache off and on",
+            "Fig. {}: {service} on {}, {TEST}{k}: HTTP 200s and errors /s",
             fig_of(service),
             system_label(system)
         ),

@@ -58,14 +58,33 @@ pub(crate) enum NsKind {
 }
 
 impl NsKind {
+    /// Called for every namespace declaration (a request declares four to six). The length and
+    /// one byte pick the single URI it can be, and one comparison settles it: a `match` on the
+    /// strings compared up to eight (three `memcmp`s for the SOAP 1.1 envelope's URI, which
+    /// shares its length with three of these), about 240 instructions a declaration by
+    /// callgrind, 1,400 of a 16,000-instruction echoFloat decode. `kind_of_every_uri` (below)
+    /// holds the table to the constants.
     fn of(uri: &str) -> NsKind {
-        match uri {
-            "" => NsKind::None,
-            ns::SOAP11_ENC => NsKind::Enc11,
-            ns::SOAP12_ENC => NsKind::Enc12,
-            u if ns::is_xsi(u) => NsKind::Xsi,
-            u if ns::is_xsd(u) => NsKind::Schema,
-            _ => NsKind::Other,
+        let b = uri.as_bytes();
+        // Byte 18 follows `http://www.w3.org/`: the first digit of the year.
+        let (candidate, kind) = match b.len() {
+            0 => return NsKind::None,
+            32 if b[18] == b'2' => (ns::XSD_2001, NsKind::Schema),
+            32 => (ns::XSD_1999, NsKind::Schema),
+            35 => (ns::XSD_2000, NsKind::Schema),
+            39 => (ns::SOAP12_ENC, NsKind::Enc12),
+            41 => match b[18] {
+                b'2' => (ns::XSI_2001, NsKind::Xsi),
+                b'1' => (ns::XSI_1999, NsKind::Xsi),
+                _ => (ns::SOAP11_ENC, NsKind::Enc11),
+            },
+            44 => (ns::XSI_2000, NsKind::Xsi),
+            _ => return NsKind::Other,
+        };
+        if b == candidate.as_bytes() {
+            kind
+        } else {
+            NsKind::Other
         }
     }
 
@@ -1016,4 +1035,47 @@ pub(crate) fn unescape(raw: &str) -> Result<Cow<'_, str>, DecodeError> {
 
 fn is_xml_char(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ns, NsKind};
+
+    /// `NsKind::of` picks its candidate by length and one byte: every URI it knows must come
+    /// out as its kind, and every other string (a byte changed anywhere, one cut or added)
+    /// as `Other`, or a wrong table would classify a service's namespace as XML Schema's.
+    #[test]
+    fn kind_of_every_uri() {
+        let known = [
+            (ns::SOAP11_ENC, NsKind::Enc11),
+            (ns::SOAP12_ENC, NsKind::Enc12),
+            (ns::XSD_2001, NsKind::Schema),
+            (ns::XSD_2000, NsKind::Schema),
+            (ns::XSD_1999, NsKind::Schema),
+            (ns::XSI_2001, NsKind::Xsi),
+            (ns::XSI_2000, NsKind::Xsi),
+            (ns::XSI_1999, NsKind::Xsi),
+        ];
+        assert_eq!(NsKind::of(""), NsKind::None);
+        for other in [ns::SOAP11_ENV, ns::SOAP12_ENV, ns::SOAP12_ENC_NONE, ns::XML] {
+            assert_eq!(NsKind::of(other), NsKind::Other, "{other}");
+        }
+        for (uri, kind) in known {
+            assert_eq!(NsKind::of(uri), kind, "{uri}");
+            for i in 0..uri.len() {
+                for c in [b'x', b'1', b'2', b's', b'/'] {
+                    let mut b = uri.as_bytes().to_vec();
+                    if b[i] == c {
+                        continue;
+                    }
+                    b[i] = c;
+                    let s = String::from_utf8(b).expect("ascii");
+                    let want = known.iter().find(|(u, _)| *u == s).map_or(NsKind::Other, |k| k.1);
+                    assert_eq!(NsKind::of(&s), want, "{s}");
+                }
+            }
+            assert_eq!(NsKind::of(&uri[..uri.len() - 1]), NsKind::Other, "{uri} cut");
+            assert_eq!(NsKind::of(&format!("{uri}/")), NsKind::Other, "{uri}/");
+        }
+    }
 }

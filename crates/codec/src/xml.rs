@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use smallvec::SmallVec;
 
 use crate::error::{excerpt, DecodeError};
-use crate::scan::{Scanner, Token};
+use crate::scan::{self, Scanner, Token};
 use crate::Limits;
 
 /// Well-known namespace URIs.
@@ -34,13 +34,6 @@ pub(crate) mod ns {
     pub(crate) const XSI_2000: &str = "http://www.w3.org/2000/10/XMLSchema-instance";
     pub(crate) const XSI_1999: &str = "http://www.w3.org/1999/XMLSchema-instance";
     pub(crate) const XML: &str = "http://www.w3.org/XML/1998/namespace";
-
-    pub(crate) fn is_xsi(uri: &str) -> bool {
-        uri == XSI_2001 || uri == XSI_1999 || uri == XSI_2000
-    }
-    pub(crate) fn is_xsd(uri: &str) -> bool {
-        uri == XSD_2001 || uri == XSD_1999 || uri == XSD_2000
-    }
 }
 
 /// The namespaces the body decoder tests for on every element, classified once when they
@@ -952,13 +945,15 @@ fn next_attr(s: &str) -> Result<Option<(&str, &str, &str)>, String> {
         ));
     }
     let name_start = i;
-    i = crate::scan::name_end(b, i);
-    let name = &s[name_start..i];
     // What ends a name is in the table; a quote, `&` or nothing at all must not pass as one:
     // written back (an `xsd:any` capture copies the declarations in scope) it would not read.
-    if name.is_empty() || name.bytes().any(|c| matches!(c, b'"' | b'\'' | b'&')) {
+    // The scan stops at either; the message names the whole name.
+    i = crate::scan::scan_name(b, i, scan::END | scan::QUOTE | scan::AMP);
+    if i == name_start || b.get(i).is_some_and(|&c| matches!(c, b'"' | b'\'' | b'&')) {
+        let name = &s[name_start..crate::scan::name_end(b, name_start)];
         return Err(format!("attribute name `{name}` is not an xml name"));
     }
+    let name = &s[name_start..i];
     while i < b.len() && is_ws(b[i]) {
         i += 1;
     }
@@ -1070,11 +1065,18 @@ mod tests {
                     }
                     b[i] = c;
                     let s = String::from_utf8(b).expect("ascii");
-                    let want = known.iter().find(|(u, _)| *u == s).map_or(NsKind::Other, |k| k.1);
+                    let want = known
+                        .iter()
+                        .find(|(u, _)| *u == s)
+                        .map_or(NsKind::Other, |k| k.1);
                     assert_eq!(NsKind::of(&s), want, "{s}");
                 }
             }
-            assert_eq!(NsKind::of(&uri[..uri.len() - 1]), NsKind::Other, "{uri} cut");
+            assert_eq!(
+                NsKind::of(&uri[..uri.len() - 1]),
+                NsKind::Other,
+                "{uri} cut"
+            );
             assert_eq!(NsKind::of(&format!("{uri}/")), NsKind::Other, "{uri}/");
         }
     }

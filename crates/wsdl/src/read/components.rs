@@ -376,6 +376,22 @@ pub struct BodyBinding {
     pub headers: Vec<HeaderBinding>,
 }
 
+impl Binding {
+    /// The namespace of an rpc operation's wrapper element (request and response): its input
+    /// `soap:body`'s `namespace`, or, when that is absent or empty (WSDL 1.1 section 3.5
+    /// leaves it to the binding), this binding's own WSDL target namespace, as node-soap and
+    /// .NET write it (zeep writes the wrapper unqualified). With `wsdl:import` that is the
+    /// namespace of the document defining the binding, not the root's. The one rule: the
+    /// service model ([`Definitions::service_model`]) and the dynamic client both use it.
+    pub fn rpc_namespace(&self, op: &BindingOperation) -> String {
+        op.input
+            .as_ref()
+            .and_then(|b| b.namespace.as_deref())
+            .filter(|ns| !ns.trim().is_empty())
+            .map_or_else(|| self.name.namespace.clone(), str::to_string)
+    }
+}
+
 /// A `wsdl:fault` of a binding operation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FaultBinding {

@@ -196,15 +196,7 @@ impl Definitions {
                         }
                     }
                 }
-                // An rpc `soap:body` without `namespace` (WSDL 1.1 section 3.5 leaves the
-                // wrapper's namespace to it): the binding's WSDL target namespace, as
-                // node-soap and .NET write it (zeep writes the wrapper unqualified).
-                _ => bop
-                    .input
-                    .as_ref()
-                    .and_then(|b| b.namespace.clone())
-                    .filter(|ns| !ns.trim().is_empty())
-                    .unwrap_or_else(|| binding.name.namespace.clone()),
+                _ => binding.rpc_namespace(bop),
             };
             match &namespace {
                 None => namespace = Some(ns),
@@ -403,6 +395,9 @@ impl Definitions {
             return Ok(BodyOf::Parts(parts));
         };
         match &part.element {
+            // A part with `type=` (WS-I BP R2204 forbids it; zeep, CXF and .NET accept it):
+            // its accessor is the part name, unqualified (`lower_body`).
+            None if part.ty.is_some() => Ok(BodyOf::Parts(parts)),
             Some(e) => self.schema.elements.get(e).map(BodyOf::One).ok_or_else(|| {
                 LowerError::new(
                     &part.loc,
@@ -418,7 +413,7 @@ impl Definitions {
             None => Err(LowerError::new(
                 &part.loc,
                 format!(
-                    "part `{}` of a document/literal message has `type=`: its parts name elements (WS-I BP R2204)",
+                    "part `{}` names neither an element nor a type (`element=` or `type=`)",
                     part.name
                 ),
             )),

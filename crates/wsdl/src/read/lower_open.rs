@@ -6,9 +6,12 @@
 //!
 //! Kept apart from `lower_types` so the sequence-flattening there stays small (a choice that
 //! occurs once with a sequence among its alternatives is flattened there: every alternative's
-//! elements, each optional). Must never approximate an instance on the wire: a repeated choice
-//! whose alternative is not an element (a nested sequence), an alternative that is also a
-//! field of the type, or two wildcards in one type are refused with their file and line.
+//! elements, each optional). A repeated choice with a sequence among its alternatives is a
+//! `Vec` of an enum whose sequence variant holds a [`TypeDef::Sequence`] (read from sibling
+//! elements, in document order). Must never approximate an instance on the wire: a choice
+//! whose alternative is a nested choice, group or `any`, an element named twice in one
+//! choice, an alternative that is also a field of the type, or two wildcards in one type are
+//! refused with their file and line.
 
 use soapstone_codec::QName;
 
@@ -89,10 +92,16 @@ impl<'d> Lower<'d> {
                 // variant holds the value itself, not an `Option`).
                 let mut may_be_empty = false;
                 for p in items.iter() {
+                    if let Some(seq) = sequence_of_elements(p) {
+                        // A sequence alternative: a `$sequence` struct read from the element
+                        // that starts it and its siblings (the codec's convention).
+                        alternatives.push(self.sequence_alternative(schema, seq, owner, loc)?);
+                        continue;
+                    }
                     let Particle::Element(e) = p else {
                         return Err(LowerError::new(
                             loc,
-                            "a `choice` whose alternative is not an element (a nested sequence, choice, group or `any`): the service model's choices are of elements",
+                            "a `choice` whose alternative is not an element or a sequence of elements (a nested choice, group or `any`): the service model's choices are of elements and sequences",
                         ));
                     };
                     let (name, mut t) = self.element_ref(schema, e, owner)?;
@@ -111,6 +120,22 @@ impl<'d> Lower<'d> {
                 let Some(first) = alternatives.first() else {
                     return Err(LowerError::new(loc, "an empty `choice`"));
                 };
+                // The codec tells the alternatives, and a sequence's elements, apart by name.
+                let mut names = std::collections::HashSet::new();
+                for a in &alternatives {
+                    let inner = match schema.get(&a.ty.name.local) {
+                        Some(TypeDef::Sequence(elements)) => elements.iter().skip(1).collect(),
+                        _ => Vec::new(),
+                    };
+                    for n in std::iter::once(&a.name).chain(inner.iter().map(|e| &e.name)) {
+                        if !names.insert(n.clone()) {
+                            return Err(LowerError::new(
+                                loc,
+                                format!("element `{n}` occurs twice in one `choice`: the service model tells its alternatives and their elements apart by name"),
+                            ));
+                        }
+                    }
+                }
                 let local = self.unique_name(&format!("{}Choice", pascal(&first.name)));
                 let key = if owner.is_empty() || owner == self.namespace {
                     local.clone()
@@ -130,6 +155,55 @@ impl<'d> Lower<'d> {
                 Ok((field, t))
             }
         }
+    }
+
+    /// The alternative of a choice that is a sequence of elements: named after its first
+    /// element, of a [`TypeDef::Sequence`] of its elements (`{First}Seq`). Refused where the
+    /// codec could not tell its elements from the other alternatives (a name twice) or write
+    /// them in the type's namespace (a type of another namespace than the service's).
+    fn sequence_alternative(
+        &mut self,
+        schema: &mut Schema,
+        items: &'d [Particle],
+        owner: &str,
+        loc: &Loc,
+    ) -> Result<Field, LowerError> {
+        if !(owner.is_empty() || owner == self.namespace) {
+            return Err(LowerError::new(
+                loc,
+                "a `choice` with a sequence alternative in a type of another namespace than the service's: the codec writes a sequence alternative's elements in the service namespace",
+            ));
+        }
+        let mut fields = Vec::new();
+        for p in items {
+            let Particle::Element(e) = p else {
+                return Err(LowerError::new(
+                    loc,
+                    "a `choice`'s sequence alternative holds something other than elements: the service model's sequence alternatives are of elements",
+                ));
+            };
+            let (name, t) = self.element_ref(schema, e, owner)?;
+            if name.starts_with('{') {
+                return Err(LowerError::new(
+                    loc,
+                    format!("the `choice` alternative's element `{name}` is in another namespace (or form) than the type's elements: the service model's choices name their elements by local name"),
+                ));
+            }
+            fields.push(Field::new(name, t));
+        }
+        let Some(first) = fields.first() else {
+            return Err(LowerError::new(loc, "an empty sequence in a `choice`"));
+        };
+        if first.ty.optional || first.ty.repeated {
+            return Err(LowerError::new(
+                loc,
+                format!("the sequence alternative's first element `{}` may be absent or repeat: the codec tells the alternative by it, once", first.name),
+            ));
+        }
+        let name = first.name.clone();
+        let local = self.unique_name(&format!("{}Seq", pascal(&name)));
+        let t = schema.define(&local, FROM_CHOICE, |_| TypeDef::Sequence(fields));
+        Ok(Field::new(name, t))
     }
 
     /// Checks that no element is both a field and an alternative of a choice of one type, and
@@ -286,4 +360,17 @@ fn pascal(s: &str) -> String {
     c.next()
         .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
         .unwrap_or_default()
+}
+
+/// The elements of a sequence (occurring once) that is a `choice` alternative, if `p` is one.
+fn sequence_of_elements(p: &Particle) -> Option<&[Particle]> {
+    match p {
+        Particle::Group {
+            compositor: super::components::Compositor::Sequence,
+            min: 1,
+            max: MaxOccurs::Bounded(1),
+            items,
+        } => Some(items),
+        _ => None,
+    }
 }

@@ -389,10 +389,33 @@ impl<'d> Lower<'d> {
             .iter()
             .map(|p| match (&p.ty, &p.element) {
                 (Some(t), _) => Ok(Part::new(p.name.clone(), self.type_ref(schema, t, &p.loc)?)),
-                (None, _) => Err(LowerError::new(
+                // WS-I BP R2203 asks for `type=`; WSDL 1.1 leaves the accessor of an element
+                // part open, and zeep, CXF and node-soap write the element itself, qualified:
+                // a part `{ns}local` of the element's type (rpc/literal only).
+                (None, Some(e)) if self.style == BindingStyle::RpcLiteral => {
+                    let decl = self.defs.schema.elements.get(e).ok_or_else(|| {
+                        LowerError::new(
+                            &p.loc,
+                            format!(
+                                "part `{}` names the element `{{{}}}{}`, which is not defined",
+                                p.name, e.namespace, e.local
+                            ),
+                        )
+                    })?;
+                    let t = match &decl.ty {
+                        Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
+                        Some(TypeUse::Inline(d)) => {
+                            let ns = decl.name.namespace.clone();
+                            self.anonymous_ref(schema, d, &decl.name.local, &ns)?
+                        }
+                        None => TypeRef::xsd("anyType"),
+                    };
+                    Ok(Part::new(format!("{{{}}}{}", e.namespace, e.local), t))
+                }
+                _ => Err(LowerError::new(
                     &p.loc,
                     format!(
-                        "rpc part `{}` names an element, not a type: an rpc message's parts have `type=` (WS-I BP R2203; WSDL 1.1 leaves the accessor of an element part undefined)",
+                        "rpc/encoded part `{}` names an element, not a type: an encoded message's parts have `type=` (SOAP 1.1 section 7.1)",
                         p.name
                     ),
                 )),
@@ -421,16 +444,17 @@ impl<'d> Lower<'d> {
             }
             None => TypeRef::xsd("anyType"),
         };
-        match schema.get(&t.name.local) {
-            Some(TypeDef::Struct(_)) if t.name.namespace == self.namespace => Ok(t),
-            Some(TypeDef::Struct(_)) => Err(LowerError::new(
-                &element.loc,
-                format!(
-                    "header element `{}` has the type `{{{}}}{}` of another namespace than the service's: the service model's header blocks hold a struct of the service namespace",
-                    element.name.local, t.name.namespace, t.name.local
-                ),
-            )),
-            _ => Err(LowerError::new(
+        // A struct of another namespace than the block's element (IndienenBericht's
+        // `ReferentieHeader`) is fine: the codec writes its qualified children in the type's
+        // namespace, as for a nested element of that type.
+        let is_struct = schema.types().iter().any(|n| {
+            n.name == t.name.local
+                && n.namespace == t.name.namespace
+                && matches!(n.def, TypeDef::Struct(_))
+        });
+        match is_struct {
+            true => Ok(t),
+            false => Err(LowerError::new(
                 &element.loc,
                 format!(
                     "element `{}` is not of a complex type: header blocks and fault details of the service model hold elements",

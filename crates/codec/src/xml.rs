@@ -457,10 +457,16 @@ impl<'a, 's> Cursor<'a, 's> {
             };
             self.spend()?;
             match token {
-                Token::Start { name, attrs, empty } => {
+                Token::Start { name, empty } => {
                     self.last_start_at = at;
-                    self.open(name, attrs)?;
+                    self.open(name)?;
                     self.empty_end = empty;
+                    return Ok(Ev::Start(name));
+                }
+                Token::StartAttrs { name, from } => {
+                    self.last_start_at = at;
+                    self.open(name)?;
+                    self.empty_end = self.open_attrs(from)?;
                     return Ok(Ev::Start(name));
                 }
                 Token::End(name) => {
@@ -505,6 +511,20 @@ impl<'a, 's> Cursor<'a, 's> {
             "processing instruction {} is not allowed in a soap message",
             excerpt(&format!("<?{target}"))
         ))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn attr_fault(&self, e: AttrFault) -> DecodeError {
+        match e {
+            AttrFault::Msg(msg) => self.malformed(msg),
+            AttrFault::TagNotClosed => {
+                self.scan_error(scan::ScanError::StartTagNotClosed(self.last_start_at))
+            }
+            AttrFault::ValueNotClosed => {
+                self.scan_error(scan::ScanError::AttrValueNotClosed(self.last_start_at))
+            }
+        }
     }
 
     #[cold]
@@ -559,7 +579,7 @@ impl<'a, 's> Cursor<'a, 's> {
 
     /// Opens a start tag: limits, namespace declarations, attributes.
     #[inline]
-    fn open(&mut self, name: &'a str, rest: &'a str) -> Result<(), DecodeError> {
+    fn open(&mut self, name: &'a str) -> Result<(), DecodeError> {
         let limits = &self.src.limits;
         if self.stack.len() >= limits.max_depth || name.len() > limits.max_name_len {
             return Err(self.open_error(name));
@@ -570,10 +590,7 @@ impl<'a, 's> Cursor<'a, 's> {
             ns_mark: mark,
         });
         self.attrs.clear();
-        if rest.is_empty() {
-            return Ok(());
-        }
-        self.open_attrs(rest)
+        Ok(())
     }
 
     #[cold]
@@ -620,9 +637,15 @@ impl<'a, 's> Cursor<'a, 's> {
         }
     }
 
-    /// The attributes of the tag just opened: namespace declarations to the stack, the rest
-    /// to `attrs`.
-    fn open_attrs(&mut self, rest: &'a str) -> Result<(), DecodeError> {
+    /// The attributes of the tag just opened, read from byte `from` of the input (just past
+    /// its name) through the tag's `>`: namespace declarations to the stack, the rest to
+    /// `attrs`. Finding the tag's end is this parse's job, not the scanner's, so that each
+    /// value is scanned once; the scanner resumes after the `>`. Whether the tag was `/>`.
+    fn open_attrs(&mut self, from: usize) -> Result<bool, DecodeError> {
+        let input = self.src.input;
+        let Some(mut rest) = input.get(from..) else {
+            return Err(self.scan_error(scan::ScanError::BadUtf8));
+        };
         let limits = &self.src.limits;
         let (max_attrs, max_name, max_text) = (
             limits.max_attributes,
@@ -630,13 +653,17 @@ impl<'a, 's> Cursor<'a, 's> {
             limits.max_text_len,
         );
         let mut count = 0usize;
-        let mut rest = rest;
         loop {
             let (key, raw_value, after) = match next_attr(rest) {
-                Ok(None) if self.check_encoding => return self.check_encoding_style(),
-                Ok(None) => return Ok(()),
-                Ok(Some(t)) => t,
-                Err(msg) => return Err(self.malformed(msg)),
+                Ok(AttrStep::Attr(key, raw_value, after)) => (key, raw_value, after),
+                Ok(AttrStep::End(len, empty)) => {
+                    self.scan.resume(input.len() - rest.len() + len);
+                    if self.check_encoding {
+                        self.check_encoding_style()?;
+                    }
+                    return Ok(empty);
+                }
+                Err(e) => return Err(self.attr_fault(e)),
             };
             count += 1;
             if count > max_attrs || key.len() > max_name || raw_value.len() > max_text {
@@ -945,21 +972,47 @@ pub(crate) fn is_blank(s: &str) -> bool {
     s.bytes().all(is_ws)
 }
 
-/// Scans one `name="value"` pair from the attribute part of a start tag.
-fn next_attr(s: &str) -> Result<Option<(&str, &str, &str)>, String> {
+/// What [`next_attr`] read.
+#[derive(Debug, PartialEq, Eq)]
+enum AttrStep<'s> {
+    /// An attribute: its name, its raw value, and what follows the value's closing quote.
+    Attr(&'s str, &'s str, &'s str),
+    /// The tag's end: the bytes read through its `>`, and whether it was `/>`.
+    End(usize, bool),
+}
+
+/// Why [`next_attr`] stopped.
+#[derive(Debug, PartialEq, Eq)]
+enum AttrFault {
+    Msg(String),
+    /// The input ends inside the tag.
+    TagNotClosed,
+    /// The input ends inside a quoted value.
+    ValueNotClosed,
+}
+
+/// Reads one `name="value"` pair of a start tag, or the tag's end (`>` or `/>` after
+/// optional whitespace). A value runs to the next quote of its kind, so a `>` or the other
+/// quote inside it is part of it; the tag's end is the first `>` outside a value. The one
+/// scan of a tag's attributes: the scanner does not look for the `>` itself.
+fn next_attr(s: &str) -> Result<AttrStep<'_>, AttrFault> {
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() && is_ws(b[i]) {
         i += 1;
     }
-    if i == b.len() {
-        return Ok(None);
+    match b.get(i) {
+        None => return Err(AttrFault::TagNotClosed),
+        Some(b'>') => return Ok(AttrStep::End(i + 1, false)),
+        Some(b'/') if b.get(i + 1) == Some(&b'>') => return Ok(AttrStep::End(i + 2, true)),
+        _ => {}
     }
     if i == 0 {
-        return Err(format!(
+        let tag = &s[..memchr::memchr(b'>', b).unwrap_or(b.len())];
+        return Err(AttrFault::Msg(format!(
             "expected whitespace before attribute {}",
-            excerpt(s)
-        ));
+            excerpt(tag)
+        )));
     }
     let name_start = i;
     // What ends a name is in the table; a quote, `&` or nothing at all must not pass as one:
@@ -968,14 +1021,18 @@ fn next_attr(s: &str) -> Result<Option<(&str, &str, &str)>, String> {
     i = crate::scan::scan_name(b, i, scan::END | scan::QUOTE | scan::AMP);
     if i == name_start || b.get(i).is_some_and(|&c| matches!(c, b'"' | b'\'' | b'&')) {
         let name = &s[name_start..crate::scan::name_end(b, name_start)];
-        return Err(format!("attribute name `{name}` is not an xml name"));
+        return Err(AttrFault::Msg(format!(
+            "attribute name `{name}` is not an xml name"
+        )));
     }
     let name = &s[name_start..i];
     while i < b.len() && is_ws(b[i]) {
         i += 1;
     }
-    if i >= b.len() || b[i] != b'=' {
-        return Err(format!("attribute `{name}` has no value"));
+    match b.get(i) {
+        None => return Err(AttrFault::TagNotClosed),
+        Some(b'=') => {}
+        Some(_) => return Err(AttrFault::Msg(format!("attribute `{name}` has no value"))),
     }
     i += 1;
     while i < b.len() && is_ws(b[i]) {
@@ -983,16 +1040,21 @@ fn next_attr(s: &str) -> Result<Option<(&str, &str, &str)>, String> {
     }
     let quote = match b.get(i) {
         Some(&q @ (b'"' | b'\'')) => q,
-        _ => return Err(format!("value of attribute `{name}` is not quoted")),
+        None => return Err(AttrFault::TagNotClosed),
+        _ => {
+            return Err(AttrFault::Msg(format!(
+                "value of attribute `{name}` is not quoted"
+            )))
+        }
     };
     i += 1;
     let vstart = i;
     let vend = match memchr::memchr(quote, &b[vstart..]) {
         Some(p) => vstart + p,
-        None => return Err(format!("value of attribute `{name}` is not closed")),
+        None => return Err(AttrFault::ValueNotClosed),
     };
     let value = &s[vstart..vend];
-    Ok(Some((name, value, &s[vend + 1..])))
+    Ok(AttrStep::Attr(name, value, &s[vend + 1..]))
 }
 
 /// Whether an attribute value holds `&`, `\r` or `<`: a byte loop for short values (an
@@ -1063,7 +1125,32 @@ fn is_xml_char(c: char) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{ns, NsKind};
+    use super::{next_attr, ns, AttrFault, AttrStep, NsKind};
+
+    /// The one scan of a tag's attributes: a `>` or the other quote inside a value is part
+    /// of it, the tag ends at the first `>` (or `/>`) outside a value, and the input ending
+    /// inside a value or a tag says which.
+    #[test]
+    fn next_attr_finds_values_and_the_tag_end() {
+        let s = " a='>\"' b=\"'/>\" />rest";
+        let Ok(AttrStep::Attr("a", ">\"", after)) = next_attr(s) else {
+            panic!("{:?}", next_attr(s))
+        };
+        let Ok(AttrStep::Attr("b", "'/>", after)) = next_attr(after) else {
+            panic!("{:?}", next_attr(after))
+        };
+        assert_eq!(after, " />rest");
+        assert_eq!(next_attr(after), Ok(AttrStep::End(3, true)));
+        assert_eq!(next_attr(">"), Ok(AttrStep::End(1, false)));
+        assert_eq!(next_attr("\n\t>x"), Ok(AttrStep::End(3, false)));
+        assert_eq!(next_attr(" a='1>"), Err(AttrFault::ValueNotClosed));
+        assert_eq!(next_attr(" a=\"1'>"), Err(AttrFault::ValueNotClosed));
+        for s in ["", " ", " a", " a ", " a=", " a= "] {
+            assert_eq!(next_attr(s), Err(AttrFault::TagNotClosed), "{s:?}");
+        }
+        assert!(matches!(next_attr("a='1'>"), Err(AttrFault::Msg(m)) if m.contains("whitespace")));
+        assert!(matches!(next_attr(" / >"), Err(AttrFault::Msg(m)) if m.contains("xml name")));
+    }
 
     /// The short-value loop and `memchr3` agree on either side of 16 bytes, wherever the
     /// byte sits.

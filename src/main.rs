@@ -31,7 +31,8 @@ enum Command {
     Baseline(soapstone_bench::BaselineArgs),
     /// Run the seeds' experiments and write the report (index.html, results.json, report.md).
     Lab(soapstone_lab::LabArgs),
-    /// Read someone else's WSDL: `inspect` lists its services, ports and operations.
+    /// Read someone else's WSDL: `inspect` lists its services, ports and operations,
+    /// `generate` writes Rust code for it.
     Wsdl(soapstone_dynamic::cli::WsdlArgs),
     /// Call an operation of any WSDL with JSON arguments; prints the answer as JSON
     /// (exit code 2 when the service answers with a Fault).

@@ -256,7 +256,8 @@ url, op, n, warm, window = sys.argv[1:]
 port = int(url.rsplit(":", 1)[1].split("/")[0])
 c = socket.create_connection(("127.0.0.1", port))
 start = time.monotonic(); samples = []
-while (t0 := time.monotonic()) < start + float(warm) + float(window):
+# Past the window until 30 samples: a loaded machine can stall a 0.2 s window away.
+while (t0 := time.monotonic()) < start + float(warm) + float(window) or len(samples) < 30:
     c.sendall(b"x"); assert c.recv(1) == b"x"
     if t0 >= start + float(warm):
         samples.append((time.monotonic() - t0) * 1e6)
@@ -493,7 +494,9 @@ fn round2_echoes_run_on_soapstone_php_and_soap_lite() {
         let p = peers.iter().find(|p| p["id"] == id).unwrap();
         assert_eq!(p["services"]["round2"], "/round2", "{p}");
     }
-    let (results, md) = lab(&dir.0.join("out"), "round2", &manifest, "0.1s");
+    // 0.5 s windows, as above: every point must be timed, and with 0.1 s a loaded machine once
+    // stalled php-fpm's one call past the whole window (CI: "measured nothing").
+    let (results, md) = lab(&dir.0.join("out"), "round2", &manifest, "0.5s");
     for system in ["soapstone", "php-soapserver", "soaplite-server"] {
         let checks: Vec<_> = results
             .interop

@@ -108,19 +108,33 @@ fn inspect_and_call_a_served_wsdl_by_url() {
 
 #[test]
 fn generate_refuses_what_it_cannot_express_with_file_and_line() {
+    // node-soap's `createData`: `DataRow` holds `field` of a type declared only in a comment.
     let wsdl = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/testdata/node-soap/wsdl/wsdl_with_restriction_attributes.wsdl"
+        "/testdata/node-soap/request-response-samples/createData__should_generate_complex_type_request/soap.wsdl"
     );
     let out = soapstone(&["wsdl", "generate", wsdl]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
         err.contains(
-            "wsdl_with_restriction_attributes.wsdl:52: part `personId` of a document/literal message has `type=`: its parts name elements (WS-I BP R2204)"
+            "createData__should_generate_complex_type_request/soap.wsdl:58: type `DataField` is not defined"
         ),
         "{err}"
     );
+}
+
+#[test]
+fn generate_writes_a_document_literal_type_part_as_zeep_sends_it() {
+    // A part with `type=` (refused before): its accessor is the part name, unqualified.
+    let wsdl = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/node-soap/wsdl/wsdl_with_restriction_attributes.wsdl"
+    );
+    let out = soapstone(&["wsdl", "generate", wsdl]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let code = String::from_utf8(out.stdout).unwrap();
+    assert!(code.contains(r#"rename = "{}personId""#), "{code}");
 }
 
 #[test]

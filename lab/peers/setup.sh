@@ -10,7 +10,8 @@
 #
 # Groups: gsoap, php, perl, python, node, omniorb, rmi, axis1, mono, erlang, and the JVM peers
 # cxf, axis2, apachesoap, jacorb, javaclient. Installs only from Debian packages (apt-get), Maven
-# Central (mvn: Axis 1.4, CXF 4, Axis2 2.0, Apache SOAP 2.3.1 + Tomcat 9, JacORB 3.9), PyPI (pip,
+# Central (mvn: Axis 1.4, CXF 4, Axis2 2.0, Apache SOAP 2.3.1 + Tomcat 9, JacORB 3.9, and the
+# sqlite-jdbc of the charging store that Axis 1.4, JacORB and Java RMI share), PyPI (pip,
 # into a venv in the build directory) and npm (into lab/peers/node/node_modules, versions pinned
 # by lab/peers/node/package-lock.json). Idempotent: a second run installs nothing and rebuilds
 # only what changed. A peer that cannot be installed or built is written to the manifest as
@@ -527,9 +528,15 @@ setup_javaclient() {
     "\"command\":$(jarr java $JVM_FLAGS -cp "$out/classes:$out/lib/*" DpJavaClient "$HERE/javaclient/client-config.wsdd")"
 }
 
+# Each group's wall time, in the manifest (`group_seconds`): what a fresh machine pays per peer.
+GROUP_SECONDS=()
 for g in $GROUPS_ALL; do
   if wanted "$g"; then
+    g_ns=$(date +%s%N)
     "setup_$g"
+    g_ms=$(( ($(date +%s%N) - g_ns) / 1000000 ))
+    GROUP_SECONDS+=("$(js "$g"):$(printf '%d.%03d' $((g_ms / 1000)) $((g_ms % 1000)))")
+    say "$g: $(printf '%d.%03d' $((g_ms / 1000)) $((g_ms % 1000))) s"
   else
     say "$g: skipped (--only)"
   fi
@@ -556,8 +563,9 @@ fi
 ELAPSED_MS=$(( ($(date +%s%N) - STARTED_NS) / 1000000 ))
 ELAPSED=$(printf '%d.%03d' $((ELAPSED_MS / 1000)) $((ELAPSED_MS % 1000)))
 {
-  printf '{\n  "schema": 1,\n  "created": %s,\n  "setup_seconds": %s,\n  "installed": %s,\n  "peers": [\n' \
-    "$(js "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$ELAPSED" "$([ "$INSTALL" -eq 1 ] && echo true || echo false)"
+  printf '{\n  "schema": 1,\n  "created": %s,\n  "setup_seconds": %s,\n  "group_seconds": {%s},\n  "installed": %s,\n  "peers": [\n' \
+    "$(js "$(date -u +%Y-%m-%dT%H:%M:%SZ)")" "$ELAPSED" "$(IFS=,; echo "${GROUP_SECONDS[*]}")" \
+    "$([ "$INSTALL" -eq 1 ] && echo true || echo false)"
   for i in "${!ENTRIES[@]}"; do
     printf '    %s%s\n' "${ENTRIES[$i]}" "$([ "$i" -lt $((${#ENTRIES[@]} - 1)) ] && echo ,)"
   done

@@ -201,3 +201,20 @@ pub mod empty_body {
 pub mod ref_element_same_as_type {
     soapstone_service::include_wsdl!("ref_element_same_as_type");
 }
+
+/// A header block of a type of another namespace and a document/literal `type=` part
+/// (`wsdl/grown_doc.wsdl`).
+pub mod grown_doc {
+    soapstone_service::include_wsdl!("grown_doc");
+}
+
+/// rpc/literal parts with `element=` (`wsdl/grown_rpc.wsdl`).
+pub mod grown_rpc {
+    soapstone_service::include_wsdl!("grown_rpc");
+}
+
+/// Substitution groups (`wsdl/subst.wsdl`): a reference to a head is an enum of the elements
+/// that may stand for it.
+pub mod subst {
+    soapstone_service::include_wsdl!("subst");
+}

@@ -155,6 +155,27 @@ async fn attributes_travel_in_start_tags_and_a_missing_one_is_a_client_fault() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn an_element_inside_text_content_is_a_client_fault_with_its_path() {
+    let server = serve().await;
+    // `label` is simple content (a string with a `language` attribute): an element in it was
+    // dropped and the text around it read as the label.
+    let body = envelope(r#"id="7""#).replace(
+        "<c:label language=\"de\">Tinte &amp; mehr</c:label>",
+        "<c:label language=\"de\">Tinte<c:b>fett</c:b></c:label>",
+    );
+    assert!(body.contains("<c:b>"), "{body}");
+    let (status, reply) =
+        support::post(server.addr, "/catalog", "urn:example:catalog#quote", &body).await;
+    assert_eq!(status, 500, "{reply}");
+    assert!(reply.contains("Client"), "{reply}");
+    assert!(
+        reply.contains("/quote/product/label/b: expected text, found element `&lt;c:b&gt;`"),
+        "{reply}"
+    );
+    server.stop().await;
+}
+
 #[test]
 fn the_wsdl_served_back_declares_the_same_attributes() {
     let model = CatalogServer::<Shop>::model();

@@ -30,7 +30,8 @@ struct EchoFloatResult {
 #[derive(Serialize)]
 struct Empty {}
 
-/// echoFloat, `fail` (a Client fault), `slow` (500 ms), `big` (a large answer).
+/// echoFloat, `fail` (a Client fault), `slow` (5 s), `stall` (60 s: outlives any timeout of
+/// these tests), `big` (a large answer).
 struct Echo;
 
 impl Echo {
@@ -96,8 +97,13 @@ impl SoapService for Echo {
     fn call(&self, req: SoapRequest) -> BoxFuture<SoapResponse> {
         Box::pin(async move {
             let env = Envelope::parse(&req.body, &Limits::default());
-            if env.is_ok_and(|e| e.body_element().is_some_and(|q| q.local == "slow")) {
-                tokio::time::sleep(Duration::from_millis(500)).await;
+            match env
+                .ok()
+                .and_then(|e| e.body_element().map(|q| q.local.clone()))
+            {
+                Some(op) if op == "slow" => tokio::time::sleep(Duration::from_secs(5)).await,
+                Some(op) if op == "stall" => tokio::time::sleep(Duration::from_secs(60)).await,
+                _ => {}
             }
             match Echo::answer(&req) {
                 Ok((body, op)) => {
@@ -153,6 +159,21 @@ fn count(metrics: &str, name: &str) -> u64 {
         .lines()
         .find_map(|l| l.strip_prefix(name)?.trim().parse().ok())
         .unwrap_or_else(|| panic!("no `{name}`"))
+}
+
+/// Waits (up to 30 s) until the server's gauge `name` is `value`: a gauge follows a
+/// connection's or a request's task, which ends on the server's side a moment after the client
+/// has seen the answer (or the close).
+async fn wait_gauge(server: &Server, name: &str, value: u64) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while count(&server.metrics_text(), name) != value {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "`{name}` stuck at {}, waiting for {value}",
+            count(&server.metrics_text(), name)
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 #[tokio::test]
@@ -267,9 +288,11 @@ async fn faults_surface_as_typed_errors() {
 async fn request_timeout_then_the_client_recovers() {
     let (_server, addr, _stop) = start(ServerConfig::default());
     let mut config = ClientConfig::default();
-    config.request_timeout = Duration::from_millis(100);
+    // Generous, so that the calls that must not time out do not on a loaded machine; `stall`
+    // outlasts it by far.
+    config.request_timeout = Duration::from_secs(5);
     let client = Client::with_config(&format!("http://{addr}/echo"), config).unwrap();
-    let slow = QName::new(NS, "slow");
+    let stall = QName::new(NS, "stall");
     let echo = QName::new(NS, "echoFloat");
     let options = encoded(Version::Soap11);
     // first on a pooled connection that served a call before (its timer is reused)
@@ -278,14 +301,14 @@ async fn request_timeout_then_the_client_recovers() {
         .await
         .unwrap();
     assert_eq!(r.result, 1.5);
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    tokio::time::sleep(Duration::from_millis(5500)).await;
     let err = client
-        .call::<_, EchoFloatResult>(&op(&slow, &options), &Empty {})
+        .call::<_, EchoFloatResult>(&op(&stall, &options), &Empty {})
         .await
         .unwrap_err();
     assert!(err.is_timeout(), "{err}");
     assert!(!err.is_connect());
-    assert_eq!(err.to_string(), "request timed out after `100ms`");
+    assert_eq!(err.to_string(), "request timed out after `5s`");
     assert_eq!(
         client.idle_connections(),
         0,
@@ -370,7 +393,9 @@ async fn a_pooled_connection_closed_by_the_server_is_replaced() {
             .await
             .unwrap();
         assert_eq!(r.result, 1.0);
-        tokio::time::sleep(Duration::from_millis(400)).await;
+        // The server closes the idle connection after its timeout (a loaded machine may take
+        // longer than the 150 ms): the next call finds its pooled connection closed.
+        wait_gauge(&server, "soapstone_connections_open", 0).await;
     }
     assert_eq!(
         count(&server.metrics_text(), "soapstone_connections_total"),
@@ -557,7 +582,7 @@ async fn a_burst_over_the_concurrency_limit_is_shed_not_queued() {
     assert!((1..=8).contains(&answered), "{statuses:?}");
     let m = server.metrics_text();
     assert_eq!(count(&m, "soapstone_requests_shed_total"), shed as u64);
-    assert_eq!(count(&m, "soapstone_requests_in_flight"), 0);
+    wait_gauge(&server, "soapstone_requests_in_flight", 0).await;
 }
 
 /// gSOAP's SOAP 1.2 answer to echoFloat: `env:encodingStyle` on Body (forbidden by SOAP 1.2

@@ -29,6 +29,9 @@ pub(crate) const RAW: &str = "$xsd:anyType";
 pub(crate) const CHOICE: &str = "$choice:";
 /// The serde name of an `xsd:any` field.
 pub(crate) const ANY: &str = "$any";
+/// Prefix of the serde name of a struct that is a choice's sequence alternative
+/// (`$sequence:StartSeq`): its fields are sibling elements with no element around them.
+pub(crate) const SEQUENCE: &str = "$sequence";
 
 /// One XML element, verbatim, standing alone (its namespace declarations on its root).
 ///
@@ -110,6 +113,11 @@ impl AnyXml {
             }),
             _ => Err(cur.malformed("raw xml must be one element: content follows it")),
         }
+    }
+
+    /// Keeps text this codec checked already (one standalone element).
+    pub(crate) fn checked(xml: String) -> AnyXml {
+        AnyXml { xml }
     }
 
     /// The element as text.

@@ -85,6 +85,12 @@ impl DecodeError {
         self
     }
 
+    /// The same error with another message (its kind and path flag kept).
+    pub(crate) fn with_message(mut self, message: String) -> Self {
+        self.0.message = message;
+        self
+    }
+
     pub(crate) fn kind(&self) -> Kind {
         self.0.kind
     }

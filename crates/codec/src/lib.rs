@@ -51,6 +51,7 @@
 #![doc = include_str!("docs/conventions.md")]
 
 mod any;
+mod any_read;
 pub mod calendar;
 mod de;
 mod depth;

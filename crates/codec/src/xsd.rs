@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use crate::QName;
 
 pub use crate::any::AnyXml;
+pub use crate::any_read::Node;
 pub use crate::list::{List, ListError};
 
 /// Prefix of the reserved newtype-struct names.

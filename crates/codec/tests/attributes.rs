@@ -194,6 +194,44 @@ fn text_content_is_kept_exactly() {
 }
 
 #[test]
+fn a_child_element_in_text_content_is_an_error_with_its_path() {
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Name {
+        #[serde(rename = "@lang")]
+        lang: Option<String>,
+        #[serde(rename = "$text")]
+        text: String,
+    }
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Body {
+        name: Name,
+    }
+    // was `""`: the element was skipped and the (absent) text read
+    for inner in ["<x/>", "a<x>b</x>c", "<x lang=\"fr\">t</x>"] {
+        let xml = env(&format!("<name lang=\"en\">{inner}</name>"));
+        let e = decode::<Body>(&xml, Style::Literal).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/Envelope/Body/order/name/x: expected text, found element `<x>`",
+            "{inner}"
+        );
+        assert!(!e.is_limit(), "{e:?}");
+    }
+    // comments and blank text around the text stay fine
+    let xml = env("<name><!-- c -->t</name>");
+    let b: Body = decode(&xml, Style::Literal).unwrap();
+    assert_eq!(b.name.text, "t");
+    // an `xsd:anyType` field still takes elements
+    #[derive(Debug, Deserialize)]
+    struct Open {
+        name: xsd::AnyXml,
+    }
+    let xml = env("<name>a<x/>b</name>");
+    let o: Open = decode(&xml, Style::Literal).unwrap();
+    assert!(o.name.as_str().contains("a<x/>b"), "{o:?}");
+}
+
+#[test]
 fn a_missing_required_attribute_names_it() {
     let xml = env(r#"<total exact="true">1</total><item><name>x</name></item>"#);
     let e = decode::<Order>(&xml, Style::Literal).unwrap_err();

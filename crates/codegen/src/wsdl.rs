@@ -62,7 +62,7 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
         .filter(|t| {
             matches!(
                 t.def,
-                TypeDef::Struct(_) | TypeDef::Enum(_) | TypeDef::Choice(_)
+                TypeDef::Struct(_) | TypeDef::Enum(_) | TypeDef::Choice(_) | TypeDef::Sequence(_)
             )
         })
         .map(|t| (t.name.clone(), type_names.type_ident(&t.name)))
@@ -82,8 +82,21 @@ fn generate_tokens(model: &ServiceModel, trait_name: &str) -> Result<TokenStream
             format!("{{{}}}{}", t.namespace, t.name)
         };
         let doc = format!(" `{}` of `{}`.", t.name, t.namespace);
+        // A choice's sequence alternative: `$sequence:Name` tells the codec its fields are
+        // siblings with no element around them (and `XsdType` registers a sequence).
+        let sequence;
+        let (wire, doc) = match &t.def {
+            TypeDef::Sequence(_) => {
+                sequence = format!("$sequence:{wire}");
+                (
+                    &sequence,
+                    format!("{doc} A sequence of elements, an alternative of a `choice`."),
+                )
+            }
+            _ => (wire, doc),
+        };
         match &t.def {
-            TypeDef::Struct(fields) => {
+            TypeDef::Struct(fields) | TypeDef::Sequence(fields) => {
                 let mut names = Names::default();
                 let mut helpers = Vec::new();
                 let fields: Vec<TokenStream> = fields.iter().enumerate().map(|(index, f)| {
@@ -380,8 +393,9 @@ impl Gen<'_> {
             if !seen.insert(name.clone()) {
                 continue;
             }
-            if let Some(TypeDef::Struct(fields) | TypeDef::Choice(fields)) =
-                self.model.schema.get(&name)
+            if let Some(
+                TypeDef::Struct(fields) | TypeDef::Choice(fields) | TypeDef::Sequence(fields),
+            ) = self.model.schema.get(&name)
             {
                 for f in fields.iter().filter(|f| !f.ty.repeated) {
                     if f.ty.name.namespace != XSD_NS {

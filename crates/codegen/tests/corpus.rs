@@ -73,6 +73,8 @@ fn every_lowered_port_generates_code() {
     }
     println!("generated {generated} ports ({with_markup} with attributes or text content)");
     assert!(failed.is_empty(), "{failed:#?}");
+    // Every port that lowers (`soapstone-wsdl`'s corpus test): 118 of 147.
+    assert!(generated >= 118, "generated {generated} ports");
     assert!(with_markup >= 10, "{with_markup} ports with attributes");
 }
 

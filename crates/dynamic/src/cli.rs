@@ -50,13 +50,13 @@ pub struct GenerateArgs {
 #[derive(Debug, Clone, clap::Args)]
 #[non_exhaustive]
 pub struct SourceArgs {
-    /// The WSDL: a file path or an http:// URL.
+    /// The WSDL: a file path or an http:// or https:// URL.
     pub wsdl: String,
     /// Local copies of remote documents: a directory (looked up by file name) or a file of
     /// `URL-or-namespace = path` lines. Repeatable.
     #[arg(long)]
     pub catalog: Vec<PathBuf>,
-    /// Fetch remote imports of a local WSDL over HTTP (a URL WSDL always fetches its own).
+    /// Fetch remote imports of a local WSDL over HTTP(S) (a URL WSDL always fetches its own).
     #[arg(long)]
     pub fetch: bool,
     /// Largest document read, in bytes.

@@ -140,9 +140,19 @@ impl DynamicClient {
             .find(|(_, b)| b.soap == Some(want))
             .or_else(|| candidates.iter().find(|_| !target.soap12))
             .ok_or_else(|| {
+                if !candidates.is_empty() {
+                    // `--soap12` and only SOAP 1.1 ports: say which there are.
+                    let ports: Vec<String> = candidates
+                        .iter()
+                        .map(|(p, _)| format!("`{}` (SOAP 1.1)", p.name))
+                        .collect();
+                    return CallError::Usage(format!(
+                        "no SOAP 1.2 port: the WSDL binds {} with SOAP 1.1 only; call without `--soap12`",
+                        ports.join(", ")
+                    ));
+                }
                 CallError::Usage(format!(
-                    "no {}SOAP port{}{}",
-                    if target.soap12 { "SOAP 1.2 " } else { "" },
+                    "no SOAP port{}{}",
                     target
                         .service
                         .as_ref()
@@ -270,15 +280,14 @@ impl DynamicClient {
         };
         match bop.style {
             OpStyle::Rpc => {
-                let ns = body
-                    .and_then(|b| b.namespace.clone())
-                    .unwrap_or_else(|| self.defs.target_namespace.clone());
+                // the model's rule (one place: `Binding::rpc_namespace`)
+                let ns = self.binding().rpc_namespace(bop);
                 let wrapper = QName::new(ns, aop.name.clone());
                 let map = object(args, "")?;
                 check_keys(map, parts.iter().map(|p| p.name.as_str()), "")?;
                 w.open_wrapper(&wrapper);
                 for p in &parts {
-                    let (item, _) = self.part_item(p, true);
+                    let (item, _) = self.part_item(p, encoded);
                     w.item(&item, map.get(&p.name), &wrapper.namespace, "", 1)
                         .map_err(CallError::Args)?;
                 }
@@ -291,7 +300,19 @@ impl DynamicClient {
                 }
                 for p in &parts {
                     let (item, _) = self.part_item(p, false);
-                    let value = if single {
+                    // A one-part message takes the part's value itself; a `type=` part of a
+                    // built-in type also as `{"part": value}`, the way `inspect` lists it.
+                    let keyed = match (&p.ty, args) {
+                        (Some(t), Value::Object(m))
+                            if single && t.namespace == soapstone_wsdl::XSD_NS && m.len() == 1 =>
+                        {
+                            m.get(&p.name)
+                        }
+                        _ => None,
+                    };
+                    let value = if let Some(v) = keyed {
+                        Some(v)
+                    } else if single {
                         Some(args)
                     } else {
                         map.and_then(|m| m.get(&p.name))
@@ -309,13 +330,16 @@ impl DynamicClient {
         Ok((bop.action.clone(), w.out.into_bytes()))
     }
 
-    /// The element a message part is on the wire, and whether it came from a global element.
+    /// The element a message part is on the wire, and whether it came from a global element;
+    /// `rpc` when its accessor is the part name (rpc/encoded).
     fn part_item<'d>(&'d self, p: &'d MessagePart, rpc: bool) -> (Item<'d>, bool) {
         if let Some(e) = p
             .element
             .as_ref()
             .and_then(|e| self.defs.schema.elements.get(e))
         {
+            // An rpc/encoded accessor is the part name; a literal one (document, and rpc
+            // with `element=`, as the model and zeep have it) the element itself, qualified.
             let name = if rpc {
                 QName::new("", p.name.clone())
             } else {
@@ -443,7 +467,8 @@ impl DynamicClient {
             OpStyle::Document => (children.clone(), String::new()),
         };
         for p in &parts {
-            let (item, _) = self.part_item(p, bop.style == OpStyle::Rpc);
+            let encoded = bop.output.as_ref().is_some_and(|b| b.use_ == Use::Encoded);
+            let (item, _) = self.part_item(p, bop.style == OpStyle::Rpc && encoded);
             let want = &item.name.local;
             let node = nodes
                 .iter()

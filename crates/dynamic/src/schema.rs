@@ -253,19 +253,16 @@ impl<'d> View<'d> {
             return;
         }
         match p {
-            Particle::Element(e) => {
-                let global = e
-                    .reference
-                    .as_ref()
-                    .and_then(|r| self.defs.schema.elements.get(r));
-                out.push(Slot {
-                    decl: e,
-                    ty: global.map_or(e.ty.as_ref(), |g| g.ty.as_ref()),
-                    name: global.map_or(&e.name, |g| &g.name),
-                    repeats: repeats || e.max.repeats(),
-                    optional: optional || e.min == 0,
-                });
+            // A reference to the head of a substitution group: the elements that may stand
+            // for it, as a choice (each optional).
+            Particle::Element(e) if substitutes(self.defs, e).is_some() => {
+                for a in substitutes(self.defs, e).into_iter().flatten() {
+                    if let Particle::Element(a) = a {
+                        self.slot(a, repeats || e.max.repeats(), true, out);
+                    }
+                }
             }
+            Particle::Element(e) => self.slot(e, repeats, optional, out),
             Particle::Group {
                 compositor,
                 min,
@@ -296,6 +293,33 @@ impl<'d> View<'d> {
             }
             Particle::Any { .. } => {}
         }
+    }
+
+    /// The slot of the element (or reference) `e`; a member of a substitution group without
+    /// a type has its head's.
+    fn slot(&self, e: &'d ElementDecl, repeats: bool, optional: bool, out: &mut Vec<Slot<'d>>) {
+        let elements = &self.defs.schema.elements;
+        let global = e.reference.as_ref().and_then(|r| elements.get(r));
+        let mut ty = global.map_or(e.ty.as_ref(), |g| g.ty.as_ref());
+        let mut current = global;
+        for _ in 0..MAX_CHAIN {
+            let Some(head) = current
+                .filter(|_| ty.is_none())
+                .and_then(|c| c.substitution_group.as_ref())
+                .and_then(|h| elements.get(h))
+            else {
+                break;
+            };
+            ty = head.ty.as_ref();
+            current = Some(head);
+        }
+        out.push(Slot {
+            decl: e,
+            ty,
+            name: global.map_or(&e.name, |g| &g.name),
+            repeats: repeats || e.max.repeats(),
+            optional: optional || e.min == 0,
+        });
     }
 
     /// The attributes of `c` and its bases (attribute groups expanded).
@@ -354,4 +378,13 @@ impl<'d> View<'d> {
             k => k,
         })
     }
+}
+
+/// The elements that may stand where `e` is, when it refers to the head of a substitution
+/// group with members or an abstract one (computed by the reader, in document order).
+fn substitutes<'d>(defs: &'d Definitions, e: &ElementDecl) -> Option<&'d [Particle]> {
+    defs.schema
+        .substitutes
+        .get(e.reference.as_ref()?)
+        .map(Vec::as_slice)
 }

@@ -14,7 +14,7 @@ use anyhow::{bail, Context as _};
 use soapstone_bench::{BenchReport, Load as BenchLoad};
 
 use crate::procs::{log_tail, Launcher};
-use crate::results::{Placement, Run, Second, Settings};
+use crate::results::{PhaseStat, Placement, Run, Second, Settings};
 
 /// The load a bench point offers.
 #[derive(Debug, Clone)]
@@ -216,6 +216,7 @@ pub(crate) struct Outcome {
     pub(crate) connections: u32,
     pub(crate) rate: Option<f64>,
     pub(crate) schedule: Vec<(f64, f64)>,
+    pub(crate) phases: Vec<PhaseStat>,
     pub(crate) command: String,
 }
 
@@ -247,6 +248,7 @@ impl Outcome {
             timeline: self.timeline,
             peak_ok_per_second: self.peak_ok_per_second,
             cache: None,
+            phases: self.phases,
             settings: Settings {
                 placement,
                 duration_s: self.duration_s,
@@ -396,6 +398,27 @@ pub(crate) fn from_report(r: &BenchReport) -> anyhow::Result<Outcome> {
     if !r.phases.iter().any(|p| p.load.is_open()) {
         schedule.clear();
     }
+    let phases = match schedule.is_empty() {
+        true => Vec::new(),
+        false => r
+            .phases
+            .iter()
+            .map(|p| PhaseStat {
+                start_s: p.start_secs,
+                duration_s: p.duration_secs,
+                rate: match p.load {
+                    BenchLoad::Open { rate, .. } => Some(rate),
+                    _ => None,
+                },
+                requests: p.requests,
+                ok: p.ok,
+                errors: p.errors,
+                unsent: p.unsent,
+                p50_us: p.p50_us.map(|v| v as f64),
+                p99_us: p.p99_us.map(|v| v as f64),
+            })
+            .collect(),
+    };
     Ok(Outcome {
         p50_us: lat.p50_us as f64,
         p99_us: lat.p99_us as f64,
@@ -416,6 +439,7 @@ pub(crate) fn from_report(r: &BenchReport) -> anyhow::Result<Outcome> {
         connections: r.connections as u32,
         rate: r.requested_rate,
         schedule,
+        phases,
         command: String::new(),
     })
 }

@@ -134,6 +134,34 @@ pub struct Run {
     /// Figs 15-16, `wsb_cache`); absent elsewhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<String>,
+    /// Each phase of a scheduled load test, as the bench counted it by the requests' scheduled
+    /// phase (García's test2 steps); empty for a point without a schedule.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<PhaseStat>,
+}
+
+/// One phase of a scheduled load test: what was offered and what became of the requests due
+/// in it (however late their answers came).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseStat {
+    /// Seconds from the start of the measurement.
+    pub start_s: f64,
+    /// Length in seconds.
+    pub duration_s: f64,
+    /// The offered rate in requests per second (`None`: not an open-loop phase).
+    pub rate: Option<f64>,
+    /// Requests due in the phase (sent or not).
+    pub requests: u64,
+    /// Of those, answered with success.
+    pub ok: u64,
+    /// Of those, failed (timeouts included).
+    pub errors: u64,
+    /// Of those, never sent.
+    pub unsent: u64,
+    /// Median latency from the scheduled send time of the phase's answered requests, if any.
+    pub p50_us: Option<f64>,
+    /// 99th percentile of the same, if any.
+    pub p99_us: Option<f64>,
 }
 
 /// Reads a number, taking `null` (how serde_json writes NaN) as NaN: "not measured".

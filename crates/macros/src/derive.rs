@@ -6,7 +6,9 @@
 //! says; a field with `default` or `skip_serializing_if` may be absent (`minOccurs="0"`).
 //! A field renamed `@name` is an attribute and `$text` the text content (the codec's
 //! convention; the schema writer declares them as `xsd:attribute` and `simpleContent`), with
-//! `#[xsd(default = "..", fixed = "..")]` for an attribute's declared values.
+//! `#[xsd(default = "..", fixed = "..")]` for an attribute's declared values. A struct renamed
+//! `$sequence:Name` is a choice's sequence alternative (its fields are sibling elements), the
+//! type `Name`.
 //! Must never emit code naming anything but `::soapstone_service::codegen`.
 
 use proc_macro2::TokenStream;
@@ -33,6 +35,10 @@ pub(crate) fn expand(input: DeriveInput) -> Result<TokenStream, syn::Error> {
         .rename
         .clone()
         .unwrap_or_else(|| ident.to_string());
+    let (name, sequence) = match name.strip_prefix("$sequence:") {
+        Some(rest) => (rest.to_string(), true),
+        None => (name, false),
+    };
     let cg = quote!(::soapstone_service::codegen);
     let def = match &input.data {
         Data::Struct(data) => match &data.fields {
@@ -91,7 +97,12 @@ pub(crate) fn expand(input: DeriveInput) -> Result<TokenStream, syn::Error> {
                         .with_values(#default, #fixed)
                     });
                 }
-                quote!(#cg::wsdl::TypeDef::Struct(#cg::Vec::from([#(#entries),*])))
+                // `$sequence:Name`: a choice's sequence alternative (the codec's convention).
+                if sequence {
+                    quote!(#cg::wsdl::TypeDef::Sequence(#cg::Vec::from([#(#entries),*])))
+                } else {
+                    quote!(#cg::wsdl::TypeDef::Struct(#cg::Vec::from([#(#entries),*])))
+                }
             }
             _ => {
                 cx.error_spanned_by(

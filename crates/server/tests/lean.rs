@@ -169,13 +169,15 @@ fn oversize_heads_get_431_and_oversize_bodies_413_then_a_close() {
 fn a_slow_head_is_cut_off_and_an_idle_connection_lasts_the_idle_timeout() {
     let mut cfg = ServerConfig::default();
     cfg.header_read_timeout = Duration::from_millis(300);
-    cfg.idle_timeout = Duration::from_secs(2);
+    // Far apart, so that a loaded machine cannot blur which of the two closed a connection.
+    cfg.idle_timeout = Duration::from_secs(10);
     let srv = lean(cfg);
 
     let mut s = srv.connect();
     let t = Instant::now();
     let mut cut = false;
-    for b in format!("POST /echo HTTP/1.1\r\nX-Slow: {}", "a".repeat(80)).bytes() {
+    // The trickle would last 11 s if nothing cut it.
+    for b in format!("POST /echo HTTP/1.1\r\nX-Slow: {}", "a".repeat(200)).bytes() {
         if s.write_all(&[b]).is_err() {
             cut = true;
             break;
@@ -183,22 +185,14 @@ fn a_slow_head_is_cut_off_and_an_idle_connection_lasts_the_idle_timeout() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(cut || closed_by_server(&mut s), "slow head not cut off");
-    assert!(
-        t.elapsed() < Duration::from_millis(2500),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
 
     let mut s = srv.connect();
     send(&mut s, &post(ECHO_FLOAT, ""));
     assert!(echoed(&read_response(&mut s).unwrap()));
     let t = Instant::now();
     assert!(closed_by_server(&mut s));
-    assert!(
-        t.elapsed() >= Duration::from_millis(1500),
-        "{:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() >= Duration::from_secs(9), "{:?}", t.elapsed());
 }
 
 #[test]

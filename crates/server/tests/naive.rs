@@ -81,7 +81,18 @@ fn naive_server_sends_the_head_before_the_body() {
     assert!(alone > 0, "no response came in two parts");
 }
 
-/// Data segments from the server's port in a capture of `lo`, per response: waits (10 s at
+/// A child process killed (and reaped) when dropped, on a panic too: a tcpdump left behind
+/// would capture for ever.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Data segments from the server's port in a capture of `lo`, per response: waits (30 s at
 /// most) until `expect` of them were printed, then a moment for any extra one. tcpdump is
 /// killed only then: on a loaded machine it may not have read the kernel's ring for a while,
 /// and a kill right after the calls once lost every packet.
@@ -92,16 +103,18 @@ fn captured_segments(naive: NaiveModes, calls: usize, expect: usize) -> Option<V
     }
     let srv = TestServer::start(config(naive));
     let port = srv.addr.port();
-    let mut dump = Command::new("tcpdump")
-        .args(["-i", "lo", "-n", "-l", "-tt", "-U", "--immediate-mode"])
-        .args(["tcp", "src", "port"])
-        .arg(port.to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
+    let mut dump = KillOnDrop(
+        Command::new("tcpdump")
+            .args(["-i", "lo", "-n", "-l", "-tt", "-U", "--immediate-mode"])
+            .args(["tcp", "src", "port"])
+            .arg(port.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .ok()?,
+    );
     // tcpdump says "listening on lo" on stderr once the capture runs.
-    let mut err = dump.stderr.take().unwrap();
+    let mut err = dump.0.stderr.take().unwrap();
     let mut seen = Vec::new();
     let mut b = [0u8; 256];
     while find(&seen, b"listening on").is_none() {
@@ -111,7 +124,6 @@ fn captured_segments(naive: NaiveModes, calls: usize, expect: usize) -> Option<V
                     "SKIPPED: capture not permitted: {}",
                     String::from_utf8_lossy(&seen)
                 );
-                let _ = dump.wait();
                 return None;
             }
             Ok(n) => seen.extend_from_slice(&b[..n]),
@@ -119,7 +131,7 @@ fn captured_segments(naive: NaiveModes, calls: usize, expect: usize) -> Option<V
     }
     // Data segments carry "length N" with N > 0; each response starts with a segment whose
     // payload begins the head, which tcpdump does not show, so count all data segments.
-    let stdout = dump.stdout.take().unwrap();
+    let stdout = dump.0.stdout.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         use std::io::BufRead as _;
@@ -144,7 +156,8 @@ fn captured_segments(naive: NaiveModes, calls: usize, expect: usize) -> Option<V
     }
     drop(s);
     let mut sizes = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(10);
+    // Generous: tcpdump is one more process to schedule on a loaded machine.
+    let deadline = Instant::now() + Duration::from_secs(30);
     while sizes.len() < expect {
         let left = deadline.saturating_duration_since(Instant::now());
         match rx.recv_timeout(left) {
@@ -156,8 +169,7 @@ fn captured_segments(naive: NaiveModes, calls: usize, expect: usize) -> Option<V
     while let Ok(n) = rx.recv_timeout(Duration::from_millis(300)) {
         sizes.push(n);
     }
-    let _ = dump.kill();
-    let _ = dump.wait();
+    drop(dump);
     Some(sizes)
 }
 

@@ -26,14 +26,25 @@ fn sigterm_drains_the_request_in_flight_and_returns() {
             .unwrap();
         let _ = done_tx.send(rt.block_on(server.serve(("127.0.0.1", port))));
     });
-    // Once a request is answered, serve() has installed its signal handlers.
+    // Once a request is answered, serve() has installed its signal handlers. (It binds the
+    // port itself: if it cannot, say why instead of waiting for ever.)
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
     let mut s = loop {
         match std::net::TcpStream::connect(("127.0.0.1", port)) {
             Ok(s) => break s,
-            Err(_) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => {
+                if let Ok(served) = done_rx.try_recv() {
+                    panic!("serve() on port {port} returned before listening: {served:?}");
+                }
+                assert!(
+                    std::time::Instant::now() < deadline,
+                    "serve() not listening on port {port} after 30 s: {e}"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            }
         }
     };
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     send(&mut s, &post(ECHO_FLOAT, ""));
     assert_eq!(read_response(&mut s).unwrap().status, 200);
     send(&mut s, &post(&envelope("block"), ""));
@@ -56,7 +67,7 @@ fn sigterm_drains_the_request_in_flight_and_returns() {
     gate.release.add_permits(1);
     assert_eq!(read_response(&mut s).unwrap().status, 200);
     done_rx
-        .recv_timeout(Duration::from_secs(5))
+        .recv_timeout(Duration::from_secs(30))
         .expect("serve() returns after the drain")
         .unwrap();
 }

@@ -192,7 +192,7 @@ fn plain_http_on_the_tls_port_gets_400_and_a_close() {
     let mut s = srv.connect();
     s.write_all(&post(ECHO_FLOAT, "")).unwrap();
     let mut answer = Vec::new();
-    // read_timeout is 5 s: a hang fails here instead of blocking the suite.
+    // read_timeout is 30 s: a hang fails here instead of blocking the suite.
     s.read_to_end(&mut answer).unwrap();
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 400 "), "{answer}");
@@ -214,7 +214,13 @@ fn stalled_handshake_is_closed_at_the_header_deadline() {
     let mut buf = [0u8; 64];
     let n = s.read(&mut buf).expect("closed, not a read timeout");
     assert_eq!(n, 0);
-    assert!(started.elapsed() < Duration::from_secs(4));
+    // Not the read timeout (30 s), nor the default header deadline (10 s): a loaded machine may
+    // be late by seconds.
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[test]

@@ -42,7 +42,7 @@ async fn mounted_in_an_axum_router() {
 
     let r = tokio::task::spawn_blocking(move || {
         let mut s = std::net::TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
             .unwrap();
         send(&mut s, &post(ECHO_FLOAT, ""));
         let soap = read_response(&mut s).unwrap();

@@ -465,7 +465,7 @@ fn over_the_concurrency_limit_requests_are_shed_with_503() {
         .unwrap();
     rt.block_on(async {
         let p =
-            tokio::time::timeout(Duration::from_secs(5), srv.gate.entered.acquire_many(2)).await;
+            tokio::time::timeout(Duration::from_secs(30), srv.gate.entered.acquire_many(2)).await;
         p.expect("two blocked calls entered").unwrap().forget();
     });
     // Were it queued behind the blocked calls, this read would hit its timeout instead.
@@ -490,7 +490,8 @@ fn over_the_concurrency_limit_requests_are_shed_with_503() {
 fn slowloris_heads_are_cut_off_but_idle_keep_alive_lasts_longer() {
     let mut cfg = ServerConfig::default();
     cfg.header_read_timeout = Duration::from_millis(300);
-    cfg.idle_timeout = Duration::from_secs(3);
+    // Far apart, so that a loaded machine cannot blur which of the two closed a connection.
+    cfg.idle_timeout = Duration::from_secs(10);
     let srv = TestServer::start(cfg);
 
     // a head trickling in a byte at a time never completes
@@ -499,7 +500,7 @@ fn slowloris_heads_are_cut_off_but_idle_keep_alive_lasts_longer() {
     let mut cut = false;
     for b in format!(
         "POST /echo HTTP/1.1\r\nHost: x\r\nX-Slow: {}",
-        "a".repeat(80)
+        "a".repeat(200)
     )
     .bytes()
     {
@@ -510,12 +511,9 @@ fn slowloris_heads_are_cut_off_but_idle_keep_alive_lasts_longer() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(cut || closed_by_server(&mut s), "slow head not cut off");
-    // cut by the header timeout (300 ms), long before the idle timeout (3 s) or the trickle's end
-    assert!(
-        t.elapsed() < Duration::from_millis(2500),
-        "{:?}",
-        t.elapsed()
-    );
+    // cut by the header timeout (300 ms), long before the idle timeout (10 s) or the trickle's
+    // end (11 s)
+    assert!(t.elapsed() < Duration::from_secs(8), "{:?}", t.elapsed());
 
     // connecting and sending nothing: closed after the header timeout too
     let mut s = srv.connect();
@@ -523,7 +521,7 @@ fn slowloris_heads_are_cut_off_but_idle_keep_alive_lasts_longer() {
     assert!(closed_by_server(&mut s));
     let waited = t.elapsed();
     assert!(
-        waited >= Duration::from_millis(250) && waited < Duration::from_millis(2500),
+        waited >= Duration::from_millis(250) && waited < Duration::from_secs(8),
         "{waited:?}"
     );
 
@@ -538,7 +536,7 @@ fn slowloris_heads_are_cut_off_but_idle_keep_alive_lasts_longer() {
     let t = Instant::now();
     assert!(closed_by_server(&mut s));
     let waited = t.elapsed();
-    assert!(waited >= Duration::from_millis(1800), "{waited:?}");
+    assert!(waited >= Duration::from_secs(9), "{waited:?}");
 }
 
 #[test]
@@ -568,7 +566,7 @@ fn graceful_shutdown_waits_for_the_request_in_flight() {
     let r = read_response(&mut busy).unwrap();
     assert_eq!(r.status, 200);
     assert!(closed_by_server(&mut busy));
-    srv.wait(Duration::from_secs(5)).unwrap();
+    srv.wait(Duration::from_secs(30)).unwrap();
 }
 
 #[test]
@@ -585,7 +583,7 @@ fn drain_deadline_bounds_the_shutdown() {
     rt.block_on(async { srv.gate.entered.acquire().await.unwrap().forget() });
     // The blocked call never ends: only the drain deadline lets the server stop.
     srv.begin_shutdown();
-    srv.wait(Duration::from_secs(5)).unwrap();
+    srv.wait(Duration::from_secs(30)).unwrap();
     assert!(
         closed_by_server(&mut busy),
         "connection dropped at the deadline"
@@ -667,7 +665,7 @@ fn dedicated_runtimes_serve_and_drain() {
             assert_eq!(read_response(s).unwrap().status, 200, "{runtime:?}");
         }
         srv.begin_shutdown();
-        srv.wait(Duration::from_secs(5)).unwrap();
+        srv.wait(Duration::from_secs(30)).unwrap();
         for s in conns.iter_mut() {
             assert!(closed_by_server(s), "{runtime:?}");
         }

@@ -6,11 +6,14 @@
 //! from the old one; when the young one is full (half the entries, or half the bytes) it
 //! becomes the old one and the previous old one is dropped. That bounds memory at `capacity`
 //! entries and `max_bytes` bytes of keys and responses with O(1) work per call and no linked
-//! list; an entry larger than half of `max_bytes` is never kept. Must never cache a Fault,
-//! and never grow past either bound.
+//! list; an entry larger than half of `max_bytes` is never kept. With a time to live, an entry
+//! older than it (counted from when its answer was computed, never from a later hit) is
+//! dropped when it is looked up, so the handler computes the answer again. Must never cache a
+//! Fault, never answer from an entry past its time to live, and never grow past either bound.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use soapstone_codec::Version;
@@ -24,48 +27,80 @@ pub(crate) struct ResponseCache {
     generation: usize,
     /// Most bytes (keys and responses) of one generation (half the byte bound).
     generation_bytes: usize,
+    /// Age past which an entry is not answered from (`None`: never).
+    ttl: Option<Duration>,
     maps: Mutex<Generations>,
+}
+
+/// A kept response and when it was computed.
+#[derive(Debug, Clone)]
+struct Entry {
+    response: Bytes,
+    computed: Instant,
 }
 
 #[derive(Debug, Default)]
 struct Generations {
-    young: HashMap<Key, Bytes>,
+    young: HashMap<Key, Entry>,
     young_bytes: usize,
-    old: HashMap<Key, Bytes>,
+    old: HashMap<Key, Entry>,
 }
 
-fn size(key: &Key, response: &Bytes) -> usize {
-    key.1.len() + response.len()
+fn size(key: &Key, entry: &Entry) -> usize {
+    key.1.len() + entry.response.len()
 }
 
 impl ResponseCache {
     /// A cache holding at most `capacity` responses (at least 2) and `max_bytes` bytes of keys
-    /// and responses.
-    pub(crate) fn new(capacity: usize, max_bytes: usize) -> Self {
+    /// and responses, each answered from for at most `ttl` after it was computed.
+    pub(crate) fn new(capacity: usize, max_bytes: usize, ttl: Option<Duration>) -> Self {
         ResponseCache {
             generation: (capacity / 2).max(1),
             generation_bytes: max_bytes / 2,
+            ttl,
             maps: Mutex::new(Generations::default()),
         }
     }
 
     pub(crate) fn get(&self, version: Version, key: &[u8]) -> Option<Bytes> {
-        let mut maps = self.maps.lock().unwrap_or_else(|e| e.into_inner());
-        let key = (version, key.to_vec());
-        if let Some(hit) = maps.young.get(&key) {
-            return Some(hit.clone());
-        }
-        let hit = maps.old.remove(&key)?;
-        self.insert_locked(&mut maps, key, hit.clone());
-        Some(hit)
+        self.get_at(version, key, Instant::now())
     }
 
     pub(crate) fn insert(&self, version: Version, key: Vec<u8>, response: Bytes) {
-        let mut maps = self.maps.lock().unwrap_or_else(|e| e.into_inner());
-        self.insert_locked(&mut maps, (version, key), response);
+        self.insert_at(version, key, response, Instant::now());
     }
 
-    fn insert_locked(&self, maps: &mut Generations, key: Key, response: Bytes) {
+    /// The response kept for `key` if it is younger than the time to live at `now`; an
+    /// expired one is dropped.
+    fn get_at(&self, version: Version, key: &[u8], now: Instant) -> Option<Bytes> {
+        let mut maps = self.maps.lock().unwrap_or_else(|e| e.into_inner());
+        let key = (version, key.to_vec());
+        let fresh = |e: &Entry| match self.ttl {
+            Some(ttl) => now.saturating_duration_since(e.computed) < ttl,
+            None => true,
+        };
+        if let Some(hit) = maps.young.get(&key) {
+            if fresh(hit) {
+                return Some(hit.response.clone());
+            }
+            let gone = maps.young.remove(&key).expect("just found");
+            maps.young_bytes -= size(&key, &gone);
+            return None;
+        }
+        let hit = maps.old.remove(&key).filter(fresh)?;
+        let response = hit.response.clone();
+        // Promoted with its computation time: a hit never extends an entry's life.
+        self.insert_locked(&mut maps, key, hit);
+        Some(response)
+    }
+
+    fn insert_at(&self, version: Version, key: Vec<u8>, response: Bytes, computed: Instant) {
+        let mut maps = self.maps.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = Entry { response, computed };
+        self.insert_locked(&mut maps, (version, key), entry);
+    }
+
+    fn insert_locked(&self, maps: &mut Generations, key: Key, response: Entry) {
         let bytes = size(&key, &response);
         if bytes > self.generation_bytes {
             return;
@@ -104,7 +139,7 @@ mod tests {
 
     #[test]
     fn bounded_and_keeps_recent() {
-        let cache = ResponseCache::new(4, usize::MAX);
+        let cache = ResponseCache::new(4, usize::MAX, None);
         for i in 0..100u8 {
             cache.insert(Version::Soap11, vec![i], Bytes::from(vec![i]));
             // Key 0 is used all along, so it survives every rotation.
@@ -133,7 +168,7 @@ mod tests {
     #[test]
     fn bytes_are_bounded_and_big_answers_never_kept() {
         // 1,000 bytes: each generation holds at most 500 (key + response).
-        let cache = ResponseCache::new(1 << 20, 1_000);
+        let cache = ResponseCache::new(1 << 20, 1_000, None);
         for i in 0..200u8 {
             cache.insert(Version::Soap11, vec![i], Bytes::from(vec![i; 99]));
             assert!(cache.bytes() <= 1_000, "{} bytes at {i}", cache.bytes());
@@ -150,10 +185,52 @@ mod tests {
         assert_eq!(cache.get(Version::Soap11, &[7; 10]), None);
         assert_eq!(cache.len(), before);
         // Replacing an entry does not count it twice.
-        let cache = ResponseCache::new(1 << 20, 1_000);
+        let cache = ResponseCache::new(1 << 20, 1_000, None);
         for _ in 0..100 {
             cache.insert(Version::Soap11, vec![1], Bytes::from(vec![1; 99]));
         }
         assert_eq!(cache.bytes(), 100);
+    }
+
+    #[test]
+    fn entries_expire_from_when_they_were_computed() {
+        let ttl = Duration::from_secs(60);
+        let cache = ResponseCache::new(4, usize::MAX, Some(ttl));
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        cache.insert_at(Version::Soap11, vec![1], Bytes::from_static(b"a"), t0);
+        assert!(cache.get_at(Version::Soap11, &[1], at(59)).is_some());
+        // Hits at 59 s do not extend the entry's life: at 60 s it is gone, and stays gone.
+        assert_eq!(cache.get_at(Version::Soap11, &[1], at(60)), None);
+        assert_eq!(cache.len(), 0, "the expired entry is dropped");
+        assert_eq!(cache.bytes(), 0);
+        assert_eq!(cache.get_at(Version::Soap11, &[1], at(1)), None);
+        // Computed again: kept for another 60 s from then.
+        cache.insert_at(Version::Soap11, vec![1], Bytes::from_static(b"b"), at(61));
+        assert_eq!(
+            cache.get_at(Version::Soap11, &[1], at(120)),
+            Some(Bytes::from_static(b"b"))
+        );
+
+        // An entry promoted from the old generation keeps its computation time.
+        let cache = ResponseCache::new(2, usize::MAX, Some(ttl));
+        cache.insert_at(Version::Soap11, vec![1], Bytes::from_static(b"a"), t0);
+        cache.insert_at(Version::Soap11, vec![2], Bytes::from_static(b"b"), t0);
+        assert!(
+            cache.get_at(Version::Soap11, &[1], at(30)).is_some(),
+            "promoted"
+        );
+        assert_eq!(cache.get_at(Version::Soap11, &[1], at(60)), None);
+        assert_eq!(
+            cache.get_at(Version::Soap11, &[2], at(60)),
+            None,
+            "old and expired"
+        );
+
+        // Without a time to live nothing expires.
+        let cache = ResponseCache::new(4, usize::MAX, None);
+        cache.insert_at(Version::Soap11, vec![1], Bytes::from_static(b"a"), t0);
+        let year = Duration::from_secs(365 * 24 * 3600);
+        assert!(cache.get_at(Version::Soap11, &[1], t0 + year).is_some());
     }
 }

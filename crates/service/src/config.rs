@@ -27,6 +27,14 @@ pub struct ServiceConfig {
     /// response larger than half of it is never kept. With [`ServiceConfig::cache_capacity`]
     /// this bounds the cache whatever the size of the answers. Default: `32 MiB`.
     pub cache_max_bytes: usize,
+    /// How long a cached response is answered from, counted from when it was computed (a hit
+    /// does not extend it); past it the handler computes the answer again. `None`: never
+    /// expires, for answers that are pure functions of the request. The default bounds how
+    /// stale a cached answer can be when the handler reads data that change (a news feed's
+    /// headlines), at the cost of one computation per distinct request per minute, which
+    /// leaves a hot request's hit path (hundreds of calls a second) as it was. Default:
+    /// `Some(60 s)`.
+    pub cache_ttl: Option<std::time::Duration>,
     /// In rpc/encoded responses, write `xsi:type` on every SOAP-ENC array item too, not only
     /// the array's `arrayType` (codec `EncodeOptions::array_item_types`); no effect on
     /// document/literal. Clients that ignore `arrayType` (zeep) hand untyped items back as
@@ -58,6 +66,7 @@ impl Default for ServiceConfig {
             roles: Vec::new(),
             cache_capacity: 1024,
             cache_max_bytes: 32 << 20,
+            cache_ttl: Some(std::time::Duration::from_secs(60)),
             array_item_types: true,
             max_response_bytes: 16 << 20,
             rpc_result: false,
@@ -119,6 +128,13 @@ impl ServiceConfig {
     /// Sets how many bytes each cached operation keeps (see [`ServiceConfig::cache_max_bytes`]).
     pub fn cache_max_bytes(mut self, bytes: usize) -> Self {
         self.cache_max_bytes = bytes;
+        self
+    }
+
+    /// Sets how long a cached response is answered from (`None`: forever; see
+    /// [`ServiceConfig::cache_ttl`]).
+    pub fn cache_ttl(mut self, ttl: Option<std::time::Duration>) -> Self {
+        self.cache_ttl = ttl;
         self
     }
 }

@@ -170,8 +170,13 @@ impl Dispatcher {
         }
         let caches = (0..model.operations.len())
             .map(|i| {
-                (cached.get(i).copied().unwrap_or(false) && config.cache_capacity > 0)
-                    .then(|| ResponseCache::new(config.cache_capacity, config.cache_max_bytes))
+                (cached.get(i).copied().unwrap_or(false) && config.cache_capacity > 0).then(|| {
+                    ResponseCache::new(
+                        config.cache_capacity,
+                        config.cache_max_bytes,
+                        config.cache_ttl,
+                    )
+                })
             })
             .collect();
         Dispatcher {

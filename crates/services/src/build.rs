@@ -149,8 +149,10 @@ impl fmt::Debug for Auth {
 /// Both answers are pure functions of the request: the news service generates a day's
 /// headlines from the (source, day) alone and the shop's offers from the product key,
 /// properties and date alone; neither reads the clock or any state, so an answer kept is the
-/// answer the handler would give again. (A deployment whose headlines change during the day
-/// would need an expiry, which this cache does not have: it must then leave the cache off.)
+/// answer the handler would give again. A deployment whose headlines change during the day
+/// bounds how stale an answer may be with [`ServiceConfig::cache_ttl`] (`serve --cache-ttl`,
+/// default 60 s: an entry is answered from for a minute after it was computed, then computed
+/// again); for this repository's generated data, `--cache-ttl off` is exact too.
 /// The card service is not listed and cannot be: an authorization is a decision about one
 /// payment, and answering a second identical payment from a cache would approve it without
 /// checking it.

@@ -259,6 +259,10 @@ pub struct LimitArgs {
     /// it is never kept. [default: 32MiB]
     #[arg(long, value_name = "SIZE")]
     pub cache_max_bytes: Option<Size>,
+    /// How long a cached answer is served, from when it was computed (then computed again;
+    /// `off`: never expires). [default: 60s]
+    #[arg(long, value_name = "DURATION|off")]
+    pub cache_ttl: Option<Toggle>,
     /// Accept what old toolkits send against the specifications (gSOAP's encodingStyle on a
     /// SOAP 1.2 Body, Axis 1.4 surrogate-pair references, PHP xsd:int booleans), logging each.
     /// [default: false]
@@ -321,6 +325,7 @@ impl LimitArgs {
             max_response_bytes: self.max_response_bytes.or(base.max_response_bytes),
             cache_capacity: self.cache_capacity.or(base.cache_capacity),
             cache_max_bytes: self.cache_max_bytes.or(base.cache_max_bytes),
+            cache_ttl: self.cache_ttl.or(base.cache_ttl),
             lenient: self.lenient.or(base.lenient),
         }
     }
@@ -477,6 +482,18 @@ impl LimitArgs {
         )?;
         if let Some(v) = self.cache_max_bytes {
             service.cache_max_bytes = bytes("cache-max-bytes", v, 1024, MAX_BODY_CAP)?;
+        }
+        match self.cache_ttl {
+            Some(Toggle::Off) => service.cache_ttl = None,
+            Some(Toggle::On(Secs(d))) => {
+                if d < Duration::from_millis(10) || d > Duration::from_secs(365 * 24 * 3600) {
+                    anyhow::bail!(
+                        "`--cache-ttl` must be between 10ms and a year (or `off`), not {d:?}"
+                    );
+                }
+                service.cache_ttl = Some(d);
+            }
+            None => {}
         }
         if let Some(on) = self.lenient {
             service.limits.lenient = if on {

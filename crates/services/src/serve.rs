@@ -123,7 +123,8 @@ pub struct ServeArgs {
     pub wsse_replay_capacity: Option<usize>,
     /// García's services whose answers are cached, comma-separated: `news`, `shop` (their
     /// answers are pure functions of the request; the card service's never are). Each cached
-    /// operation keeps at most `--cache-capacity` answers and `--cache-max-bytes` bytes.
+    /// operation keeps at most `--cache-capacity` answers and `--cache-max-bytes` bytes, each
+    /// served for `--cache-ttl` after it was computed.
     /// Needs `wsb` among `--services`. Default: none.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "SERVICES")]
     pub response_cache: Vec<CachedService>,
@@ -438,6 +439,24 @@ mod tests {
             e,
             "`--response-cache` caches García's services: add `wsb` to `--services`"
         );
+        let ttl = |args: &[&str]| services(args).map(|c| c.service.cache_ttl);
+        assert_eq!(
+            ttl(&["--response-cache", "news"]).unwrap(),
+            Some(std::time::Duration::from_secs(60)),
+            "default"
+        );
+        assert_eq!(
+            ttl(&["--response-cache", "news", "--cache-ttl", "5m"]).unwrap(),
+            Some(std::time::Duration::from_secs(300))
+        );
+        assert_eq!(
+            ttl(&["--response-cache", "news", "--cache-ttl", "off"]).unwrap(),
+            None
+        );
+        let e = ttl(&["--response-cache", "news", "--cache-ttl", "1ms"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`--cache-ttl` must be between 10ms"), "{e}");
         let e = services(&["--response-cache", "news", "--cache-max-bytes", "10"])
             .unwrap_err()
             .to_string();

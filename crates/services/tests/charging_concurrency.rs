@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use common::load;
@@ -34,14 +33,7 @@ async fn check(db: Db) {
     let server = TestServer::start(config).await;
     let url = server.url("/charging");
     let accounts: Vec<i32> = (1..=ACCOUNTS).collect();
-    let seen = load::run(
-        url.clone(),
-        accounts.clone(),
-        CLIENTS,
-        OPS,
-        Arc::new(AtomicBool::new(false)),
-    )
-    .await;
+    let seen = load::run(url.clone(), accounts.clone(), CLIENTS, OPS, Arc::default()).await;
     assert!(
         seen.uncertain.is_empty(),
         "the server answered every request"

@@ -9,7 +9,6 @@ mod common;
 use std::collections::HashMap;
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -75,15 +74,17 @@ async fn crash_and_check(sync: &str) {
     let url = format!("{base}/charging");
     let accounts: Vec<i32> = (1..=ACCOUNTS as i32).collect();
 
-    let stop = Arc::new(AtomicBool::new(false));
+    let ctl = Arc::new(load::Control::default());
     let load = tokio::spawn(load::run(
         url.clone(),
         accounts.clone(),
         CLIENTS,
         usize::MAX,
-        stop.clone(),
+        ctl.clone(),
     ));
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The kill lands in the middle of a running load (not after a fixed time: a loaded machine
+    // may not have answered anything yet).
+    ctl.wait_acked(120, Duration::from_secs(60)).await;
     child.start_kill().expect("SIGKILL"); // Child::start_kill sends SIGKILL on Unix.
     let status = child.wait().await.unwrap();
     assert!(!status.success(), "killed, not exited: {status:?}");

@@ -8,11 +8,11 @@ mod common;
 
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use common::keyed_load;
+use common::load::Control;
 use soapstone_services::charging::{
     postgres::PostgresStore, sqlite::SqliteStore, SeedConfig, Store,
 };
@@ -64,21 +64,25 @@ async fn crash_with_retries(db: &str, open: impl std::future::Future<Output = Ar
     let seed = SeedConfig::with_accounts(ACCOUNTS);
     let addr = format!("127.0.0.1:{}", free_port());
     let mut child = start(&addr, db).await;
-    let stop = Arc::new(AtomicBool::new(false));
+    let ctl = Arc::new(Control::default());
     let load = tokio::spawn(keyed_load::run(
         format!("http://{addr}/charging"),
         (1..=ACCOUNTS as i32).collect(),
         CLIENTS,
-        stop.clone(),
+        ctl.clone(),
     ));
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The kill lands in the middle of a running load (not after a fixed time: a loaded machine
+    // may not have answered anything yet).
+    ctl.wait_acked(120, Duration::from_secs(60)).await;
     child.start_kill().expect("SIGKILL");
     assert!(!child.wait().await.unwrap().success());
     // Down for a moment (the clients retry into refused connections), then back on the port.
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut child = start(&addr, db).await;
-    tokio::time::sleep(Duration::from_millis(1500)).await;
-    stop.store(true, Ordering::Relaxed);
+    // The load goes on against the restarted server before it stops.
+    let before = ctl.acked();
+    ctl.wait_acked(before + 50, Duration::from_secs(60)).await;
+    ctl.stop();
     let seen = tokio::time::timeout(Duration::from_secs(120), load)
         .await
         .expect("clients stop")

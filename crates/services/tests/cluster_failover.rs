@@ -12,11 +12,11 @@ mod common;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::keyed_load;
+use common::load::Control;
 use soapstone_services::charging::{postgres::PostgresStore, SeedConfig};
 
 const ACCOUNTS: u32 = 50;
@@ -133,14 +133,16 @@ async fn a_replica_killed_under_load_loses_and_doubles_nothing() {
     let env = env_file(&dir);
     let stats = env["STATS_URL"].clone();
 
-    let stop = Arc::new(AtomicBool::new(false));
+    let ctl = Arc::new(Control::default());
     let load = tokio::spawn(keyed_load::run(
         env["URL"].clone(),
         (1..=ACCOUNTS as i32).collect(),
         12,
-        stop.clone(),
+        ctl.clone(),
     ));
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // The kill lands in the middle of a running load (not after a fixed time: a loaded machine
+    // may not have answered anything yet).
+    ctl.wait_acked(120, Duration::from_secs(60)).await;
     let killed = Instant::now();
     cluster(&dir, &["kill", "1"]);
     // When HAProxy stops sending to it.
@@ -156,8 +158,10 @@ async fn a_replica_killed_under_load_loses_and_doubles_nothing() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let marked_down = marked_down.expect("HAProxy marks the killed replica down within 20 s");
-    tokio::time::sleep(Duration::from_millis(2000)).await;
-    stop.store(true, Ordering::Relaxed);
+    // The load goes on through the survivor before it stops.
+    let before = ctl.acked();
+    ctl.wait_acked(before + 50, Duration::from_secs(60)).await;
+    ctl.stop();
     let seen = tokio::time::timeout(Duration::from_secs(120), load)
         .await
         .expect("clients stop")

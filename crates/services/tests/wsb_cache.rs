@@ -198,3 +198,69 @@ async fn served_shop_and_card_with_the_cache_on() {
     assert!(huge.body.contains(">false<"), "{}", huge.body);
     s.stop().await;
 }
+
+/// `--cache-ttl`: an answer is served from the cache until its time to live has passed since it
+/// was computed, then computed again. With a 300 ms TTL, each pair of requests is judged only
+/// where the clock decides it: a request that reached the server less than the TTL after the
+/// previous computation started must be a hit (the handler count unchanged), one sent at least
+/// the TTL after the previous computation's answer came back must be a miss (counted once more).
+/// The loop waits for both kinds (no sleep decides the outcome) and fails after 60 s without them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_expire_after_the_ttl_and_are_computed_again() {
+    use std::time::{Duration, Instant};
+    let ttl = Duration::from_millis(300);
+    let mut config = cache_on();
+    config.service.cache_ttl = Some(ttl);
+    let (addr, counted, _stop) = news(&config).await;
+    let envelope = query("soap", "2008-01-14");
+    let calls = || counted.calls.load(Ordering::SeqCst);
+
+    // The first computation: it started at or after `sent`, finished by `received`.
+    let sent = Instant::now();
+    let first = ask(addr, &envelope).await;
+    let mut computed = (sent, Instant::now());
+    assert_eq!(first.status, 200, "{}", first.body);
+    assert_eq!(calls(), 1);
+
+    let (mut hits, mut misses) = (0, 0);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while hits < 2 || misses < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "{hits} hits and {misses} misses judged in 60 s"
+        );
+        // Alternate: right away (a hit if the clock allows), then after the TTL (a miss).
+        if hits <= misses {
+            let before = calls();
+            let sent = Instant::now();
+            let reply = ask(addr, &envelope).await;
+            let received = Instant::now();
+            assert_eq!(
+                reply.body, first.body,
+                "the same answer, cached or computed"
+            );
+            if received.duration_since(computed.0) < ttl {
+                assert_eq!(
+                    calls(),
+                    before,
+                    "asked within the TTL: served from the cache"
+                );
+                hits += 1;
+            } else if calls() > before {
+                computed = (sent, received);
+            }
+        } else {
+            let wait = ttl.saturating_sub(computed.1.elapsed());
+            tokio::time::sleep(wait + Duration::from_millis(20)).await;
+            let before = calls();
+            let sent = Instant::now();
+            let reply = ask(addr, &envelope).await;
+            let received = Instant::now();
+            assert_eq!(reply.body, first.body);
+            assert!(sent.duration_since(computed.1) >= ttl);
+            assert_eq!(calls(), before + 1, "asked after the TTL: computed again");
+            computed = (sent, received);
+            misses += 1;
+        }
+    }
+}

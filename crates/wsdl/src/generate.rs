@@ -303,7 +303,9 @@ impl Writer<'_> {
                     self.line(4, "</xsd:restriction>");
                     self.line(3, "</xsd:simpleType>");
                 }
-                TypeDef::Choice(_) | TypeDef::SimpleList(_) => self.open_type(&t.name, &t.def),
+                TypeDef::Choice(_) | TypeDef::SimpleList(_) | TypeDef::Sequence(_) => {
+                    self.open_type(&t.name, &t.def)
+                }
                 TypeDef::Array { item, dims } => {
                     let (item, decl) = self.qname(item);
                     let commas = ",".repeat(dims.saturating_sub(1));
@@ -378,6 +380,18 @@ impl Writer<'_> {
                         for part in parts {
                             let (ns, local) = crate::xsd::own_namespace(&part.name)
                                 .unwrap_or((&m.namespace, &part.name));
+                            if ns.is_empty() {
+                                // A `type=` part: its accessor is the part name, unqualified.
+                                let (ty, decl) = self.qname(&part.ty.name);
+                                self.line(
+                                    2,
+                                    &format!(
+                                        "<wsdl:part name=\"{}\" type=\"{ty}\"{decl}/>",
+                                        esc(local)
+                                    ),
+                                );
+                                continue;
+                            }
                             let (element, decl) = self.qname(&QName::new(ns, local));
                             self.line(
                                 2,
@@ -404,6 +418,18 @@ impl Writer<'_> {
                     }
                     _ => {
                         for part in if input { &op.input } else { &op.output } {
+                            // An rpc/literal part that is a global element (`{ns}local`).
+                            if let Some((ns, local)) = crate::xsd::own_namespace(&part.name) {
+                                let (element, decl) = self.qname(&QName::new(ns, local));
+                                self.line(
+                                    2,
+                                    &format!(
+                                        "<wsdl:part name=\"{}\" element=\"{element}\"{decl}/>",
+                                        esc(local)
+                                    ),
+                                );
+                                continue;
+                            }
                             let (ty, decl) = self.qname(&part.ty.name);
                             self.line(
                                 2,

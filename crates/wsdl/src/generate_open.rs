@@ -30,6 +30,26 @@ impl Writer<'_> {
         };
         self.line(indent, &format!("<xsd:choice{}>", occurs(&f.ty)));
         for alt in &alternatives {
+            // A sequence alternative: its elements inline, in a `<sequence>`.
+            if let Some(TypeDef::Sequence(elements)) =
+                self.schema.and_then(|s| s.get(&alt.ty.name.local)).cloned()
+            {
+                self.line(indent + 1, "<xsd:sequence>");
+                for e in &elements {
+                    self.element_line(indent + 2, e);
+                }
+                self.line(indent + 1, "</xsd:sequence>");
+                continue;
+            }
+            self.element_line(indent + 1, alt);
+        }
+        self.line(indent, "</xsd:choice>");
+        true
+    }
+
+    /// `<xsd:element name=".." type=".."/>` of a choice alternative or of its sequence.
+    fn element_line(&mut self, indent: usize, alt: &Field) {
+        {
             let (ty, decl) = self.qname(&alt.ty.name);
             let mut el = format!("<xsd:element name=\"{}\" type=\"{ty}\"", escape(&alt.name));
             el.push_str(&occurs(&alt.ty));
@@ -38,10 +58,8 @@ impl Writer<'_> {
             }
             el.push_str(&decl);
             el.push_str("/>");
-            self.line(indent + 1, &el);
+            self.line(indent, &el);
         }
-        self.line(indent, "</xsd:choice>");
-        true
     }
 
     /// A named type that is not a complex type of elements: an `xsd:list` (a choice is

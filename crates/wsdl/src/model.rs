@@ -469,12 +469,16 @@ impl ServiceModel {
                 let mut seen = HashSet::new();
                 for part in parts {
                     // `$text`: the wrapper's text, a body element of a simple type.
-                    let open = (is_open_content_name(&part.name)
+                    // `{ns}local`: a part that is a global element (a bare body's part; an
+                    // rpc/literal part with `element=`) or a `type=` part in no namespace.
+                    let own =
+                        crate::xsd::own_namespace(&part.name).is_some_and(|(_, l)| is_ncname(l));
+                    let open = ((is_open_content_name(&part.name)
                         || part.name == crate::xsd::TEXT_FIELD
-                        || crate::xsd::own_namespace(&part.name)
-                            .or_else(|| crate::xsd::attribute_name(&part.name))
+                        || crate::xsd::attribute_name(&part.name)
                             .is_some_and(|(_, l)| is_ncname(l)))
-                        && !self.style.is_rpc();
+                        && !self.style.is_rpc())
+                        || (own && self.style != BindingStyle::RpcEncoded);
                     if !is_ncname(&part.name) && !open {
                         problems.push(format!(
                             "{dir} part `{}` of `{}` is not an XML name",

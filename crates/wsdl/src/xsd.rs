@@ -157,6 +157,12 @@ pub enum TypeDef {
     /// An `xsd:list` simple type of `item` (`soapstone_codec::xsd::List<T>`): the items in
     /// one text node, separated by whitespace.
     SimpleList(TypeRef),
+    /// A sequence of elements that is an alternative of a [`TypeDef::Choice`] (named after
+    /// its first element there): a Rust struct whose serde name starts with `$sequence`, its
+    /// fields sibling elements with no element of their own around them (the codec's
+    /// convention). Like a choice it has no name on the wire: the WSDL writes the
+    /// `<sequence>` inline in the `<choice>`.
+    Sequence(Vec<Field>),
 }
 
 /// Prefix of the name of a struct field that holds a [`TypeDef::Choice`]: `$choice:` then the

@@ -5,7 +5,8 @@
 //! It exists apart from [`super::access::ChildrenMap`] so that a struct without such fields
 //! (almost all of them) pays one scan of its static field names and nothing else: no
 //! attribute is unescaped and no text is collected unless a field asks for it.
-//! Must never: hand `xsi:*`, SOAP-ENC or SOAP envelope attributes (`xmlns*` are not
+//! Must never: drop a child element no field takes from a struct with text content (it is an
+//! error, as for a plain text value); hand `xsi:*`, SOAP-ENC or SOAP envelope attributes (`xmlns*` are not
 //! attributes to the cursor) to a field, collect text past `max_text_len`, or offer a field
 //! twice.
 
@@ -229,6 +230,13 @@ impl<'a> MapAccess<'a> for MarkupMap<'_, 'a, '_> {
                         self.seen |= 1 << i;
                         self.pending = Pending::Picked(info, p);
                         return seed.deserialize(key(self.fields[i])).map(Some);
+                    }
+                    if self.text_field.is_some() {
+                        // Text content with an element no field takes: a shape mismatch, as
+                        // for a plain text value, never the text with the element dropped.
+                        return Err(self.cur.err(DecodeError::value(format!(
+                            "expected text, found element `<{name}>`"
+                        ))));
                     }
                     self.pending = Pending::Child(info);
                     return seed.deserialize(key(local)).map(Some);

@@ -22,6 +22,7 @@ mod bare;
 mod info;
 mod markup;
 mod pick;
+mod siblings;
 
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};

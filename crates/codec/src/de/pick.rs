@@ -17,7 +17,7 @@ use std::sync::atomic::Ordering;
 use serde::de::{self, DeserializeSeed, EnumAccess, SeqAccess, VariantAccess, Visitor};
 
 use super::info::Info;
-use super::{element_seed, ElemDe, Text};
+use super::{ElemDe, Text};
 use crate::error::DecodeError;
 use crate::xml::{split_qname, Ev};
 
@@ -277,7 +277,8 @@ impl<'c, 'a, 's> VariantAccess<'a> for PickEnum<'c, 'a, 's> {
         seed: T,
     ) -> Result<T::Value, DecodeError> {
         let ElemDe { cur, ctx, info, .. } = self.0;
-        element_seed(seed, cur, ctx, info, false)
+        // A sequence alternative (`$sequence:..`) reads this element and its next siblings.
+        super::siblings::variant_seed(seed, cur, ctx, info)
     }
 
     fn tuple_variant<V: Visitor<'a>>(

@@ -193,6 +193,7 @@ pub fn encode<T: Serialize + ?Sized>(
         out: &mut *out,
         opts: &opts,
         tag_end,
+        block_ns: None,
     })?;
     out.extend_from_slice(b"</");
     if prefixed {
@@ -229,6 +230,7 @@ fn encode_bare<T: Serialize + ?Sized>(
         out: &mut *out,
         opts,
         tag_end,
+        block_ns: None,
     })?;
     out.extend_from_slice(b"</soap:Body></soap:Envelope>");
     opts.room(out, 0)
@@ -276,6 +278,7 @@ pub fn encode_header_block<T: Serialize + ?Sized>(
         out: &mut *out,
         opts: &opts,
         tag_end,
+        block_ns: Some(&name.namespace),
     })?;
     out.extend_from_slice(b"</");
     if prefixed {
@@ -297,6 +300,10 @@ struct BodySer<'o> {
     opts: &'o Opts,
     /// Where the wrapper's start tag ends (attribute fields are written into it).
     tag_end: usize,
+    /// For a literal header block, its element's namespace: a struct of another namespace
+    /// (serde name `{ns}Type`) puts its qualified children in its own, as a nested one does.
+    /// `None` for a body wrapper, whose children's namespace the model sets.
+    block_ns: Option<&'o str>,
 }
 
 fn body_error() -> EncodeError {
@@ -387,15 +394,23 @@ impl<'o> ser::Serializer for BodySer<'o> {
     }
     fn serialize_struct(
         self,
-        _n: &'static str,
+        n: &'static str,
         _l: usize,
     ) -> Result<Children<'o, 'static>, EncodeError> {
+        // A header block of a type of another schema: its qualified children are in the
+        // type's namespace (IndienenBericht's `ReferentieHeader`).
+        let ns = match self.block_ns {
+            Some(block) if self.opts.default_ns => {
+                clark(n).map(|(ns, _)| ns).filter(|ns| *ns != block)
+            }
+            _ => None,
+        };
         Ok(Children {
             out: self.out,
             opts: self.opts,
             key: String::new(),
             close: None,
-            ns: None,
+            ns,
             scope: None,
             tag_end: self.tag_end,
         })
@@ -929,6 +944,19 @@ impl<'o, 'n> ser::Serializer for ValueSer<'o, 'n> {
         name: &'static str,
         _l: usize,
     ) -> Result<Children<'o, 'n>, EncodeError> {
+        if name.as_bytes().first() == Some(&b'$') && name.starts_with(crate::any::SEQUENCE) {
+            // A choice alternative that is a sequence: its fields are the element that chose
+            // the variant and its next siblings, with no element of their own around them.
+            return Ok(Children {
+                out: self.out,
+                opts: self.opts,
+                key: String::new(),
+                close: None,
+                ns: None,
+                scope: self.scope,
+                tag_end: usize::MAX,
+            });
+        }
         self.open_named(name);
         // Qualified children of a type of another schema are in its namespace.
         let ns = if self.opts.default_ns {

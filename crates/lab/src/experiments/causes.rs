@@ -664,6 +664,7 @@ fn run_of(
         timeline: Vec::new(),
         peak_ok_per_second: None,
         cache: None,
+        phases: Vec::new(),
         settings: Settings {
             placement,
             duration_s: total_s,

@@ -33,7 +33,7 @@ pub(crate) mod thesis_pool;
 pub(crate) mod thesis_report;
 pub(crate) mod tls;
 pub(crate) mod wsb;
-mod wsb_cache;
+pub(crate) mod wsb_cache;
 mod wsb_cache_report;
 mod wsb_peers;
 

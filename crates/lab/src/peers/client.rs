@@ -216,6 +216,7 @@ pub(crate) fn into_run(
         timeline: Vec::new(),
         peak_ok_per_second: None,
         cache: None,
+        phases: Vec::new(),
         settings: Settings {
             placement,
             duration_s: point.window.as_secs_f64(),

@@ -68,6 +68,7 @@ impl Headline {
         )];
         let mut parts: [Vec<String>; 2] = [Vec::new(), Vec::new()];
         let mut ratios: Vec<[Option<f64>; 2]> = Vec::new();
+        let mut floor_broken: Vec<String> = Vec::new();
         for (system, what) in BASELINES {
             let other = PLACEMENTS.map(|p| rate(results, system, p));
             rows.push(Row::today(vec![
@@ -80,10 +81,23 @@ impl Headline {
                 (Some(s), Some(o)) => Some(s / o),
                 _ => None,
             });
+            // Faster than the floor means the floor's point was slowed by something else
+            // (other work on the pinned CPU): marked, never shown as a plain result.
+            let below_floor = |x: f64| *system == "tcp-pingpong" && x > 1.0;
+            let ratio_cell = |x: Option<f64>| match x {
+                Some(x) if below_floor(x) => format!("⚠ above the floor: {}", fmt::ratio(x)),
+                Some(x) => fmt::ratio(x),
+                None => "–".to_owned(),
+            };
+            for (i, p) in PLACEMENTS.iter().enumerate() {
+                if let Some(x) = r[i].filter(|x| below_floor(*x)) {
+                    floor_broken.push(format!("{} ({})", p.label(), fmt::ratio(x)));
+                }
+            }
             ratio_rows.push(Row::today(vec![
                 format!("soapstone ÷ {system}"),
-                r[0].map(fmt::ratio).unwrap_or_else(|| "–".to_owned()),
-                r[1].map(fmt::ratio).unwrap_or_else(|| "–".to_owned()),
+                ratio_cell(r[0]),
+                ratio_cell(r[1]),
             ]));
             for i in 0..2 {
                 if let Some(x) = r[i] {
@@ -137,6 +151,19 @@ impl Headline {
             " (Sam Ruby's test: one client, each call answered before the next is sent; \
              each ratio is soapstone's rate ÷ the other system's.)",
         );
+        if !floor_broken.is_empty() {
+            let load = results
+                .host
+                .load_at_start
+                .map(|l| format!(" (load average {l:.2} at the start)"))
+                .unwrap_or_default();
+            summary.push_str(&format!(
+                " ⚠ soapstone measured faster than raw TCP moving the same bytes, which no \
+                 protocol can be, {}: that floor point was slowed by other work on the \
+                 machine{load}, so these ratios are not a result; rerun on an idle machine.",
+                join_and(&floor_broken)
+            ));
+        }
         Headline {
             summary,
             table: Some(Table {
@@ -172,5 +199,69 @@ fn join_and(parts: &[String]) -> String {
         [] => String::new(),
         [one] => one.clone(),
         [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tests::{run, sample};
+
+    #[test]
+    fn soapstone_faster_than_the_floor_is_marked_not_reported() {
+        let mut results = sample();
+        results.host.load_at_start = Some(16.89);
+        // The full quick run at load 16.9: soapstone 101 µs a call, raw TCP 147 µs on one CPU.
+        results.runs = vec![
+            run(
+                "soapstone",
+                "echo",
+                "echoFloat",
+                PlacementKind::SameCpu,
+                101.0,
+            ),
+            run(
+                "tcp-pingpong",
+                "echo",
+                "echoFloat",
+                PlacementKind::SameCpu,
+                147.0,
+            ),
+            run(
+                "soapstone",
+                "echo",
+                "echoFloat",
+                PlacementKind::CrossCpu,
+                112.0,
+            ),
+            run(
+                "tcp-pingpong",
+                "echo",
+                "echoFloat",
+                PlacementKind::CrossCpu,
+                60.0,
+            ),
+        ];
+        let h = Headline::from_results(&results);
+        assert!(
+            h.summary.contains(
+                "⚠ soapstone measured faster than raw TCP moving the same bytes, which no \
+                 protocol can be, same CPU (×1.46)"
+            ),
+            "{}",
+            h.summary
+        );
+        assert!(h.summary.contains("(load average 16.89 at the start)"));
+        let t = h.table.unwrap();
+        let row = t
+            .rows
+            .iter()
+            .find(|r| r.cells[0] == "soapstone ÷ tcp-pingpong")
+            .unwrap();
+        assert_eq!(row.cells[1], "⚠ above the floor: ×1.46");
+        assert_eq!(
+            row.cells[2], "×0.54",
+            "slower than the floor: a plain ratio"
+        );
     }
 }

@@ -20,8 +20,8 @@ h1{font-size:24px;margin:4px 0 2px}
 svg{max-width:100%;height:auto;border:1px solid #e4e4e4;border-radius:3px;background:#fff}
 table{border-collapse:collapse;margin:6px 0 4px;font-size:13.5px;background:#fff}
 th,td{border:1px solid #d0d0d0;padding:4px 8px;text-align:right;white-space:nowrap}
-th{background:#eef3f8;font-weight:600}
-td:first-child,th:first-child{text-align:left;white-space:normal;min-width:9em;max-width:360px}
+th{background:#eef3f8;font-weight:600;white-space:normal;min-width:5em;max-width:11em;vertical-align:bottom}
+td:first-child,th:first-child{text-align:left;white-space:normal;min-width:13em;max-width:360px}
 td.prose{white-space:normal;text-align:left;min-width:14em;max-width:26em}
 td.text{text-align:left}
 tr.group td{background:#f2f2f2;font-weight:600;text-align:left;font-size:12.5px;color:#333}

@@ -23,6 +23,7 @@ pub(crate) fn run(system: &str, exp: &str, op: &str, kind: PlacementKind, p50: f
         unsent: 0,
         peak_ok_per_second: Some(160),
         cache: None,
+        phases: Vec::new(),
         bytes_sent: Some(400_000),
         bytes_received: Some(500_000),
         percentiles: vec![

@@ -247,9 +247,11 @@ impl TestServer {
             .map_err(|_| io::Error::other("server did not stop in time"))?
     }
 
+    /// A connection with a 30 s read timeout: long enough for a loaded machine, and it turns a
+    /// hang into an error.
     pub fn connect(&self) -> TcpStream {
         let s = TcpStream::connect(self.addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
         s
     }
 
@@ -261,7 +263,7 @@ impl TestServer {
         sock.bind(&from.into()).unwrap();
         sock.connect(&self.addr.into()).unwrap();
         let s: TcpStream = sock.into();
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
         s
     }
 

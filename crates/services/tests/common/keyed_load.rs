@@ -5,7 +5,7 @@
 //! acknowledged entries.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use soapstone_services::charging::{KeyedChargingClient, Op, RetryPolicy, TxKind};
 
-use super::load::Acked;
+use super::load::{Acked, Control};
 
 /// What the clients saw.
 #[derive(Debug, Default)]
@@ -44,17 +44,17 @@ fn refusal(reason: &str) -> bool {
         || (reason.starts_with("reservation `") && reason.contains("` was already "))
 }
 
-/// One client: operations until `stop`.
+/// One client: operations until `ctl` stops it.
 pub async fn client(
     c: KeyedChargingClient,
     accounts: Vec<i32>,
     pool: Arc<Mutex<Vec<(i32, i32, i32)>>>,
     seed: u64,
-    stop: Arc<AtomicBool>,
+    ctl: Arc<Control>,
 ) -> Seen {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut seen = Seen::default();
-    while !stop.load(Ordering::Relaxed) {
+    while !ctl.stop.load(Ordering::Relaxed) {
         let id = accounts[rng.gen_range(0..accounts.len())];
         let am: i32 = rng.gen_range(1..3_000);
         let roll = rng.gen_range(0..100);
@@ -138,6 +138,7 @@ pub async fn client(
                     account,
                     amount,
                 });
+                ctl.acked.fetch_add(1, Ordering::Relaxed);
                 if let Op::Reserve { .. } = op {
                     pool.lock().unwrap().push((cn, id, am));
                 }
@@ -151,8 +152,8 @@ pub async fn client(
     seen
 }
 
-/// `clients` keyed clients against `url` until `stop`.
-pub async fn run(url: String, accounts: Vec<i32>, clients: usize, stop: Arc<AtomicBool>) -> Seen {
+/// `clients` keyed clients against `url` until `ctl` stops them.
+pub async fn run(url: String, accounts: Vec<i32>, clients: usize, ctl: Arc<Control>) -> Seen {
     let pool = Arc::default();
     let tasks: Vec<_> = (0..clients)
         .map(|i| {
@@ -164,7 +165,7 @@ pub async fn run(url: String, accounts: Vec<i32>, clients: usize, stop: Arc<Atom
                 accounts.clone(),
                 Arc::clone(&pool),
                 7000 + i as u64,
-                stop.clone(),
+                ctl.clone(),
             ))
         })
         .collect();

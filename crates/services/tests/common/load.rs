@@ -7,8 +7,9 @@
 //! transport error: the server died) is "uncertain": it may or may not have happened.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -49,6 +50,41 @@ impl Seen {
     }
 }
 
+/// What a test shares with a running load: the flag that stops it and the count of operations
+/// acknowledged so far, so that the test waits for the load to have run (a crash in the middle
+/// of it, a failover under it) instead of sleeping and hoping a loaded machine kept up.
+#[derive(Debug, Default)]
+pub struct Control {
+    pub stop: AtomicBool,
+    pub acked: AtomicUsize,
+}
+
+impl Control {
+    /// Asks the clients to stop after their current operation.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Operations acknowledged so far.
+    pub fn acked(&self) -> usize {
+        self.acked.load(Ordering::Relaxed)
+    }
+
+    /// Waits until `n` operations in all have been acknowledged; panics after `within` (make it
+    /// generous: this is a condition, not a timing).
+    pub async fn wait_acked(&self, n: usize, within: Duration) {
+        let deadline = Instant::now() + within;
+        while self.acked() < n {
+            assert!(
+                Instant::now() < deadline,
+                "the load had {} operations acknowledged in {within:?}, waiting for {n}",
+                self.acked()
+            );
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}
+
 /// An open reservation: `(res, account, amount)`.
 pub type Pool = Arc<Mutex<Vec<(i32, i32, i32)>>>;
 
@@ -63,20 +99,20 @@ fn expected_refusal(reason: &str) -> bool {
         || (reason.starts_with("reservation `") && reason.contains("` was already "))
 }
 
-/// Runs up to `ops` operations (or until `stop`, or until the server stops answering).
+/// Runs up to `ops` operations (or until `ctl` stops it, or until the server stops answering).
 pub async fn client(
     client: ChargingClient,
     accounts: Vec<i32>,
     pool: Pool,
     seed: u64,
     ops: usize,
-    stop: Arc<AtomicBool>,
+    ctl: Arc<Control>,
 ) -> Seen {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut seen = Seen::default();
     let mut to_confirm: Vec<i32> = Vec::new();
     for _ in 0..ops {
-        if stop.load(Ordering::Relaxed) {
+        if ctl.stop.load(Ordering::Relaxed) {
             break;
         }
         let id = accounts[rng.gen_range(0..accounts.len())];
@@ -167,6 +203,7 @@ pub async fn client(
                     amount,
                 });
                 seen.succeeded += 1;
+                ctl.acked.fetch_add(1, Ordering::Relaxed);
                 if rng.gen_bool(0.5) {
                     to_confirm.push(cn);
                 }
@@ -206,7 +243,7 @@ pub async fn run(
     accounts: Vec<i32>,
     clients: usize,
     ops: usize,
-    stop: Arc<AtomicBool>,
+    ctl: Arc<Control>,
 ) -> Seen {
     let pool: Pool = Arc::default();
     let mut tasks = Vec::new();
@@ -218,7 +255,7 @@ pub async fn run(
             pool.clone(),
             1000 + i as u64,
             ops,
-            stop.clone(),
+            ctl.clone(),
         )));
     }
     let mut all = Seen::default();

@@ -32,11 +32,23 @@ pub(super) fn global_elements(m: &ServiceModel) -> BTreeMap<String, Vec<(String,
             list.push((local.to_string(), ty));
         }
     }
-    // The body elements of messages without wrapper (`Body::Parts`), each a global element.
+    // The body elements of messages without wrapper (`Body::Parts`), each a global element
+    // (but a `type=` part, `{}name`), and the rpc/literal parts that name an element.
     for op in &m.operations {
+        let rpc = m.style.is_rpc();
         let bare = [(op.input_body, &op.input), (op.output_body, &op.output)];
-        for p in bare.iter().filter(|b| b.0 == Body::Parts).flat_map(|b| b.1) {
+        let parts = bare
+            .iter()
+            .filter(|b| b.0 == Body::Parts || rpc)
+            .flat_map(|b| b.1);
+        for p in parts {
+            if rpc && crate::xsd::own_namespace(&p.name).is_none() {
+                continue;
+            }
             let (ns, local) = crate::xsd::own_namespace(&p.name).unwrap_or((&m.namespace, &p.name));
+            if ns.is_empty() {
+                continue;
+            }
             let list = out.entry(ns.to_string()).or_default();
             if !list.iter().any(|(l, _)| l == local) {
                 let ty = TypeRef {

@@ -59,6 +59,14 @@ impl Definitions {
                 ),
             )
         };
+        // The members of each head: what may stand where the head is referred to is reached
+        // too (`subst`).
+        let mut members: std::collections::HashMap<&QName, Vec<&QName>> = Default::default();
+        for e in this.schema.elements.values() {
+            if let Some(head) = &e.substitution_group {
+                members.entry(head).or_default().push(&e.name);
+            }
+        }
         let mut messages = BTreeSet::new();
         for service in &self.services {
             for port in &service.ports {
@@ -137,6 +145,9 @@ impl Definitions {
                     push_use(&mut work, e.ty.as_ref(), &e.loc);
                     if let Some(g) = &e.substitution_group {
                         work.push(Work::Element(g, &e.loc));
+                    }
+                    for m in members.get(name).into_iter().flatten() {
+                        work.push(Work::Element(m, &e.loc));
                     }
                 }
                 Work::Group(name, at) => {

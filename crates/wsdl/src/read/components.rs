@@ -82,6 +82,9 @@ pub struct ElementDecl {
     pub substitution_group: Option<QName>,
     /// `abstract="true"`.
     pub is_abstract: bool,
+    /// `block` names `substitution` (or is `#all`): no member of its substitution group may
+    /// stand for it.
+    pub block_substitution: bool,
     /// `xsd:documentation`.
     pub documentation: Option<String>,
     /// Where it was declared.
@@ -251,6 +254,10 @@ pub struct SchemaSet {
     pub elements: BTreeMap<QName, ElementDecl>,
     /// Named model groups.
     pub groups: BTreeMap<QName, (Particle, Loc)>,
+    /// The elements each head of a substitution group stands for, as the alternatives of a
+    /// choice (one `ref` particle each, the head first unless abstract, then its members,
+    /// transitively, in document order); only heads with members or abstract ones (`subst`).
+    pub substitutes: BTreeMap<QName, Vec<Particle>>,
     /// Named attribute groups.
     pub attribute_groups: BTreeMap<QName, (Vec<AttrItem>, Loc)>,
     /// Global attributes.
@@ -374,6 +381,22 @@ pub struct BodyBinding {
     pub parts: Option<Vec<String>>,
     /// Header blocks.
     pub headers: Vec<HeaderBinding>,
+}
+
+impl Binding {
+    /// The namespace of an rpc operation's wrapper element (request and response): its input
+    /// `soap:body`'s `namespace`, or, when that is absent or empty (WSDL 1.1 section 3.5
+    /// leaves it to the binding), this binding's own WSDL target namespace, as node-soap and
+    /// .NET write it (zeep writes the wrapper unqualified). With `wsdl:import` that is the
+    /// namespace of the document defining the binding, not the root's. The one rule: the
+    /// service model ([`Definitions::service_model`]) and the dynamic client both use it.
+    pub fn rpc_namespace(&self, op: &BindingOperation) -> String {
+        op.input
+            .as_ref()
+            .and_then(|b| b.namespace.as_deref())
+            .filter(|ns| !ns.trim().is_empty())
+            .map_or_else(|| self.name.namespace.clone(), str::to_string)
+    }
 }
 
 /// A `wsdl:fault` of a binding operation.

@@ -295,6 +295,31 @@ impl Prefixes {
         let mut groups = 0;
         while let Some((p, many)) = stack.pop() {
             match p {
+                // A head of a substitution group: the elements that may stand for it, which
+                // are what `call` takes.
+                Particle::Element(e)
+                    if e.reference
+                        .as_ref()
+                        .is_some_and(|r| defs.schema.substitutes.contains_key(r)) =>
+                {
+                    let alternatives = e
+                        .reference
+                        .as_ref()
+                        .and_then(|r| defs.schema.substitutes.get(r));
+                    for a in alternatives.into_iter().flatten() {
+                        let Particle::Element(a) = a else { continue };
+                        let Some(g) = a
+                            .reference
+                            .as_ref()
+                            .and_then(|r| defs.schema.elements.get(r))
+                        else {
+                            continue;
+                        };
+                        let ty = self.type_use(super::subst::effective_type(&defs.schema, g));
+                        let suffix = if many || e.max.repeats() { "[]" } else { "" };
+                        out.push((g.name.local.clone(), format!("{ty}{suffix}")));
+                    }
+                }
                 Particle::Element(e) => {
                     let (name, ty) = match &e.reference {
                         Some(r) => (

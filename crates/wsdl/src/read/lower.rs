@@ -196,15 +196,7 @@ impl Definitions {
                         }
                     }
                 }
-                // An rpc `soap:body` without `namespace` (WSDL 1.1 section 3.5 leaves the
-                // wrapper's namespace to it): the binding's WSDL target namespace, as
-                // node-soap and .NET write it (zeep writes the wrapper unqualified).
-                _ => bop
-                    .input
-                    .as_ref()
-                    .and_then(|b| b.namespace.clone())
-                    .filter(|ns| !ns.trim().is_empty())
-                    .unwrap_or_else(|| binding.name.namespace.clone()),
+                _ => binding.rpc_namespace(bop),
             };
             match &namespace {
                 None => namespace = Some(ns),
@@ -241,7 +233,10 @@ impl Definitions {
                             if let Some(text) = lower.simple_body(schema, request)? {
                                 m.input = text;
                             } else {
-                                let fields = lower.content_of(request.ty.as_ref(), request)?;
+                                let fields = lower.content_of(
+                                    super::subst::effective_type(&self.schema, request),
+                                    request,
+                                )?;
                                 m.input = lower.wrapper_attributes(schema, request)?;
                                 m.input.extend(lower.fields(schema, fields)?);
                             }
@@ -259,8 +254,10 @@ impl Definitions {
                                 if let Some(text) = lower.simple_body(schema, response)? {
                                     m.output = text;
                                 } else {
-                                    let fields =
-                                        lower.content_of(response.ty.as_ref(), response)?;
+                                    let fields = lower.content_of(
+                                        super::subst::effective_type(&self.schema, response),
+                                        response,
+                                    )?;
                                     m.output = lower.wrapper_attributes(schema, response)?;
                                     m.output.extend(lower.fields(schema, fields)?);
                                 }
@@ -403,6 +400,17 @@ impl Definitions {
             return Ok(BodyOf::Parts(parts));
         };
         match &part.element {
+            // A part with `type=` (WS-I BP R2204 forbids it; zeep, CXF and .NET accept it):
+            // its accessor is the part name, unqualified (`lower_body`).
+            None if part.ty.is_some() => Ok(BodyOf::Parts(parts)),
+            // The head of a substitution group would make the body a choice of elements.
+            Some(e) if self.schema.substitutes.contains_key(e) => Err(LowerError::new(
+                &part.loc,
+                format!(
+                    "part `{}` names the element `{}`, the head of a substitution group (or abstract): a message part is one element, name a member instead",
+                    part.name, e.local
+                ),
+            )),
             Some(e) => self.schema.elements.get(e).map(BodyOf::One).ok_or_else(|| {
                 LowerError::new(
                     &part.loc,
@@ -418,7 +426,7 @@ impl Definitions {
             None => Err(LowerError::new(
                 &part.loc,
                 format!(
-                    "part `{}` of a document/literal message has `type=`: its parts name elements (WS-I BP R2204)",
+                    "part `{}` names neither an element nor a type (`element=` or `type=`)",
                     part.name
                 ),
             )),

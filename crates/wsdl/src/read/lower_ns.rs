@@ -18,6 +18,7 @@ use soapstone_codec::QName;
 use super::components::{ElementDecl, Loc, TypeUse};
 use super::lower::LowerError;
 use super::lower_types::Lower;
+use crate::model::BindingStyle;
 use crate::xsd::{Schema, TypeDef, TypeRef};
 
 impl<'d> Lower<'d> {
@@ -31,11 +32,16 @@ impl<'d> Lower<'d> {
         owner: &str,
     ) -> Result<String, LowerError> {
         let qualified = !name.namespace.is_empty();
-        if qualified && self.style.is_rpc() {
+        if qualified && self.style == BindingStyle::RpcEncoded {
             return Err(LowerError::new(
                 at,
-                format!("element `{}` is qualified in an rpc binding: the service model writes the elements of rpc messages unqualified", name.local),
+                format!("element `{}` is qualified in an rpc/encoded binding: SOAP encoding's accessors are unqualified (SOAP 1.1 section 5.1)", name.local),
             ));
+        }
+        // rpc/literal messages are unqualified (WS-I BP R2735): a qualified element (a type
+        // of a qualified schema below an element part) carries its namespace in its name.
+        if self.style == BindingStyle::RpcLiteral && self.qualified.is_none() {
+            self.qualified = Some((false, at.clone()));
         }
         // A local element of the type's own schema decides the port's rule; a reference
         // (always qualified) says nothing about local elements.

@@ -6,9 +6,12 @@
 //!
 //! Kept apart from `lower_types` so the sequence-flattening there stays small (a choice that
 //! occurs once with a sequence among its alternatives is flattened there: every alternative's
-//! elements, each optional). Must never approximate an instance on the wire: a repeated choice
-//! whose alternative is not an element (a nested sequence), an alternative that is also a
-//! field of the type, or two wildcards in one type are refused with their file and line.
+//! elements, each optional). A repeated choice with a sequence among its alternatives is a
+//! `Vec` of an enum whose sequence variant holds a [`TypeDef::Sequence`] (read from sibling
+//! elements, in document order). Must never approximate an instance on the wire: a choice
+//! whose alternative is a nested choice, group or `any`, an element named twice in one
+//! choice, an alternative that is also a field of the type, or two wildcards in one type are
+//! refused with their file and line.
 
 use soapstone_codec::QName;
 
@@ -31,9 +34,11 @@ pub(super) enum Item<'d> {
     Element(&'d ElementDecl, bool),
     /// `xsd:any`.
     Any { min: u32, max: MaxOccurs, loc: Loc },
-    /// A `choice` of `items`.
+    /// A `choice` of `items` (`head`: they are the elements that may stand for that head of a
+    /// substitution group, which are not expanded again, and the choice is named after it).
     Choice {
         items: &'d [Particle],
+        head: Option<&'d QName>,
         min: u32,
         max: MaxOccurs,
         loc: Loc,
@@ -80,22 +85,61 @@ impl<'d> Lower<'d> {
             }
             Item::Choice {
                 items,
+                head,
                 min,
                 max,
                 loc,
             } => {
+                // One type per head and owner: every reference to the head shares it (the
+                // model grows by each head's alternatives once, not once per reference).
+                let shared_key = head.map(|h| (h.clone(), owner.to_string()));
+                if let Some((field, t)) = shared_key.as_ref().and_then(|k| self.head_choices.get(k))
+                {
+                    let mut t = t.clone();
+                    t.optional = *min == 0 || t.optional;
+                    t.repeated = max.repeats();
+                    return Ok((field.clone(), t));
+                }
                 let mut alternatives = Vec::new();
                 // An alternative that may be absent makes the whole choice optional (the
                 // variant holds the value itself, not an `Option`).
                 let mut may_be_empty = false;
+                // A reference to the head of a substitution group (once) is its elements.
+                let mut expanded: Vec<&'d Particle> = Vec::new();
                 for p in items.iter() {
+                    match p {
+                        Particle::Element(e) if head.is_none() && self.substitutes(e).is_some() => {
+                            if e.min != 1 || e.max != MaxOccurs::Bounded(1) {
+                                return Err(LowerError::new(
+                                    &e.loc,
+                                    format!("a `choice` alternative that refers to the head of a substitution group (`{}`) may be absent or repeat: the service model's choice alternatives of a substitution group occur once", e.name.local),
+                                ));
+                            }
+                            expanded.extend(self.substitutes(e).unwrap_or_default());
+                        }
+                        p => expanded.push(p),
+                    }
+                }
+                for p in expanded {
+                    if let Some(seq) = sequence_of_elements(p) {
+                        // A sequence alternative: a `$sequence` struct read from the element
+                        // that starts it and its siblings (the codec's convention).
+                        alternatives.push(self.sequence_alternative(schema, seq, owner, loc)?);
+                        continue;
+                    }
                     let Particle::Element(e) = p else {
                         return Err(LowerError::new(
                             loc,
-                            "a `choice` whose alternative is not an element (a nested sequence, choice, group or `any`): the service model's choices are of elements",
+                            "a `choice` whose alternative is not an element or a sequence of elements (a nested choice, group or `any`): the service model's choices are of elements and sequences",
                         ));
                     };
                     let (name, mut t) = self.element_ref(schema, e, owner)?;
+                    if name.starts_with('{') && head.is_some() {
+                        return Err(LowerError::new(
+                            loc,
+                            format!("the element `{name}` of a substitution group (declared at {}) is in another namespace than the type's elements: the service model's choices name their alternatives by local name", e.loc),
+                        ));
+                    }
                     if name.starts_with('{') {
                         return Err(LowerError::new(
                             loc,
@@ -111,7 +155,25 @@ impl<'d> Lower<'d> {
                 let Some(first) = alternatives.first() else {
                     return Err(LowerError::new(loc, "an empty `choice`"));
                 };
-                let local = self.unique_name(&format!("{}Choice", pascal(&first.name)));
+                // The codec tells the alternatives, and a sequence's elements, apart by name.
+                let mut names = std::collections::HashSet::new();
+                for a in &alternatives {
+                    let inner = match schema.get(&a.ty.name.local) {
+                        Some(TypeDef::Sequence(elements)) => elements.iter().skip(1).collect(),
+                        _ => Vec::new(),
+                    };
+                    for n in std::iter::once(&a.name).chain(inner.iter().map(|e| &e.name)) {
+                        if !names.insert(n.clone()) {
+                            return Err(LowerError::new(
+                                loc,
+                                format!("element `{n}` occurs twice in one `choice`: the service model tells its alternatives and their elements apart by name"),
+                            ));
+                        }
+                    }
+                }
+                // Named after the first alternative, or the head a substitution group stands for.
+                let named = head.map_or(first.name.as_str(), |h| h.local.as_str());
+                let local = self.unique_name(&format!("{}Choice", pascal(named)));
                 let key = if owner.is_empty() || owner == self.namespace {
                     local.clone()
                 } else {
@@ -125,11 +187,71 @@ impl<'d> Lower<'d> {
                 let field = choice_field_name(alternatives.iter().map(|a| a.name.as_str()));
                 let mut t = schema.define(&key, FROM_CHOICE, |_| TypeDef::Choice(alternatives));
                 debug_assert_eq!(t.name, QName::new(ns, local));
+                if let Some(k) = shared_key {
+                    let mut shared = t.clone();
+                    shared.optional = may_be_empty;
+                    self.head_choices.insert(k, (field.clone(), shared));
+                }
                 t.optional = *min == 0 || may_be_empty;
                 t.repeated = max.repeats();
                 Ok((field, t))
             }
         }
+    }
+
+    /// The alternative of a choice that is a sequence of elements: named after its first
+    /// element, of a [`TypeDef::Sequence`] of its elements (`{First}Seq`). Refused where the
+    /// codec could not tell its elements from the other alternatives (a name twice) or write
+    /// them in the type's namespace (a type of another namespace than the service's).
+    fn sequence_alternative(
+        &mut self,
+        schema: &mut Schema,
+        items: &'d [Particle],
+        owner: &str,
+        loc: &Loc,
+    ) -> Result<Field, LowerError> {
+        if !(owner.is_empty() || owner == self.namespace) {
+            return Err(LowerError::new(
+                loc,
+                "a `choice` with a sequence alternative in a type of another namespace than the service's: the codec writes a sequence alternative's elements in the service namespace",
+            ));
+        }
+        let mut fields = Vec::new();
+        for p in items {
+            let Particle::Element(e) = p else {
+                return Err(LowerError::new(
+                    loc,
+                    "a `choice`'s sequence alternative holds something other than elements: the service model's sequence alternatives are of elements",
+                ));
+            };
+            if self.substitutes(e).is_some() {
+                return Err(LowerError::new(
+                    &e.loc,
+                    format!("a `choice`'s sequence alternative refers to the head of a substitution group (`{}`): the service model's sequence alternatives are of plain elements", e.name.local),
+                ));
+            }
+            let (name, t) = self.element_ref(schema, e, owner)?;
+            if name.starts_with('{') {
+                return Err(LowerError::new(
+                    loc,
+                    format!("the `choice` alternative's element `{name}` is in another namespace (or form) than the type's elements: the service model's choices name their elements by local name"),
+                ));
+            }
+            fields.push(Field::new(name, t));
+        }
+        let Some(first) = fields.first() else {
+            return Err(LowerError::new(loc, "an empty sequence in a `choice`"));
+        };
+        if first.ty.optional || first.ty.repeated {
+            return Err(LowerError::new(
+                loc,
+                format!("the sequence alternative's first element `{}` may be absent or repeat: the codec tells the alternative by it, once", first.name),
+            ));
+        }
+        let name = first.name.clone();
+        let local = self.unique_name(&format!("{}Seq", pascal(&name)));
+        let t = schema.define(&local, FROM_CHOICE, |_| TypeDef::Sequence(fields));
+        Ok(Field::new(name, t))
     }
 
     /// Checks that no element is both a field and an alternative of a choice of one type, and
@@ -286,4 +408,17 @@ fn pascal(s: &str) -> String {
     c.next()
         .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
         .unwrap_or_default()
+}
+
+/// The elements of a sequence (occurring once) that is a `choice` alternative, if `p` is one.
+fn sequence_of_elements(p: &Particle) -> Option<&[Particle]> {
+    match p {
+        Particle::Group {
+            compositor: super::components::Compositor::Sequence,
+            min: 1,
+            max: MaxOccurs::Bounded(1),
+            items,
+        } => Some(items),
+        _ => None,
+    }
 }

@@ -3,7 +3,8 @@
 //! groups and extensions flattened, which is the same on the wire), element references, string
 //! enumerations, restrictions of built-in simple types (their base type: facets are not
 //! checked), SOAP-ENC arrays and list wrappers; choices, wildcards, `anyType`, lists and unions
-//! through `lower_open`.
+//! through `lower_open`. A reference to the head of a substitution group is the choice of the
+//! elements that may stand for it (`subst` computes them).
 //!
 //! Attributes and text content are lowered by `lower_attrs` (fields `@name` and `$text`).
 //!
@@ -53,6 +54,9 @@ pub(super) struct Lower<'d> {
     pub(super) back_to_service: Option<(Loc, String)>,
     /// The struct of each header block element of a simple type (`lower_simple`).
     pub(super) simple_blocks: HashMap<QName, TypeRef>,
+    /// The choice type (and field name) of each head of a substitution group, by the
+    /// namespace of the type holding the reference (`lower_open`).
+    pub(super) head_choices: HashMap<(QName, String), (String, TypeRef)>,
 }
 
 impl<'d> Lower<'d> {
@@ -73,6 +77,7 @@ impl<'d> Lower<'d> {
             taken,
             back_to_service: None,
             simple_blocks: HashMap::new(),
+            head_choices: HashMap::new(),
         }
     }
 
@@ -210,6 +215,27 @@ impl<'d> Lower<'d> {
         // An optional sequence (or group) that occurs at most once: its elements are optional.
         let maybe = |min: u32, max: MaxOccurs| min == 0 && max == MaxOccurs::Bounded(1);
         match p {
+            // A reference to the head of a substitution group: the choice of the elements
+            // that may stand for it (`subst`), with the reference's occurrence.
+            Particle::Element(e) if self.substitutes(e).is_some() => {
+                let items = self.substitutes(e).unwrap_or_default();
+                if items.is_empty() {
+                    return Err(LowerError::new(
+                        &e.loc,
+                        format!(
+                            "element `{}` is abstract and its substitution group has no member that may stand for it",
+                            e.name.local
+                        ),
+                    ));
+                }
+                out.push(Item::Choice {
+                    items,
+                    head: e.reference.as_ref(),
+                    min: if optional { 0 } else { e.min },
+                    max: e.max,
+                    loc: e.loc.clone(),
+                })
+            }
             Particle::Element(e) => out.push(Item::Element(e, optional)),
             // `all` is written in declaration order, which is one of the orders it allows.
             Particle::Group {
@@ -286,6 +312,7 @@ impl<'d> Lower<'d> {
                 items,
             } => out.push(Item::Choice {
                 items,
+                head: None,
                 min: if optional { 0 } else { *min },
                 max: *max,
                 loc: at.clone(),
@@ -298,6 +325,16 @@ impl<'d> Lower<'d> {
             }
         }
         Ok(())
+    }
+
+    /// The elements that may stand where `e` is, when it refers to the head of a
+    /// substitution group with members (or an abstract one).
+    pub(super) fn substitutes(&self, e: &ElementDecl) -> Option<&'d [Particle]> {
+        let defs: &'d Definitions = self.defs;
+        defs.schema
+            .substitutes
+            .get(e.reference.as_ref()?)
+            .map(Vec::as_slice)
     }
 
     /// The parts of a list of elements (a wrapper's children).
@@ -347,16 +384,18 @@ impl<'d> Lower<'d> {
             }
         }
         let wire = self.wire_name(&decl.name, e.reference.is_some(), &e.loc, owner)?;
-        if decl.substitution_group.is_some() || decl.is_abstract {
+        // A reference to a head is lowered as the choice it is (`particle`); reached here, an
+        // abstract element stands where no instance could.
+        if decl.is_abstract {
             return Err(LowerError::new(
                 &e.loc,
                 format!(
-                    "element `{}` is abstract or in a substitution group: the service model has no substitution",
+                    "element `{}` is abstract and no element of its substitution group may stand here",
                     decl.name.local
                 ),
             ));
         }
-        let mut t = match &decl.ty {
+        let mut t = match super::subst::effective_type(&self.defs.schema, decl) {
             // Text between elements: the element is kept whole, in document order.
             Some(ty) if self.mixed_with_elements(ty, &decl.loc)? => TypeRef::xsd("anyType"),
             Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
@@ -389,10 +428,33 @@ impl<'d> Lower<'d> {
             .iter()
             .map(|p| match (&p.ty, &p.element) {
                 (Some(t), _) => Ok(Part::new(p.name.clone(), self.type_ref(schema, t, &p.loc)?)),
-                (None, _) => Err(LowerError::new(
+                // WS-I BP R2203 asks for `type=`; WSDL 1.1 leaves the accessor of an element
+                // part open, and zeep, CXF and node-soap write the element itself, qualified:
+                // a part `{ns}local` of the element's type (rpc/literal only).
+                (None, Some(e)) if self.style == BindingStyle::RpcLiteral => {
+                    let decl = self.defs.schema.elements.get(e).ok_or_else(|| {
+                        LowerError::new(
+                            &p.loc,
+                            format!(
+                                "part `{}` names the element `{{{}}}{}`, which is not defined",
+                                p.name, e.namespace, e.local
+                            ),
+                        )
+                    })?;
+                    let t = match &decl.ty {
+                        Some(TypeUse::Named(q)) => self.type_ref(schema, q, &decl.loc)?,
+                        Some(TypeUse::Inline(d)) => {
+                            let ns = decl.name.namespace.clone();
+                            self.anonymous_ref(schema, d, &decl.name.local, &ns)?
+                        }
+                        None => TypeRef::xsd("anyType"),
+                    };
+                    Ok(Part::new(format!("{{{}}}{}", e.namespace, e.local), t))
+                }
+                _ => Err(LowerError::new(
                     &p.loc,
                     format!(
-                        "rpc part `{}` names an element, not a type: an rpc message's parts have `type=` (WS-I BP R2203; WSDL 1.1 leaves the accessor of an element part undefined)",
+                        "rpc/encoded part `{}` names an element, not a type: an encoded message's parts have `type=` (SOAP 1.1 section 7.1)",
                         p.name
                     ),
                 )),
@@ -421,16 +483,17 @@ impl<'d> Lower<'d> {
             }
             None => TypeRef::xsd("anyType"),
         };
-        match schema.get(&t.name.local) {
-            Some(TypeDef::Struct(_)) if t.name.namespace == self.namespace => Ok(t),
-            Some(TypeDef::Struct(_)) => Err(LowerError::new(
-                &element.loc,
-                format!(
-                    "header element `{}` has the type `{{{}}}{}` of another namespace than the service's: the service model's header blocks hold a struct of the service namespace",
-                    element.name.local, t.name.namespace, t.name.local
-                ),
-            )),
-            _ => Err(LowerError::new(
+        // A struct of another namespace than the block's element (IndienenBericht's
+        // `ReferentieHeader`) is fine: the codec writes its qualified children in the type's
+        // namespace, as for a nested element of that type.
+        let is_struct = schema.types().iter().any(|n| {
+            n.name == t.name.local
+                && n.namespace == t.name.namespace
+                && matches!(n.def, TypeDef::Struct(_))
+        });
+        match is_struct {
+            true => Ok(t),
+            false => Err(LowerError::new(
                 &element.loc,
                 format!(
                     "element `{}` is not of a complex type: header blocks and fault details of the service model hold elements",

@@ -30,6 +30,7 @@ mod lower_simple;
 mod lower_types;
 mod lower_wrapper;
 mod schema;
+mod subst;
 mod wsdl;
 
 use std::fmt;
@@ -71,6 +72,12 @@ pub struct ReadOptions {
     /// Local copies of remote documents, consulted before anything else.
     /// Default: empty (only the bundled SOAP 1.1 encoding schema).
     pub catalog: Catalog,
+    /// Most elements that may stand for the heads of substitution groups, counted over every
+    /// head (a head with `n` members, transitively, counts `n` plus itself): each is an
+    /// alternative of the choice a reference to its head becomes, registered once per head
+    /// and holding type's namespace, so the model grows by at most this many alternatives.
+    /// Default: `10_000`.
+    pub max_substitutes: usize,
     /// How to read a URL that the catalog does not map. Default: `None`: URLs are refused
     /// with a message that names them ("no network unless asked").
     pub fetch: Option<Fetch>,
@@ -84,6 +91,7 @@ impl Default for ReadOptions {
             max_nodes: 4_000_000,
             max_depth: 100,
             max_import_depth: 64,
+            max_substitutes: 10_000,
             catalog: Catalog::default(),
             fetch: None,
         }
@@ -98,6 +106,7 @@ impl fmt::Debug for ReadOptions {
             .field("max_nodes", &self.max_nodes)
             .field("max_depth", &self.max_depth)
             .field("max_import_depth", &self.max_import_depth)
+            .field("max_substitutes", &self.max_substitutes)
             .field("catalog", &self.catalog)
             .field("fetch", &self.fetch.is_some())
             .finish()
@@ -212,6 +221,8 @@ impl std::error::Error for ReadError {}
 pub fn read(location: &str, options: &ReadOptions) -> Result<Definitions, ReadError> {
     let mut defs = load::Loader::new(options).load_root(location, None)?;
     defs.check()?;
+    defs.schema.substitutes =
+        subst::substitutes(&defs.schema, &defs.documents, options.max_substitutes)?;
     Ok(defs)
 }
 
@@ -223,6 +234,8 @@ pub fn read_str(
 ) -> Result<Definitions, ReadError> {
     let mut defs = load::Loader::new(options).load_root(location, Some(text.to_string()))?;
     defs.check()?;
+    defs.schema.substitutes =
+        subst::substitutes(&defs.schema, &defs.documents, options.max_substitutes)?;
     Ok(defs)
 }
 
@@ -236,3 +249,5 @@ mod tests_body;
 mod tests_ns;
 #[cfg(test)]
 mod tests_open;
+#[cfg(test)]
+mod tests_subst;

@@ -258,6 +258,10 @@ fn element(ctx: &Ctx<'_>, n: Node<'_, '_>, global: bool) -> Result<ElementDecl, 
         nillable: attr(n, "nillable") == Some("true"),
         substitution_group: ctx.q(n, "substitutionGroup")?,
         is_abstract: attr(n, "abstract") == Some("true"),
+        block_substitution: attr(n, "block").is_some_and(|b| {
+            b.split_whitespace()
+                .any(|t| t == "substitution" || t == "#all")
+        }),
         documentation: documentation(n, XSD_NS),
         loc: loc(ctx.file, n),
     })

@@ -146,3 +146,21 @@ fn an_empty_request_body_no_action_tells_apart_is_refused() {
     // Alone, it needs no action.
     assert!(lower(&doc("", false)).is_ok());
 }
+
+#[test]
+fn a_part_with_neither_element_nor_type_is_refused_with_its_line() {
+    for part in [
+        r#"<part name="id" element="tns:id"/><part name="bad"/>"#,
+        r#"<part name="bad"/>"#,
+    ] {
+        let text = doc("urn:a#reset", false).replace(
+            r#"<part name="id" element="tns:id"/><part name="label" element="tns:label"/><part name="point" element="tns:point"/>"#,
+            part,
+        );
+        let e = lower(&text).unwrap_err();
+        assert!(
+            e.contains("part `bad` names neither an element nor a type"),
+            "{e}"
+        );
+    }
+}

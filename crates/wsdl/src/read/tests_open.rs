@@ -200,18 +200,34 @@ fn a_choice_with_a_sequence_alternative_is_its_elements_each_optional() {
 
 #[test]
 fn what_the_model_cannot_say_is_refused_with_the_line() {
-    // A repeated choice with a sequence alternative: the elements' order across repetitions
-    // would be lost.
+    // A repeated choice with a nested choice among its alternatives.
     let e = lower(
         "",
-        "<xsd:sequence><xsd:choice maxOccurs=\"unbounded\"><xsd:sequence><xsd:element name=\"a\" type=\"xsd:int\"/></xsd:sequence>\n<xsd:element name=\"b\" type=\"xsd:int\"/></xsd:choice></xsd:sequence>",
+        "<xsd:sequence><xsd:choice maxOccurs=\"unbounded\"><xsd:choice><xsd:element name=\"a\" type=\"xsd:int\"/><xsd:element name=\"c\" type=\"xsd:int\"/></xsd:choice>\n<xsd:element name=\"b\" type=\"xsd:int\"/></xsd:choice></xsd:sequence>",
     )
     .unwrap_err();
     assert!(e.starts_with("open.wsdl:4:"), "{e}");
     assert!(
-        e.contains("a `choice` whose alternative is not an element"),
+        e.contains("a `choice` whose alternative is not an element or a sequence of elements"),
         "{e}"
     );
+    // A sequence alternative whose element is also another alternative.
+    let e = lower(
+        "",
+        r#"<xsd:sequence><xsd:choice maxOccurs="unbounded"><xsd:sequence><xsd:element name="a" type="xsd:int"/><xsd:element name="b" type="xsd:int"/></xsd:sequence><xsd:element name="b" type="xsd:int"/></xsd:choice></xsd:sequence>"#,
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("element `b` occurs twice in one `choice`"),
+        "{e}"
+    );
+    // A sequence alternative whose first element may be absent.
+    let e = lower(
+        "",
+        r#"<xsd:sequence><xsd:choice maxOccurs="unbounded"><xsd:sequence><xsd:element name="a" type="xsd:int" minOccurs="0"/><xsd:element name="b" type="xsd:int"/></xsd:sequence><xsd:element name="c" type="xsd:int"/></xsd:choice></xsd:sequence>"#,
+    )
+    .unwrap_err();
+    assert!(e.contains("first element `a` may be absent"), "{e}");
     let e = lower(
         "",
         r#"<xsd:sequence><xsd:element name="a" type="xsd:int"/><xsd:choice><xsd:element name="a" type="xsd:int"/><xsd:element name="b" type="xsd:int"/></xsd:choice></xsd:sequence>"#,
@@ -239,4 +255,40 @@ fn what_the_model_cannot_say_is_refused_with_the_line() {
         r#"<xsd:sequence maxOccurs="unbounded"><xsd:element name="a" type="xsd:int"/></xsd:sequence>"#,
     );
     assert!(e.is_err());
+}
+
+#[test]
+fn a_repeated_choice_with_a_sequence_alternative_is_a_vec_of_an_enum() {
+    let m = lower(
+        "",
+        r#"<xsd:sequence><xsd:element name="id" type="xsd:int"/><xsd:choice maxOccurs="unbounded">
+             <xsd:element name="point" type="xsd:int"/>
+             <xsd:sequence><xsd:element name="start" type="xsd:int"/><xsd:element name="end" type="xsd:int" minOccurs="0"/></xsd:sequence>
+           </xsd:choice></xsd:sequence>"#,
+    )
+    .unwrap();
+    let parts = &m.operations[0].input;
+    assert_eq!(parts[1].name, "$choice:point|start");
+    assert!(parts[1].ty.repeated);
+    let Some(TypeDef::Choice(alts)) = m.schema.get(&parts[1].ty.name.local) else {
+        panic!("{parts:?}")
+    };
+    assert_eq!(alts[1].name, "start");
+    let Some(TypeDef::Sequence(elements)) = m.schema.get(&alts[1].ty.name.local) else {
+        panic!("{alts:?}")
+    };
+    let names: Vec<&str> = elements.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["start", "end"]);
+    assert!(elements[1].ty.optional);
+    // The served WSDL writes the sequence inline in the choice and reads back the same.
+    let wsdl = crate::wsdl(&m, "http://x/");
+    assert!(wsdl.contains("<xsd:sequence>"), "{wsdl}");
+    let defs = read_str(&wsdl, "again.wsdl", &ReadOptions::default()).unwrap();
+    let again = defs.service_model("S", defs.default_port("S").unwrap());
+    let again = again.unwrap_or_else(|e| panic!("{e}\n{wsdl}"));
+    assert_eq!(again.operations[0].input, m.operations[0].input);
+    assert_eq!(
+        again.schema.get(&alts[1].ty.name.local),
+        m.schema.get(&alts[1].ty.name.local)
+    );
 }

@@ -309,6 +309,20 @@ fn run(cmd: &[String]) -> Result<(), String> {
     }
 }
 
+/// Whether this machine lets the lab make a LAN at all: `ip` runs, a network namespace can be
+/// added and removed, and `/dev/net/tun` exists. Tests skip (loudly) where it does not (a
+/// container without `CAP_SYS_ADMIN`, even as root) and fail where it does but
+/// [`Lan::create`] still cannot make its link: that is a bug of the lab, not of the machine.
+pub fn permitted() -> Result<(), String> {
+    let probe = format!("soapstone-probe-{}", std::process::id());
+    run(&argv(&["ip", "netns", "add", &probe]))?;
+    let _ = run(&argv(&["ip", "netns", "del", &probe]));
+    if !std::path::Path::new("/dev/net/tun").exists() {
+        return Err("no `/dev/net/tun`".to_owned());
+    }
+    Ok(())
+}
+
 /// A LAN that exists: removed when dropped.
 #[derive(Debug)]
 pub struct Lan {

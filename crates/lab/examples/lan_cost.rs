@@ -58,6 +58,16 @@ fn cpu_s(pid: u32) -> f64 {
     (f.get(11).unwrap_or(&0.0) + f.get(12).unwrap_or(&0.0)) / 100.0
 }
 
+/// A child killed and reaped when dropped, also when a point panics.
+struct Reaped(std::process::Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// One sequential echoFloat point: (p50 µs, calls).
 fn echo_point(exe: &str, lan: &Lan, cpus: (&str, &str), secs: &str) -> (f64, f64) {
     let dir = std::env::temp_dir().join(format!("lan-cost-{}", std::process::id()));
@@ -75,17 +85,18 @@ fn echo_point(exe: &str, lan: &Lan, cpus: (&str, &str), secs: &str) -> (f64, f64
         ]
         .map(|s| s.to_owned()),
     );
-    let mut server = Command::new(&serve[0])
-        .args(&serve[1..])
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut server = Reaped(
+        Command::new(&serve[0])
+            .args(&serve[1..])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    // The reader lives as long as the server: dropping it would close the pipe, and the
+    // server's next log line would kill it with EPIPE mid-bench.
+    let mut out = std::io::BufReader::new(server.0.stdout.take().unwrap());
     let mut line = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
-        &mut line,
-    )
-    .unwrap();
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
     let url = line
         .trim()
         .strip_prefix("listening on ")
@@ -119,8 +130,8 @@ fn echo_point(exe: &str, lan: &Lan, cpus: (&str, &str), secs: &str) -> (f64, f64
         .status()
         .unwrap()
         .success();
-    let _ = server.kill();
-    let _ = server.wait();
+    drop(server);
+    drop(out);
     assert!(ok, "the bench failed");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
@@ -132,8 +143,8 @@ fn echo_point(exe: &str, lan: &Lan, cpus: (&str, &str), secs: &str) -> (f64, f64
     (p50, calls)
 }
 
-/// A LAN, tried three times (once, `ip link add` of a fresh veth name answered `File exists`
-/// right after eight LANs were made and removed in a row; not seen since).
+/// A LAN, tried three times (a token-bucket fallback once answered `ip link add`'s `File exists`:
+/// the fallback re-added a veth pair that still existed, fixed in f7d4c09).
 fn create(spec: &LanSpec) -> Lan {
     let mut last = String::new();
     for _ in 0..3 {
@@ -156,8 +167,9 @@ fn main() {
         .expect("usage: lan_cost SOAPSTONE_EXE [SECONDS]");
     let secs = args.get(2).map_or("5s".to_owned(), |s| format!("{s}s"));
     if let Some(link) = args.get(3) {
-        // One LAN per process: a token-bucket LAN made after delay-line LANs in the same
-        // process was refused (`ip link add` of its veth pair: `File exists`; not understood).
+        // One LAN per process, so each link's cost is measured on its own (a token-bucket LAN
+        // after delay-line LANs was once refused with `File exists`: the fallback bug fixed in
+        // f7d4c09).
         return cost_of_one(exe, &secs, link == "line");
     }
     println!("## accuracy (100 Mbit/s and 10 Mbit/s)");

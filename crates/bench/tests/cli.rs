@@ -26,16 +26,23 @@ fn bench(argv: &[&str]) -> Result<BenchArgs, clap::Error> {
     Bench::try_parse_from(std::iter::once("bench").chain(argv.iter().copied())).map(|b| b.args)
 }
 
-fn body_file() -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!("soapstone-bench-cli-{}.xml", std::process::id()));
-    std::fs::write(&path, common::ENVELOPE).unwrap();
-    path
+/// A request body in a file of its own, removed when dropped: the tests run in parallel, and
+/// one shared path could be truncated by one test's write while another read it (and it was
+/// left in /tmp after every run).
+fn body_file() -> tempfile::NamedTempFile {
+    let file = tempfile::Builder::new()
+        .prefix("soapstone-bench-cli-")
+        .suffix(".xml")
+        .tempfile()
+        .unwrap();
+    std::fs::write(file.path(), common::ENVELOPE).unwrap();
+    file
 }
 
 #[test]
 fn patterns_become_the_thesis_schedules() {
     let body = body_file();
-    let body = body.to_str().unwrap();
+    let body = body.path().to_str().unwrap();
     let url = "http://127.0.0.1:9/soap";
 
     let c = bench(&[url, "--body", body, "--pattern", "stress"])
@@ -145,7 +152,7 @@ fn schedule_files_are_read() {
 #[test]
 fn conflicting_and_missing_arguments_are_refused() {
     let body = body_file();
-    let body = body.to_str().unwrap();
+    let body = body.path().to_str().unwrap();
     let url = "http://127.0.0.1:9/soap";
     assert!(bench(&[url, "--body", body, "--rate", "5", "--closed"]).is_err());
     assert!(bench(&[url, "--body", body, "--schedule", "test1", "--rate", "5"]).is_err());
@@ -289,7 +296,7 @@ async fn run_cli_writes_the_json_report() {
 #[test]
 fn wsse_arguments_are_checked() {
     let body = body_file();
-    let body = body.to_str().unwrap();
+    let body = body.path().to_str().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let secret = dir.path().join("secret");
     std::fs::write(&secret, "s3cret\n").unwrap();

@@ -28,6 +28,88 @@ pub enum Parsed {
     Unusual,
 }
 
+/// The headers a SOAP server reads on every request, found once while the head is parsed
+/// (their first occurrence), so that reading one is an index, not a scan of every header
+/// name again ([`Head::known`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Known {
+    /// `Content-Type`.
+    ContentType,
+    /// `Content-Length`.
+    ContentLength,
+    /// `Content-Encoding`.
+    ContentEncoding,
+    /// `Accept-Encoding`.
+    AcceptEncoding,
+    /// `SOAPAction`.
+    SoapAction,
+    /// `Host`.
+    Host,
+}
+
+impl Known {
+    const COUNT: usize = 6;
+
+    /// The header's name, lower-case.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Known::ContentType => "content-type",
+            Known::ContentLength => "content-length",
+            Known::ContentEncoding => "content-encoding",
+            Known::AcceptEncoding => "accept-encoding",
+            Known::SoapAction => "soapaction",
+            Known::Host => "host",
+        }
+    }
+}
+
+// `Head::known` keeps header indexes plus one in a `u8`.
+const _: () = assert!(MAX_HEADERS < 255);
+
+/// What a header name means to [`parse`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Known(Known),
+    /// `Transfer-Encoding`, `Expect`, `Upgrade`: framing the lean engines leave to hyper.
+    Unusual,
+    Connection,
+    Other,
+}
+
+/// `name` is `lower` (lower-case letters and `-` only) in any case. Exact for token
+/// characters, which is all `httparse` lets through a header name: the only bytes that `| 0x20`
+/// maps onto a lower-case letter are its two cases, and onto `-` are `-` and CR.
+fn is(name: &[u8], lower: &[u8]) -> bool {
+    name.len() == lower.len()
+        && name
+            .iter()
+            .zip(lower)
+            .fold(0, |diff, (&a, &b)| diff | ((a | 0x20) ^ b))
+            == 0
+}
+
+/// Classifies a header name (a token, any case) by its length first: one comparison at most.
+fn classify(name: &[u8]) -> Class {
+    let (class, lower): (Class, &[u8]) = match name.len() {
+        4 => (Class::Known(Known::Host), b"host"),
+        6 => (Class::Unusual, b"expect"),
+        7 => (Class::Unusual, b"upgrade"),
+        10 if name[0] | 0x20 == b'c' => (Class::Connection, b"connection"),
+        10 => (Class::Known(Known::SoapAction), b"soapaction"),
+        12 => (Class::Known(Known::ContentType), b"content-type"),
+        14 => (Class::Known(Known::ContentLength), b"content-length"),
+        15 => (Class::Known(Known::AcceptEncoding), b"accept-encoding"),
+        16 => (Class::Known(Known::ContentEncoding), b"content-encoding"),
+        17 => (Class::Unusual, b"transfer-encoding"),
+        _ => return Class::Other,
+    };
+    if is(name, lower) {
+        class
+    } else {
+        Class::Other
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 struct Field {
     name: (usize, usize),
@@ -50,6 +132,8 @@ pub struct Head {
     pub keep_alive: bool,
     fields: [Field; MAX_HEADERS],
     count: usize,
+    /// Per [`Known`] header, its index in `fields` plus one (`0`: absent).
+    known: [u8; Known::COUNT],
 }
 
 impl Default for Head {
@@ -63,6 +147,7 @@ impl Default for Head {
             keep_alive: true,
             fields: [Field::default(); MAX_HEADERS],
             count: 0,
+            known: [0; Known::COUNT],
         }
     }
 }
@@ -80,6 +165,13 @@ impl Head {
             .iter()
             .find(|f| bytes[f.name.0..f.name.1].eq_ignore_ascii_case(name.as_bytes()))
             .map(|f| &bytes[f.value.0..f.value.1])
+    }
+
+    /// The first `header` of the [`Known`] ones, out of `bytes`: found by [`parse`] already.
+    pub fn known<'b>(&self, bytes: &'b [u8], header: Known) -> Option<&'b [u8]> {
+        let i = usize::from(self.known[header as usize]).checked_sub(1)?;
+        let f = &self.fields[i];
+        Some(&bytes[f.value.0..f.value.1])
     }
 }
 
@@ -124,20 +216,26 @@ pub fn parse(buf: &[u8], max_bytes: usize, max_headers: usize, head: &mut Head) 
     let http10 = minor == 0;
     let mut length = None;
     let mut connection = Connection::default();
+    let mut known = [0u8; Known::COUNT];
     for (i, h) in req.headers.iter().enumerate() {
         let name = h.name.as_bytes();
-        if name.eq_ignore_ascii_case(b"content-length") {
-            match (content_length(h.value), length) {
-                (Some(n), None) => length = Some(n),
-                _ => return Parsed::Unusual, // invalid or repeated: hyper's to refuse
+        match classify(name) {
+            Class::Known(k) => {
+                if k == Known::ContentLength {
+                    match (content_length(h.value), length) {
+                        (Some(n), None) => length = Some(n),
+                        _ => return Parsed::Unusual, // invalid or repeated: hyper's to refuse
+                    }
+                }
+                let slot = &mut known[k as usize];
+                if *slot == 0 {
+                    // At most `MAX_HEADERS` (100) headers: `i + 1` fits.
+                    *slot = (i + 1) as u8;
+                }
             }
-        } else if name.eq_ignore_ascii_case(b"transfer-encoding")
-            || name.eq_ignore_ascii_case(b"expect")
-            || name.eq_ignore_ascii_case(b"upgrade")
-        {
-            return Parsed::Unusual;
-        } else if name.eq_ignore_ascii_case(b"connection") {
-            connection.read(h.value);
+            Class::Unusual => return Parsed::Unusual,
+            Class::Connection => connection.read(h.value),
+            Class::Other => {}
         }
         head.fields[i] = Field {
             name: range(name),
@@ -145,6 +243,7 @@ pub fn parse(buf: &[u8], max_bytes: usize, max_headers: usize, head: &mut Head) 
         };
     }
     head.count = req.headers.len();
+    head.known = known;
     head.len = len;
     head.method = method;
     head.target = range(target.as_bytes());
@@ -202,6 +301,73 @@ mod tests {
         assert_eq!(h.header(buf, "host"), Some(&b"h"[..]));
         assert_eq!(h.header(buf, "content-type"), None);
         assert_eq!(h.target(buf), b"/echo?x=1");
+    }
+
+    #[test]
+    fn known_headers_are_classified_exactly_as_by_any_case_comparison() {
+        // Every name of a known length that differs from a known one in one byte, that byte
+        // any token character: classified as the known header exactly when it is one.
+        let tchars: Vec<u8> = (0u8..=127)
+            .filter(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(b))
+            .collect();
+        let names = [
+            "host",
+            "expect",
+            "upgrade",
+            "connection",
+            "soapaction",
+            "content-type",
+            "content-length",
+            "accept-encoding",
+            "content-encoding",
+            "transfer-encoding",
+        ];
+        for name in names {
+            for at in 0..name.len() {
+                for &b in &tchars {
+                    let mut n = name.as_bytes().to_vec();
+                    n[at] = b;
+                    let want = names.iter().find(|k| n.eq_ignore_ascii_case(k.as_bytes()));
+                    let got = classify(&n);
+                    let expected = match want.copied() {
+                        None => Class::Other,
+                        Some("expect" | "upgrade" | "transfer-encoding") => Class::Unusual,
+                        Some("connection") => Class::Connection,
+                        Some(k) => Class::Known(
+                            [
+                                Known::ContentType,
+                                Known::ContentLength,
+                                Known::ContentEncoding,
+                                Known::AcceptEncoding,
+                                Known::SoapAction,
+                                Known::Host,
+                            ]
+                            .into_iter()
+                            .find(|x| x.name() == k)
+                            .unwrap(),
+                        ),
+                    };
+                    assert!(got == expected, "{}", String::from_utf8_lossy(&n));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn known_headers_are_the_first_of_their_name() {
+        let buf = b"POST / HTTP/1.1\r\nHOST: a\r\nsoapAction: \"x\"\r\nSOAPAction: y\r\nX-Soap-Act: z\r\n\r\n";
+        let mut h = Head::default();
+        assert!(matches!(parse(buf, 1 << 10, 100, &mut h), Parsed::Complete));
+        assert_eq!(h.known(buf, Known::SoapAction), Some(&b"\"x\""[..]));
+        assert_eq!(h.known(buf, Known::Host), Some(&b"a"[..]));
+        assert_eq!(h.known(buf, Known::ContentType), None);
+        let again = b"POST / HTTP/1.1\r\nContent-Type: t\r\n\r\n";
+        assert!(matches!(
+            parse(again, 1 << 10, 100, &mut h),
+            Parsed::Complete
+        ));
+        assert_eq!(h.known(again, Known::SoapAction), None);
+        assert_eq!(h.known(again, Known::ContentType), Some(&b"t"[..]));
     }
 
     #[test]

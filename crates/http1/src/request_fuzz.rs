@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 
-use crate::request::{parse, Head, Parsed};
+use crate::request::{parse, Head, Known, Parsed};
 
 fn config(cases: u32) -> ProptestConfig {
     ProptestConfig {
@@ -36,6 +36,14 @@ const LINES: &[&str] = &[
     "Expect: 100-continue\r\n",
     "Upgrade: h2c\r\n",
     "Connection: close, keep-alive\r\n",
+    "Content-Type: text/xml\r\n",
+    "CONTENT-TYPE: a\r\n",
+    "SOAPAction: \"x\"\r\n",
+    "soapactioN: y\r\n",
+    "Soap-Action: z\r\n",
+    "Accept-Encoding: gzip\r\n",
+    "Content-Encoding: gzip\r\n",
+    "Content-Typf: b\r\n",
     "X-Folded: a\r\n b\r\n",
     "X: \t\x7f\r\n",
     "\r\n",
@@ -95,6 +103,13 @@ proptest! {
                 }
                 for name in ["transfer-encoding", "expect", "upgrade"] {
                     prop_assert!(header_values(head, name).is_empty(), "{name}");
+                }
+                // a known header found at parse is the first of its name, as a scan finds it
+                for k in [Known::ContentType, Known::ContentLength, Known::ContentEncoding,
+                          Known::AcceptEncoding, Known::SoapAction, Known::Host] {
+                    let first = header_values(head, k.name()).first().copied();
+                    prop_assert_eq!(h.known(head, k), first, "{}", k.name());
+                    prop_assert_eq!(h.header(head, k.name()), first, "{}", k.name());
                 }
                 // what follows the head does not change it
                 let mut more = bytes.clone();

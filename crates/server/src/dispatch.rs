@@ -29,7 +29,7 @@ use crate::codel::Codel;
 use crate::compress::{self, InflateError};
 use crate::metrics::Metrics;
 use crate::negotiate::{self, Coding};
-use crate::view::RequestView;
+use crate::view::{Known, RequestView};
 use crate::ServerConfig;
 
 /// The body of every response: responses are built whole, so hyper frames them with
@@ -173,7 +173,7 @@ where
     };
     let headers = req.headers;
     if req.version <= http::Version::HTTP_11
-        && headers.get("content-length").is_none()
+        && headers.known(Known::ContentLength).is_none()
         && headers.get("transfer-encoding").is_none()
         && req.body.is_end_stream()
     {
@@ -189,27 +189,27 @@ where
             outcome,
         );
     }
-    let get = |name: &str| headers.get(name);
-    let media = match negotiate::soap_media_type(get("content-type")) {
+    let get = |header: Known| headers.known(header);
+    let media = match negotiate::soap_media_type(get(Known::ContentType)) {
         Ok(media) => media,
         Err(msg) => return (text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg), outcome),
     };
-    let coding = match negotiate::content_coding(get("content-encoding")) {
+    let coding = match negotiate::content_coding(get(Known::ContentEncoding)) {
         Ok(c) => c,
         Err(msg) => return (text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg), outcome),
     };
     let declared = req
-        .header_str("content-length")
-        .and_then(|v| v.parse::<u64>().ok());
+        .known(Known::ContentLength)
+        .and_then(|v| std::str::from_utf8(v).ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > config.max_body_bytes as u64) {
         // Refused before any of it is read (and before `100 Continue` is sent).
         return (too_large(config.max_body_bytes), outcome);
     }
     let action = match media.version {
-        Version::Soap11 => negotiate::soap_action(get("soapaction")),
+        Version::Soap11 => negotiate::soap_action(get(Known::SoapAction)),
         Version::Soap12 => media.action.as_deref().map(Action::new),
     };
-    let respond_with = negotiate::accepted_coding(get("accept-encoding"));
+    let respond_with = negotiate::accepted_coding(get(Known::AcceptEncoding));
 
     if let (Some(waited), Some(codel)) = (waited, &inner.codel) {
         if codel.shed(waited, now) {

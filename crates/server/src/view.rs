@@ -8,9 +8,17 @@
 use http::{HeaderMap, Method, Version};
 use soapstone_service::TlsClientCert;
 
+pub(crate) use soapstone_http1::request::Known;
+
 /// Header lookup by lower-case name; the first value when repeated.
 pub(crate) trait Headers: Sync {
     fn get(&self, name: &str) -> Option<&[u8]>;
+
+    /// One of the headers every SOAP request is read for: the lean head found them while it
+    /// was parsed, a `HeaderMap` looks the name up.
+    fn known(&self, header: Known) -> Option<&[u8]> {
+        self.get(header.name())
+    }
 }
 
 impl Headers for HeaderMap {
@@ -51,5 +59,10 @@ impl<'a, B> RequestView<'a, B> {
     /// A header's value as text, if it is.
     pub(crate) fn header_str(&self, name: &str) -> Option<&'a str> {
         std::str::from_utf8(self.headers.get(name)?).ok()
+    }
+
+    /// A [`Known`] header's value.
+    pub(crate) fn known(&self, header: Known) -> Option<&'a [u8]> {
+        self.headers.known(header)
     }
 }

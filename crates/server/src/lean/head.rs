@@ -11,7 +11,7 @@ use http::Version;
 use soapstone_http1::request;
 use soapstone_service::TlsClientCert;
 
-use crate::view::{Headers, RequestView};
+use crate::view::{Headers, Known, RequestView};
 
 pub(crate) use request::Parsed;
 
@@ -72,6 +72,10 @@ impl Headers for Head {
     fn get(&self, name: &str) -> Option<&[u8]> {
         self.parsed.header(&self.bytes, name)
     }
+
+    fn known(&self, header: Known) -> Option<&[u8]> {
+        self.parsed.known(&self.bytes, header)
+    }
 }
 
 #[cfg(test)]
@@ -85,6 +89,9 @@ mod tests {
         assert!(matches!(parse(buf, 1 << 10, 100, &mut h), Parsed::Complete));
         h.bytes = Bytes::copy_from_slice(&buf[..h.len]);
         assert_eq!(h.get("soapaction"), Some(&b"\"a\""[..]));
+        assert_eq!(h.known(Known::SoapAction), Some(&b"\"a\""[..]));
+        assert_eq!(h.known(Known::Host), Some(&b"h"[..]));
+        assert_eq!(h.known(Known::ContentType), None);
         let v = h.view((), None).unwrap();
         assert_eq!((v.path, v.query), ("/echo", Some("x=1")));
         assert_eq!(v.version, Version::HTTP_11);

@@ -29,7 +29,7 @@ pub(crate) fn soap_media_type(value: Option<&[u8]>) -> Result<SoapMediaType, Str
     let value =
         std::str::from_utf8(value).map_err(|_| format!("content type is not ascii, {EXPECTED}"))?;
     let mut parts = split_params(value);
-    let essence = parts.next().unwrap_or_default().trim();
+    let essence = parts.next().unwrap_or_default().trim_ascii();
     let version = if essence.eq_ignore_ascii_case("text/xml") {
         Version::Soap11
     } else if essence.eq_ignore_ascii_case("application/soap+xml") {
@@ -43,8 +43,8 @@ pub(crate) fn soap_media_type(value: Option<&[u8]>) -> Result<SoapMediaType, Str
         let Some((name, raw)) = param.split_once('=') else {
             continue;
         };
-        let name = name.trim();
-        let val = unquote(raw.trim());
+        let name = name.trim_ascii();
+        let val = unquote(raw.trim_ascii());
         if name.eq_ignore_ascii_case("charset") {
             // Compared in place: a lower-cased copy would cost an allocation per request.
             let is = |names: &[&str]| names.iter().any(|n| val.eq_ignore_ascii_case(n));
@@ -70,7 +70,7 @@ pub(crate) fn soap_media_type(value: Option<&[u8]>) -> Result<SoapMediaType, Str
 /// The value of a SOAP 1.1 `SOAPAction` header, unquoted; an empty action is `None`. An
 /// [`Action`] of a usual length is inline: no allocation per request.
 pub(crate) fn soap_action(value: Option<&[u8]>) -> Option<Action> {
-    let value = std::str::from_utf8(value?).ok()?.trim();
+    let value = std::str::from_utf8(value?).ok()?.trim_ascii();
     let action = unquote(value);
     (!action.is_empty()).then(|| Action::new(&action))
 }
@@ -153,19 +153,20 @@ pub(crate) fn accepted_coding(value: Option<&[u8]>) -> Option<Coding> {
     }
 }
 
-/// Splits `a; b="x;y"; c` on semicolons outside quotes.
+/// Splits `a; b="x;y"; c` on semicolons outside quotes. By bytes: the three it looks for are
+/// ASCII, so every split falls on a character boundary (a walk by `char` decoded each one).
 fn split_params(value: &str) -> impl Iterator<Item = &str> {
     let mut rest = Some(value);
     std::iter::from_fn(move || {
         let s = rest?;
         let mut quoted = false;
         let mut escaped = false;
-        for (i, c) in s.char_indices() {
-            match c {
+        for (i, &b) in s.as_bytes().iter().enumerate() {
+            match b {
                 _ if escaped => escaped = false,
-                '\\' if quoted => escaped = true,
-                '"' => quoted = !quoted,
-                ';' if !quoted => {
+                b'\\' if quoted => escaped = true,
+                b'"' => quoted = !quoted,
+                b';' if !quoted => {
                     rest = Some(&s[i + 1..]);
                     return Some(&s[..i]);
                 }
@@ -245,6 +246,17 @@ mod tests {
             "unsupported charset `utf-16`, expected `utf-8`"
         );
         assert!(mt("text/xml; charset=ISO-8859-1").unwrap().ascii_only);
+    }
+
+    #[test]
+    fn params_split_outside_quotes_by_bytes_and_ascii_space_is_trimmed() {
+        let m = mt("\tapplication/soap+xml ;action=\"urn:\u{e9}t\u{e9};\\\u{e9}\" ; charset=utf-8 ").unwrap();
+        assert_eq!(m.action.as_deref(), Some("urn:\u{e9}t\u{e9};\u{e9}"));
+        // Only HTTP's (ASCII) white space surrounds a token: a no-break space is part of it.
+        assert_eq!(
+            mt("text/xml\u{a0}").unwrap_err(),
+            "unsupported media type `text/xml\u{a0}`, expected `text/xml` (SOAP 1.1) or `application/soap+xml` (SOAP 1.2)"
+        );
     }
 
     #[test]

@@ -38,9 +38,14 @@ pub type ResponseBody = Full<Bytes>;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
+/// Mount paths to services. Keys are the server's own paths, fixed when it is built, so FNV
+/// instead of the default SipHash (a lookup per request); a request's path is only looked
+/// up, never inserted, so it cannot lengthen a probe and the map needs no DoS-resistant seed.
+pub(crate) type Routes = HashMap<String, usize, std::hash::BuildHasherDefault<fnv::FnvHasher>>;
+
 /// Everything a request needs, shared by all connections.
 pub(crate) struct Inner {
-    pub(crate) routes: HashMap<String, usize>,
+    pub(crate) routes: Routes,
     pub(crate) services: Vec<Arc<dyn SoapService>>,
     pub(crate) config: ServerConfig,
     pub(crate) metrics: Metrics,

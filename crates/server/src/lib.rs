@@ -108,7 +108,6 @@ mod timer;
 mod tls;
 mod view;
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::io;
@@ -216,7 +215,7 @@ impl Builder {
     ///
     /// If the metrics path is also a mount path.
     pub fn build(self) -> Server {
-        let mut routes = HashMap::new();
+        let mut routes = dispatch::Routes::default();
         let mut services = Vec::new();
         let mut paths = Vec::new();
         for (i, (path, service)) in self.mounts.into_iter().enumerate() {

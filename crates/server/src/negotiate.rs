@@ -250,7 +250,9 @@ mod tests {
 
     #[test]
     fn params_split_outside_quotes_by_bytes_and_ascii_space_is_trimmed() {
-        let m = mt("\tapplication/soap+xml ;action=\"urn:\u{e9}t\u{e9};\\\u{e9}\" ; charset=utf-8 ").unwrap();
+        let m =
+            mt("\tapplication/soap+xml ;action=\"urn:\u{e9}t\u{e9};\\\u{e9}\" ; charset=utf-8 ")
+                .unwrap();
         assert_eq!(m.action.as_deref(), Some("urn:\u{e9}t\u{e9};\u{e9}"));
         // Only HTTP's (ASCII) white space surrounds a token: a no-break space is part of it.
         assert_eq!(

@@ -159,15 +159,17 @@ pub(crate) fn prolog<'a>(
     let mut version = None;
     let mut encoding = None;
     let mut s = decl;
+    // Between the declaration's attributes only XML white space (`S`: space, tab, CR, LF;
+    // the other ASCII ones are refused above as forbidden characters), trimmed by bytes.
     loop {
-        s = s.trim_start();
+        s = s.trim_ascii_start();
         if s.is_empty() {
             break;
         }
         let eq = memchr::memchr(b'=', s.as_bytes())
             .ok_or_else(|| DecodeError::malformed("malformed xml declaration"))?;
-        let key = s[..eq].trim();
-        let after = s[eq + 1..].trim_start();
+        let key = s[..eq].trim_ascii();
+        let after = s[eq + 1..].trim_ascii_start();
         let q = after.chars().next().filter(|&c| c == '"' || c == '\'');
         let q = q.ok_or_else(|| DecodeError::malformed("malformed xml declaration"))?;
         let close = memchr::memchr(q as u8, &after.as_bytes()[1..])

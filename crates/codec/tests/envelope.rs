@@ -191,3 +191,43 @@ fn soap12_structure_rules() {
     let doc = r#"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><op/></s:Body></s:Envelope>junk"#;
     assert!(parse(doc).unwrap().body::<()>(Style::Literal).is_err());
 }
+
+#[test]
+fn xml_declaration_attributes_are_separated_by_xml_white_space_only() {
+    let body =
+        r#"<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/"><e:Body/></e:Envelope>"#;
+    let ok = format!("<?xml \t\r\nversion = '1.0'\n\tencoding=\"utf-8\" ?>{body}");
+    assert!(parse(&ok).is_ok(), "{:?}", parse(&ok).err());
+    // A no-break space is not `S` (XML 1.0 production 3): it stays part of the name.
+    let nbsp = format!("<?xml version=\"1.0\"\u{a0}encoding=\"utf-8\"?>{body}");
+    let e = parse(&nbsp).unwrap_err().to_string();
+    assert!(
+        e.contains("unknown attribute `\u{a0}encoding` in xml declaration"),
+        "{e}"
+    );
+}
+
+#[test]
+fn xsi_type_is_trimmed_of_xml_white_space_only() {
+    let doc = |t: &str| {
+        format!(
+            r#"<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><e:Body><op><v xsi:type="{t}">1.5</v></op></e:Body></e:Envelope>"#
+        )
+    };
+    #[derive(serde::Deserialize, Debug)]
+    struct Op {
+        v: f32,
+    }
+    let read = |t: &str| {
+        let d = doc(t);
+        let env = parse(&d).unwrap();
+        env.body::<Op>(Style::Encoded)
+            .map(|o| o.v)
+            .map_err(|e| e.to_string())
+    };
+    assert_eq!(read(" xsd:float\n"), Ok(1.5));
+    let e = read(" xsd:boolean ").unwrap_err();
+    assert!(e.contains("expected xsd:float, found xsi:type"), "{e}");
+    // with a no-break space around it, the type's prefix is not `xsd` but an undeclared one
+    assert!(read("\u{a0}xsd:float").is_err());
+}

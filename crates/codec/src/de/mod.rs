@@ -381,7 +381,8 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
         let Some(t) = self.info.xsi_type else {
             return Ok(());
         };
-        let (prefix, local) = split_qname(t.trim());
+        // XML white space: an `xsi:type` is a QName, whose whiteSpace facet is `collapse`.
+        let (prefix, local) = split_qname(trim_xml(t));
         if self.cur.resolve_kind(prefix)?.has_schema_types() && !compatible(want, local) {
             if want == Want::Bool && self.cur.limits().lenient.int_booleans && int_type(local) {
                 // deserialize_bool still refuses any value but `1`/`0`/`true`/`false`
@@ -847,10 +848,17 @@ fn parse_int<T: std::str::FromStr + TryFrom<i64>>(text: &str) -> Option<T> {
     t.strip_prefix('+').unwrap_or(t).parse().ok()
 }
 
-/// Trims XML whitespace (space, tab, CR, LF) only.
+/// Trims XML whitespace (space, tab, CR, LF) only. By bytes: the four are ASCII, so the cut
+/// falls on character boundaries (a trim by `char` decoded each one).
 #[inline]
 fn trim_xml(s: &str) -> &str {
-    s.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\r' | '\n'))
+    let ws = |c: &u8| matches!(c, b' ' | b'\t' | b'\r' | b'\n');
+    let b = s.as_bytes();
+    let Some(start) = b.iter().position(|c| !ws(c)) else {
+        return "";
+    };
+    let end = b.iter().rposition(|c| !ws(c)).map_or(start, |i| i + 1);
+    &s[start..end]
 }
 
 /// XSD float lexical forms (`INF`, `-INF`, `NaN`, exponents); Rust's parser accepts a
@@ -898,7 +906,17 @@ pub(crate) fn element_seed<'a, 's, T: DeserializeSeed<'a>>(
 
 #[cfg(test)]
 mod tests {
-    use super::parse_int;
+    use super::{parse_int, trim_xml};
+
+    #[test]
+    fn trim_xml_cuts_xml_white_space_only() {
+        assert_eq!(trim_xml(" \t\r\n1.5\n "), "1.5");
+        assert_eq!(trim_xml(" \n "), "");
+        assert_eq!(trim_xml(""), "");
+        assert_eq!(trim_xml(" \u{e9} x\u{e9}\t"), "\u{e9} x\u{e9}");
+        // a no-break space is not XML white space
+        assert_eq!(trim_xml("\u{a0}1\u{a0}"), "\u{a0}1\u{a0}");
+    }
 
     #[test]
     fn integers() {

@@ -59,6 +59,15 @@ impl Action {
         Ok(Action(Repr::Shared(value)))
     }
 
+    /// The action's bytes (UTF-8), without the check [`Action::as_str`] makes again on each
+    /// call (a lookup by bytes needs none).
+    pub fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            Repr::Inline { len, buf } => &buf[..*len as usize],
+            Repr::Shared(b) => b,
+        }
+    }
+
     /// The action as a string slice.
     pub fn as_str(&self) -> &str {
         match &self.0 {
@@ -149,6 +158,18 @@ impl fmt::Display for Action {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_are_the_strings() {
+        let long = "urn:".to_owned() + &"\u{e9}".repeat(40);
+        for a in ["", "http://soapinterop.org/", &long] {
+            let action = Action::new(a);
+            assert_eq!(action.as_bytes(), a.as_bytes());
+            assert_eq!(action.as_str(), a);
+        }
+        let shared = Action::from_shared(Bytes::from_static(b"urn:x")).unwrap();
+        assert_eq!(shared.as_bytes(), b"urn:x");
+    }
 
     #[test]
     fn short_actions_are_inline_and_long_ones_shared() {

@@ -83,7 +83,8 @@ type Table<K, V> = HashMap<K, V, BuildHasherDefault<fnv::FnvHasher>>;
 pub struct Dispatcher {
     model: &'static ServiceModel,
     config: ServiceConfig,
-    by_action: Table<&'static str, usize>,
+    /// By bytes: a request's action is looked up without checking its UTF-8 again.
+    by_action: Table<&'static [u8], usize>,
     /// Operations by the local name of the element their request's Body starts with, each
     /// with that element's namespace (routing is on the qualified name; an unqualified
     /// element is taken as the service's).
@@ -160,7 +161,7 @@ impl Dispatcher {
         let mut empty_body = Vec::new();
         for (i, op) in model.operations.iter().enumerate() {
             if !op.action.is_empty() {
-                by_action.insert(op.action.as_str(), i);
+                by_action.insert(op.action.as_bytes(), i);
             }
             let ns: &'static str = op.request_namespace.as_deref().unwrap_or(&model.namespace);
             let first = match op.input_body {
@@ -302,8 +303,8 @@ impl Dispatcher {
         }
         let by_action = request
             .action
-            .as_deref()
-            .and_then(|a| self.by_action.get(a))
+            .as_ref()
+            .and_then(|a| self.by_action.get(a.as_bytes()))
             .copied();
         let Some((namespace, local)) = envelope.body_name() else {
             // An empty Body: the operation that takes one, by its action or as the only one.

@@ -21,7 +21,10 @@
 # omniORB client and the soapstone Client time their own calls); points of one system are
 # interleaved with the others' and the median of the repeats is kept. The floor is
 # `soapstone baseline tcp-pingpong` answering the byte counts soapstone's echoFloat exchange
-# has on the wire. Load: `soapstone bench --closed -t 2` with 8 and 64 connections against
+# has on the wire; the blocking floor (`floor-blocking`, scripts/rpc-compare/blocking_pingpong.c)
+# moves the same bytes with blocking read/write on both sides and times its own calls, as
+# omniORB's thread-per-connection server and client do: the floor minus it is what a readiness
+# loop (epoll) costs on both sides. Load: `soapstone bench --closed -t 2` with 8 and 64 connections against
 # soapstone and gSOAP (unpinned, both CPUs shared with the load generator, as wrk -t2).
 #
 # Builds what it runs: the release `soapstone` binary and the `echo_loop` example, and the
@@ -51,7 +54,7 @@ while [ $# -gt 0 ]; do
     --runtimes) shift; RUNTIMES="${1:?}" ;;
     --before) shift; BEFORE="${1:?}" ;;
     --before-loop) shift; BEFORE_LOOP="${1:?}" ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "rpc-compare: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -78,7 +81,8 @@ SRC="$ROOT/scripts/rpc-compare"
   && g++ -O2 -I. -o echo-gsoap "$SRC/echo_gsoap.cpp" soapC.cpp soapServer.cpp -lgsoap++ -lpthread \
   && omniidl -bcxx -Wbh=.hh -Wbs=SK.cc echo.idl \
   && g++ -O2 -I. -o echo-omniorb-server "$SRC/echo_omniorb_server.cc" echoSK.cc -lomniORB4 -lomnithread \
-  && g++ -O2 -I. -o echo-omniorb-client "$SRC/echo_omniorb_client.cc" echoSK.cc -lomniORB4 -lomnithread ) \
+  && g++ -O2 -I. -o echo-omniorb-client "$SRC/echo_omniorb_client.cc" echoSK.cc -lomniORB4 -lomnithread \
+  && gcc -O2 -o blocking-pingpong "$SRC/blocking_pingpong.c" ) \
   > "$OUT/build.log" 2>&1 || { say "peer build failed, see $OUT/build.log"; exit 1; }
 
 BODY="$OUT/echoFloat.xml"
@@ -163,10 +167,12 @@ for placement in one cross; do
   p=$(free_port); start "$SCPU" "$p" "$BIN" baseline tcp-pingpong --addr "127.0.0.1:$p" \
     --request-size "$REQ_BYTES" --response-size "$RESP_BYTES"
   FLOOR="tcp://127.0.0.1:$p"
+  BPORT=$(free_port); start "$SCPU" "$BPORT" "$OUT/blocking-pingpong" server "$BPORT" "$REQ_BYTES" "$RESP_BYTES"
   p=$(free_port); start "$SCPU" "$p" "$OUT/echo-gsoap" "$p"; GSOAP="http://127.0.0.1:$p/echo"
   p=$(free_port); start "$SCPU" "$p" "$OUT/echo-omniorb-server" "$p"; ORB="corbaloc::127.0.0.1:$p/echo"
   for r in $(seq "$REPEATS"); do
     MEANS[$placement,floor]+="$(bench_mean "$CCPU" "$FLOOR" --request-size "$REQ_BYTES" --response-size "$RESP_BYTES") "
+    MEANS[$placement,floor-blocking]+="$(taskset -c "$CCPU" "$OUT/blocking-pingpong" client "$BPORT" "$REQ_BYTES" "$RESP_BYTES" "$CALLS") "
     for rt in "${RT_LIST[@]}"; do
       MEANS[$placement,$rt]+="$(bench_mean "$CCPU" "${URL[$rt]}" --body "$BODY" --soap-action "$ACTION") "
     done
@@ -189,7 +195,7 @@ DEF="${RT_LIST[0]}"
 echo
 echo "echoFloat round trip, mean µs per run, median of $REPEATS interleaved runs ($SECONDS_PER_POINT s each; omniORB and Client: $CALLS calls)"
 printf '%-44s %12s %12s\n' "system" "one CPU" "across CPUs"
-SYSTEMS=(floor "${RT_LIST[@]}")
+SYSTEMS=(floor floor-blocking "${RT_LIST[@]}")
 [ -z "$BEFORE" ] || SYSTEMS+=(before)
 SYSTEMS+=(gsoap omniorb client)
 [ -z "$BEFORE_LOOP" ] || SYSTEMS+=(client-before)
@@ -203,6 +209,8 @@ row() { printf '%-44s %12s %12s\n' "$1" "$(ratio "$(med one,$2)" "$(med one,$3)"
 row "soapstone / raw TCP floor" "$DEF" floor
 row "soapstone / gSOAP 2.8" "$DEF" gsoap
 row "soapstone / omniORB 4 (CORBA)" "$DEF" omniorb
+row "raw TCP floor / blocking floor" floor floor-blocking
+row "omniORB 4 / blocking floor" omniorb floor-blocking
 row "soapstone Client+server / floor" client floor
 for rt in "${RT_LIST[@]:1}"; do
   row "soapstone $rt / $DEF" "$rt" "$DEF"

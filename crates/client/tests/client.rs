@@ -324,11 +324,13 @@ async fn request_timeout_then_the_client_recovers() {
 
 #[tokio::test]
 async fn refused_and_timed_out_connects_are_connect_errors() {
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // A socket bound but not listening holds its port for the whole test (so no other test
+    // can listen there meanwhile) and refuses every connection to it.
+    let bound = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    bound
+        .bind(&"127.0.0.1:0".parse::<SocketAddr>().unwrap().into())
+        .unwrap();
+    let port = bound.local_addr().unwrap().as_socket().unwrap().port();
     let client = Client::new(&format!("http://127.0.0.1:{port}/echo")).unwrap();
     let err = client
         .call_raw(Version::Soap11, None, Bytes::new())
@@ -361,7 +363,7 @@ async fn refused_and_timed_out_connects_are_connect_errors() {
         .await
         .unwrap_err();
     assert!(err.is_connect() && err.is_timeout(), "{err:?}");
-    drop(sock);
+    drop((sock, bound));
 }
 
 #[tokio::test]

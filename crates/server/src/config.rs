@@ -19,8 +19,10 @@ pub enum Runtime {
     /// response stay on one CPU cache with no cross-thread wakeups. Best latency.
     CurrentThread,
     /// On this many dedicated threads (0: one per available CPU), each a `current_thread`
-    /// runtime accepting from the shared listener; a connection stays on the thread that
-    /// accepted it.
+    /// runtime accepting from the shared listener. A thread that accepts a connection while
+    /// another serves fewer hands it over (once, before its first request), so a burst of
+    /// connections is spread evenly; a connection then stays on its thread for life.
+    /// `/metrics` shows each thread's count (`soapstone_thread_connections_open`).
     PerCore(usize),
 }
 

@@ -92,6 +92,7 @@
 //! [`SoapService::document`], with the endpoint URL built from the `Host` header (or
 //! [`ServerConfig::public_url`]).
 
+mod balance;
 mod codel;
 mod compress;
 mod config;

@@ -8,7 +8,7 @@
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// Upper bounds of the latency buckets, seconds.
@@ -45,6 +45,8 @@ pub(crate) struct Metrics {
     pub(crate) connections_open: AtomicUsize,
     pub(crate) connections_total: AtomicU64,
     pub(crate) panics: AtomicU64,
+    /// The per-core threads, once a per-core server runs: each one's connections.
+    pub(crate) threads: OnceLock<Arc<crate::balance::Threads>>,
 }
 
 impl Metrics {
@@ -60,6 +62,7 @@ impl Metrics {
             connections_open: AtomicUsize::new(0),
             connections_total: AtomicU64::new(0),
             panics: AtomicU64::new(0),
+            threads: OnceLock::new(),
         }
     }
 
@@ -235,6 +238,24 @@ impl Metrics {
             "New connections answered 503 and closed because every connection in the way was busy.",
             self.connections_refused.load(Ordering::Relaxed),
         );
+        if let Some(threads) = self.threads.get() {
+            header(
+                w,
+                "soapstone_thread_connections_open",
+                "gauge",
+                "Open client connections served by each runtime thread of a per-core server.",
+            );
+            for (i, n) in threads.loads().into_iter().enumerate() {
+                let _ = writeln!(w, "soapstone_thread_connections_open{{thread=\"{i}\"}} {n}");
+            }
+            gauge(
+                w,
+                "soapstone_connections_handed_over_total",
+                "counter",
+                "Connections accepted by one per-core thread and served by another with fewer.",
+                threads.handed_over.load(Ordering::Relaxed),
+            );
+        }
         out
     }
 }

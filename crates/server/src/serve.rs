@@ -22,9 +22,10 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinSet;
 
+use crate::balance::{Handoff, Placed, Threads};
 use crate::conns::{Refused, Slot, Table};
 use crate::dispatch::{busy as busy_response, handle, Inner};
 use crate::metrics::Metrics;
@@ -161,7 +162,7 @@ where
     let mut ambient = None;
     if threads == 0 {
         let l = listener.into_tokio()?;
-        ambient = Some(tokio::spawn(accept_loop(inner, l, stop_rx, table)));
+        ambient = Some(tokio::spawn(accept_loop(inner, l, stop_rx, table, None)));
     } else {
         let std_listener = listener.into_std()?;
         std_listener.set_nonblocking(true)?;
@@ -171,13 +172,22 @@ where
         } else {
             Vec::new()
         };
-        for i in 0..threads {
+        let (spread, inboxes) = Threads::new(threads);
+        if threads > 1 {
+            let _ = inner.metrics.threads.set(spread.clone());
+        }
+        for (i, inbox) in inboxes.into_iter().enumerate() {
             let l = match own.pop() {
                 Some(l) => l,
                 None => std_listener.try_clone()?,
             };
             let (tx, rx) = oneshot::channel();
             let (inner, stop_rx, table) = (inner.clone(), stop_rx.clone(), table.clone());
+            let spread = (threads > 1).then(|| Spread {
+                me: i,
+                threads: spread.clone(),
+                inbox,
+            });
             std::thread::Builder::new()
                 .name(format!("soapstone-server-{i}"))
                 .spawn(move || {
@@ -186,7 +196,8 @@ where
                         .build()
                         .and_then(|rt| {
                             rt.block_on(async move {
-                                accept_loop(inner, TcpListener::from_std(l)?, stop_rx, table).await
+                                let l = TcpListener::from_std(l)?;
+                                accept_loop(inner, l, stop_rx, table, spread).await
                             })
                         });
                     let _ = tx.send(res);
@@ -249,12 +260,28 @@ fn reuse_port_listeners(
     Ok(Vec::new())
 }
 
-/// Accepts until stopped, then drains this loop's connections.
+/// One per-core thread's part in spreading connections ([`crate::balance`]).
+struct Spread {
+    me: usize,
+    threads: Arc<Threads>,
+    inbox: mpsc::UnboundedReceiver<Handoff>,
+}
+
+/// The next connection handed to this thread; never, without a `Spread`.
+async fn handed(spread: &mut Option<Spread>) -> Option<Handoff> {
+    match spread {
+        Some(s) => s.inbox.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Accepts until stopped, then drains this loop's connections (those handed to it included).
 async fn accept_loop(
     inner: Arc<Inner>,
     listener: TcpListener,
     mut stop: watch::Receiver<bool>,
     table: Arc<Table>,
+    mut spread: Option<Spread>,
 ) -> io::Result<()> {
     let mut conns = JoinSet::new();
     loop {
@@ -262,6 +289,10 @@ async fn accept_loop(
             biased;
             _ = stop.changed() => break,
             Some(_) = conns.join_next(), if !conns.is_empty() => continue,
+            Some(h) = handed(&mut spread) => {
+                serve_handed(&mut conns, &inner, &stop, h);
+                continue;
+            }
             r = listener.accept() => match r {
                 Ok(s) => s,
                 Err(e) => {
@@ -284,8 +315,31 @@ async fn accept_loop(
                     table: table.clone(),
                     slot: admitted.slot,
                 };
+                let load = match spread.as_ref().map(|s| (s, s.threads.place(s.me))) {
+                    None => None,
+                    Some((_, Placed::Here(load))) => Some(load),
+                    Some((s, Placed::There(to, load))) => {
+                        let Ok(stream) = stream.into_std() else {
+                            continue; // deregistering failed: the socket is gone
+                        };
+                        let h = Handoff {
+                            stream,
+                            peer,
+                            accepted,
+                            registered,
+                            load,
+                        };
+                        if let Err(h) = s.threads.hand_over(to, h) {
+                            serve_handed(&mut conns, &inner, &stop, h);
+                        }
+                        continue;
+                    }
+                };
                 let (inner, stop) = (inner.clone(), stop.clone());
-                conns.spawn(serve_conn(inner, stream, peer, stop, registered, accepted));
+                conns.spawn(async move {
+                    let _load = load;
+                    serve_conn(inner, stream, peer, stop, registered, accepted).await
+                });
             }
             Err(why) => {
                 metrics.connections_refused.fetch_add(1, Ordering::Relaxed);
@@ -295,6 +349,14 @@ async fn accept_loop(
         }
     }
     drop(listener);
+    // Connections handed over before this thread stopped are drained like its own (no more
+    // come: the inbox is closed, and a sender gets its connection back to serve itself).
+    if let Some(s) = spread.as_mut() {
+        s.inbox.close();
+        while let Some(h) = s.inbox.recv().await {
+            serve_handed(&mut conns, &inner, &stop, h);
+        }
+    }
     let drain = tokio::time::sleep(inner.config.drain_timeout);
     tokio::pin!(drain);
     loop {
@@ -309,6 +371,24 @@ async fn accept_loop(
         }
     }
     Ok(())
+}
+
+/// Serves a connection another thread accepted, on this thread's runtime.
+fn serve_handed(
+    conns: &mut JoinSet<()>,
+    inner: &Arc<Inner>,
+    stop: &watch::Receiver<bool>,
+    h: Handoff,
+) {
+    let (inner, stop) = (inner.clone(), stop.clone());
+    conns.spawn(async move {
+        let _load = h.load;
+        // Registering with this thread's reactor fails only when it has shut down.
+        let Ok(stream) = TcpStream::from_std(h.stream) else {
+            return;
+        };
+        serve_conn(inner, stream, h.peer, stop, h.registered, h.accepted).await
+    });
 }
 
 /// hyper's own header count limit.

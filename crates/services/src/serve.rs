@@ -83,6 +83,11 @@ pub struct ServeArgs {
     /// Where connection tasks run.
     #[arg(long, value_enum, default_value_t = RuntimeArg::PerCore)]
     pub runtime: RuntimeArg,
+    /// With `--runtime per-core`: this many runtime threads instead of one per available CPU
+    /// (more than the CPUs can help a server that shares its CPUs with busy processes; see
+    /// docs/performance.md "Round six").
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=4096))]
+    pub threads: Option<u16>,
     /// With `--runtime per-core`: one `SO_REUSEPORT` listening socket per thread (the kernel
     /// spreads connections over them) instead of one socket all threads accept from.
     #[arg(long)]
@@ -147,6 +152,7 @@ impl Default for ServeArgs {
             pg_connections: 16,
             sqlite_sync: SqliteSync::Full,
             runtime: RuntimeArg::PerCore,
+            threads: None,
             reuse_port: false,
             http: HttpArg::Lean,
             tls_cert: None,
@@ -202,8 +208,11 @@ impl ServeArgs {
         server.runtime = match self.runtime {
             RuntimeArg::Ambient => Runtime::Ambient,
             RuntimeArg::CurrentThread => Runtime::CurrentThread,
-            RuntimeArg::PerCore => Runtime::PerCore(0),
+            RuntimeArg::PerCore => Runtime::PerCore(self.threads.map_or(0, usize::from)),
         };
+        if self.threads.is_some() && self.runtime != RuntimeArg::PerCore {
+            anyhow::bail!("`--threads` needs `--runtime per-core`");
+        }
         server.reuse_port = self.reuse_port;
         server.http = match self.http {
             HttpArg::Lean => HttpEngine::Lean,
@@ -386,6 +395,20 @@ mod tests {
         assert_eq!(ServeArgs::default().runtime, RuntimeArg::PerCore);
         let ambient = server(&["--runtime", "ambient"]).unwrap().runtime;
         assert_eq!(ambient, Runtime::Ambient);
+    }
+
+    #[test]
+    fn threads_set_the_per_core_count_and_need_per_core() {
+        assert_eq!(
+            server(&["--threads", "4"]).unwrap().runtime,
+            Runtime::PerCore(4)
+        );
+        let e = server(&["--runtime", "ambient", "--threads", "4"]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("`--threads` needs `--runtime per-core`"),
+            "{e}"
+        );
     }
 
     #[test]

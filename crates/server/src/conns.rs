@@ -200,7 +200,8 @@ impl Table {
         slot.state
             .compare_exchange(IDLE, BUSY, Ordering::AcqRel, Ordering::Acquire)
             .ok()?;
-        self.touch(slot);
+        // No `touch` here: a busy connection is never a candidate for eviction, and the
+        // guard's drop stamps the moment it turns idle again, which is what eviction orders by.
         Some(Busy {
             table: self.clone(),
             slot: slot.clone(),

@@ -72,6 +72,12 @@ pub(crate) async fn serve_lean<S>(
     let timer = tokio::time::sleep_until(accepted.into());
     tokio::pin!(timer);
     let (table, slot) = (&registered.table, &registered.slot);
+    // One waiter on the eviction signal for the connection's life, registered when first
+    // polled, instead of one made and dropped per head (each a lock of the `Notify`'s list
+    // twice). It borrows its own handle on the slot, so `registered` can still move to hyper.
+    let evict_signal = slot.clone();
+    let evicted = evict_signal.evicted();
+    tokio::pin!(evicted);
     let mut first = true;
     let mut stopping = *stop.borrow();
     loop {
@@ -154,7 +160,7 @@ pub(crate) async fn serve_lean<S>(
                 // An idle connection or a head too slow (slowloris): closed without an
                 // answer, as hyper does.
                 () = &mut timer => return,
-                () = slot.evicted() => {
+                () = &mut evicted => {
                     tracing::debug!(%peer, "idle connection evicted to make room");
                     return;
                 }

@@ -90,6 +90,20 @@ fn modes(results: &Results, system: &str) -> Vec<Option<bool>> {
 /// Correct answers (HTTP 200 to a checked request) that arrived while the schedule ran, per
 /// second of it. Not all 200s over its length: a backlog answered after the schedule ended
 /// (within the 20 s timeout) would make every server's figure the offered mean, cache or not.
+/// Each system that ran `service` both with its cache off and on: the system, then its
+/// uncached and cached run.
+fn cache_pairs<'a>(results: &'a Results, service: &str) -> Vec<(String, &'a Run, &'a Run)> {
+    systems(results)
+        .into_iter()
+        .filter(|system| modes(results, system).len() == 2)
+        .filter_map(|system| {
+            let off = point(results, &system, service, Some(false))?;
+            let on = point(results, &system, service, Some(true))?;
+            Some((system, off, on))
+        })
+        .collect()
+}
+
 fn correct_per_s(r: &Run) -> Option<f64> {
     let d = r.settings.duration_s;
     if d <= 0.0 {
@@ -332,16 +346,7 @@ fn gain_table(results: &Results) -> Option<Table> {
     let dash = || "–".to_owned();
     let mut rows = Vec::new();
     for service in SERVICES {
-        for system in systems(results) {
-            if modes(results, &system).len() < 2 {
-                continue;
-            }
-            let (Some(off), Some(on)) = (
-                point(results, &system, service, Some(false)),
-                point(results, &system, service, Some(true)),
-            ) else {
-                continue;
-            };
+        for (system, off, on) in cache_pairs(results, service) {
             let who = format!("{service}, {}", system_label(&system));
             if scale_of(off) != scale_of(on) {
                 let mut cells = vec![format!(
@@ -464,16 +469,7 @@ fn findings(results: &Results) -> Vec<String> {
     let mut out = Vec::new();
     for service in SERVICES {
         let mut parts = Vec::new();
-        for system in systems(results) {
-            if modes(results, &system).len() < 2 {
-                continue;
-            }
-            let (Some(off), Some(on)) = (
-                point(results, &system, service, Some(false)),
-                point(results, &system, service, Some(true)),
-            ) else {
-                continue;
-            };
+        for (system, off, on) in cache_pairs(results, service) {
             let capacity = probe(results, &system, service)
                 .map(|p| format!("uncached capacity {}/s, ", fmt::count(p.throughput_rps)))
                 .unwrap_or_default();

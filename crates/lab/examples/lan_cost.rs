@@ -209,15 +209,7 @@ fn main() {
                 let pid = lan.delay_line_pid();
                 let before = pid.map(cpu_s);
                 let (p50, calls) = echo_point(exe, &lan, cpus, &secs);
-                let cost = match (pid, before) {
-                    (Some(pid), Some(b)) if line => {
-                        format!(
-                            ", forwarder {:.1} µs CPU/call",
-                            (cpu_s(pid) - b) / calls * 1e6
-                        )
-                    }
-                    _ => String::new(),
-                };
+                let cost = forwarder_cost(pid.zip(before), calls);
                 row.push(p50);
                 println!(
                     "{place} round {round}: {}: p50 {p50:.0} µs over {calls} calls{cost}",
@@ -233,6 +225,17 @@ fn main() {
     }
 }
 
+/// The delay line's CPU time per call since `start` (its pid and CPU seconds then), as a
+/// suffix for a result line; empty without a delay line.
+fn forwarder_cost(start: Option<(u32, f64)>, calls: f64) -> String {
+    start.map_or_else(String::new, |(pid, before)| {
+        format!(
+            ", forwarder {:.1} µs CPU/call",
+            (cpu_s(pid) - before) / calls * 1e6
+        )
+    })
+}
+
 /// `lan_cost EXE SECONDS tbf|line`: one LAN, echoFloat on one CPU and on two.
 fn cost_of_one(exe: &str, secs: &str, line: bool) {
     let mut spec = LanSpec::default().with_rate(100).with_delay_us(0);
@@ -244,15 +247,7 @@ fn cost_of_one(exe: &str, secs: &str, line: bool) {
     for (place, cpus) in [("one CPU", ("0", "0")), ("two CPUs", ("0", "1"))] {
         let before = pid.map(cpu_s);
         let (p50, calls) = echo_point(exe, &lan, cpus, secs);
-        let cost = match (pid, before) {
-            (Some(pid), Some(b)) if line => {
-                format!(
-                    ", forwarder {:.1} µs CPU/call",
-                    (cpu_s(pid) - b) / calls * 1e6
-                )
-            }
-            _ => String::new(),
-        };
+        let cost = forwarder_cost(pid.zip(before), calls);
         println!(
             "{place}: {}: p50 {p50:.0} µs over {calls} calls{cost}",
             if line { "delay line" } else { "tbf" }

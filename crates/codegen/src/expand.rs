@@ -476,22 +476,16 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 #cg::SoapService::serve(self, request).boxed()
             }
 
-            fn call_parsed(&self, request: &#cg::SoapRequest, envelope: #cg::codec::Envelope<'_>) -> #cg::BoxFuture<#cg::SoapResponse> {
+            fn call_parsed(&self, request: &#cg::SoapRequest, envelope: &#cg::codec::Envelope<'_>) -> #cg::BoxFuture<#cg::SoapResponse> {
                 #cg::SoapService::serve_parsed(self, request, envelope).boxed()
             }
 
             fn serve(&self, request: #cg::SoapRequest) -> #cg::ServiceFuture {
-                match self.dispatcher.open(&request) {
-                    #cg::Result::Ok(incoming) => self.dispatch(&request, incoming),
-                    #cg::Result::Err(response) => #cg::ServiceFuture::ready(response),
-                }
+                self.dispatcher.serve(&request, #cg::Option::None, |incoming| self.dispatch(&request, incoming))
             }
 
-            fn serve_parsed(&self, request: &#cg::SoapRequest, envelope: #cg::codec::Envelope<'_>) -> #cg::ServiceFuture {
-                match self.dispatcher.open_parsed(request, envelope) {
-                    #cg::Result::Ok(incoming) => self.dispatch(request, incoming),
-                    #cg::Result::Err(response) => #cg::ServiceFuture::ready(response),
-                }
+            fn serve_parsed(&self, request: &#cg::SoapRequest, envelope: &#cg::codec::Envelope<'_>) -> #cg::ServiceFuture {
+                self.dispatcher.serve(request, #cg::Option::Some(envelope), |incoming| self.dispatch(request, incoming))
             }
         }
 

@@ -19,7 +19,7 @@ use soapstone_wsdl::{own_namespace, Body, ServiceModel};
 
 use crate::cache::ResponseCache;
 use crate::config::ServiceConfig;
-use crate::{Context, SoapRequest, SoapResponse};
+use crate::{Context, ServiceFuture, SoapRequest, SoapResponse};
 
 const NEXT_11: &str = "http://schemas.xmlsoap.org/soap/actor/next";
 const NEXT_12: &str = "http://www.w3.org/2003/05/soap-envelope/role/next";
@@ -104,7 +104,7 @@ pub struct Dispatcher {
 /// A request whose envelope was checked and whose operation was found.
 #[derive(Debug)]
 pub struct Incoming<'a> {
-    envelope: Envelope<'a>,
+    envelope: &'a Envelope<'a>,
     op: usize,
     dispatcher: &'a Dispatcher,
     request_len: usize,
@@ -240,29 +240,41 @@ impl Dispatcher {
         &self.options[index(version)]
     }
 
-    /// Parses the envelope, checks its version and headers, and finds the operation: by the
-    /// action when it names one whose wrapper is the body element, else by the body element
-    /// (qualified with the service namespace, or unqualified).
-    pub fn open<'a>(&'a self, request: &'a SoapRequest) -> Result<Incoming<'a>, SoapResponse> {
-        match Envelope::parse(&request.body, &self.config.limits) {
-            Ok(envelope) => self.open_envelope(request, envelope),
-            Err(e) => Err(self.parse_fault(request, &e)),
+    /// Opens `request` and hands `dispatch` the operation found, or answers the fault: reads
+    /// the envelope of `request.body` (or takes `given`, the envelope a layer in front already
+    /// read from those bytes, see [`crate::SoapService::serve_parsed`]: not read again, unless
+    /// it was read under other limits than this service's, which then applies its own),
+    /// checks its version and headers, and finds the operation: by the action when it names
+    /// one whose wrapper is the body element, else by the body element (qualified with the
+    /// service namespace, or unqualified).
+    ///
+    /// The envelope is lent to `dispatch` (a closure, since the one read here lives on this
+    /// frame), never moved: it is a kilobyte, and each move of it was a `memcpy` of that size
+    /// per request.
+    pub fn serve<F>(
+        &self,
+        request: &SoapRequest,
+        given: Option<&Envelope<'_>>,
+        dispatch: F,
+    ) -> ServiceFuture
+    where
+        F: FnOnce(Incoming<'_>) -> ServiceFuture,
+    {
+        let own;
+        let envelope = match given {
+            Some(envelope) if envelope.limits() == &self.config.limits => envelope,
+            _ => match Envelope::parse(&request.body, &self.config.limits) {
+                Ok(envelope) => {
+                    own = envelope;
+                    &own
+                }
+                Err(e) => return ServiceFuture::ready(self.parse_fault(request, &e)),
+            },
+        };
+        match self.open_envelope(request, envelope) {
+            Ok(incoming) => dispatch(incoming),
+            Err(response) => ServiceFuture::ready(response),
         }
-    }
-
-    /// [`Dispatcher::open`] with the envelope a layer in front already read from
-    /// `request.body` (see [`crate::SoapService::call_parsed`]): not read again, unless it was
-    /// read under other limits than this service's, which then applies its own.
-    pub fn open_parsed<'a>(
-        &'a self,
-        request: &'a SoapRequest,
-        envelope: Envelope<'a>,
-    ) -> Result<Incoming<'a>, SoapResponse> {
-        if envelope.limits() != &self.config.limits {
-            drop(envelope);
-            return self.open(request);
-        }
-        self.open_envelope(request, envelope)
     }
 
     /// The answer to an envelope that did not parse: a VersionMismatch fault in SOAP 1.1 for
@@ -279,8 +291,8 @@ impl Dispatcher {
 
     fn open_envelope<'a>(
         &'a self,
-        request: &'a SoapRequest,
-        envelope: Envelope<'a>,
+        request: &SoapRequest,
+        envelope: &'a Envelope<'a>,
     ) -> Result<Incoming<'a>, SoapResponse> {
         let version = envelope.version();
         // Blocks a layer in front of us processed (e.g. WS-Security) count as understood.

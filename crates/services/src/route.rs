@@ -220,27 +220,30 @@ impl SoapService for ByNamespace {
     fn call_parsed(
         &self,
         request: &SoapRequest,
-        envelope: Envelope<'_>,
+        envelope: &Envelope<'_>,
     ) -> BoxFuture<SoapResponse> {
         self.route(request, envelope).boxed()
     }
 
     fn serve(&self, request: SoapRequest) -> ServiceFuture {
         // Read once here and handed on: the chosen service does not read it again.
-        let Ok(envelope) = Envelope::parse(&request.body, &self.limits) else {
+        // Bound by reference, not moved out of the `Result`: the envelope is a kilobyte.
+        let parsed = Envelope::parse(&request.body, &self.limits);
+        let Ok(envelope) = &parsed else {
+            drop(parsed);
             return self.routes[0].service.serve(request);
         };
         self.route(&request, envelope)
         // (`request` is freed here, before any handler runs: the future owns what it needs)
     }
 
-    fn serve_parsed(&self, request: &SoapRequest, envelope: Envelope<'_>) -> ServiceFuture {
+    fn serve_parsed(&self, request: &SoapRequest, envelope: &Envelope<'_>) -> ServiceFuture {
         self.route(request, envelope)
     }
 }
 
 impl ByNamespace {
-    fn route(&self, request: &SoapRequest, envelope: Envelope<'_>) -> ServiceFuture {
+    fn route(&self, request: &SoapRequest, envelope: &Envelope<'_>) -> ServiceFuture {
         // Borrowed: the peek allocates nothing.
         let Some((element_ns, local)) = envelope.body_name() else {
             return self.routes[0].service.serve_parsed(request, envelope);

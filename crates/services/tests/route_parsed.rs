@@ -55,7 +55,7 @@ impl SoapService for Recorder {
     fn call_parsed(
         &self,
         request: &SoapRequest,
-        envelope: Envelope<'_>,
+        envelope: &Envelope<'_>,
     ) -> BoxFuture<SoapResponse> {
         let (ns, local) = envelope.body_name().unwrap_or_default();
         self.0
@@ -92,7 +92,7 @@ fn a_generated_service_decodes_the_envelope_it_is_handed() {
     let handed = echo_float("1.5");
     let envelope = Envelope::parse(handed.as_bytes(), &Limits::default()).unwrap();
     let request = request(echo_float("2.5"));
-    let answer = run(service.call_parsed(&request, envelope));
+    let answer = run(service.call_parsed(&request, &envelope));
     assert!(!answer.fault, "{}", text(&answer));
     assert!(text(&answer).contains(">1.5<"), "{}", text(&answer));
     // and `call` reads the request itself

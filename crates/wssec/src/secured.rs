@@ -322,7 +322,8 @@ impl SoapService for Secured {
             if let Err(Refusal(resp)) = shared.admit(&mut request, envelope.version()).await {
                 return resp;
             }
-            let answer = shared.inner.serve_parsed(&request, envelope);
+            let answer = shared.inner.serve_parsed(&request, &envelope);
+            drop(envelope);
             drop((request, body)); // the service's future owns what it needs
             answer.await
         });

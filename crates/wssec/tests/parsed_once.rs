@@ -29,7 +29,7 @@ impl SoapService for Tells {
         Box::pin(std::future::ready(answer))
     }
 
-    fn serve_parsed(&self, request: &SoapRequest, envelope: Envelope<'_>) -> ServiceFuture {
+    fn serve_parsed(&self, request: &SoapRequest, envelope: &Envelope<'_>) -> ServiceFuture {
         let (ns, local) = envelope.body_name().expect("a body element");
         let who = request
             .extensions

@@ -25,7 +25,7 @@ mod request_fuzz;
 pub mod response;
 mod write;
 
-pub use write::{write_decimal, write_response_head, After};
+pub use write::{write_answer_head, write_decimal, write_response_head, After};
 
 /// Headers parsed in place per head (hyper's own default); a head with more is refused (the
 /// client) or handed to hyper (the server, when its `max_headers` is larger).

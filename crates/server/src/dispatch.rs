@@ -7,7 +7,6 @@
 //! must never queue a request (over the limit, or after too long a wait, it answers `503` at
 //! once), never read more body than the limit, and never let a service panic escape.
 
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
@@ -17,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use bytes::{Buf as _, Bytes, BytesMut};
 use futures_util::FutureExt as _;
-use http::header::{self, HeaderMap, HeaderValue};
+use http::header::{self, HeaderValue};
 use http::{Method, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt as _, Full, LengthLimitError, Limited};
@@ -25,6 +24,7 @@ use soapstone_codec::{Fault, Version};
 use soapstone_service::{Action, SoapRequest, SoapResponse, SoapService};
 use tracing::Instrument as _;
 
+use crate::answer::{response, Answer};
 use crate::codel::Codel;
 use crate::compress::{self, InflateError};
 use crate::metrics::Metrics;
@@ -70,7 +70,7 @@ pub(crate) async fn handle<B>(
     req: RequestView<'_, B>,
     arrival: Option<Instant>,
     peer: Option<SocketAddr>,
-) -> Response<ResponseBody>
+) -> Answer
 where
     B: Body,
     B::Error: Into<BoxError>,
@@ -94,7 +94,7 @@ where
     } else {
         route.instrument(span.clone()).await
     };
-    let status = resp.status().as_u16();
+    let status = resp.status.as_u16();
     if let Some(op) = outcome.operation {
         span.record("operation", op);
     }
@@ -116,14 +116,14 @@ async fn route<B>(
     waited: Option<Duration>,
     peer: Option<SocketAddr>,
     now: Instant,
-) -> (Response<ResponseBody>, Outcome)
+) -> (Answer, Outcome)
 where
     B: Body,
     B::Error: Into<BoxError>,
 {
-    let plain = |resp| {
+    let plain = |resp: Response<ResponseBody>| {
         (
-            resp,
+            resp.into(),
             Outcome {
                 mount,
                 operation: None,
@@ -150,7 +150,17 @@ where
     };
     match *req.method {
         Method::POST => post(inner, m, req, waited, peer, now).await,
-        Method::GET | Method::HEAD => plain(document(inner, m, &req)),
+        Method::GET | Method::HEAD => match document(inner, m, &req) {
+            Ok(answer) => (
+                answer,
+                Outcome {
+                    mount,
+                    operation: None,
+                    fault: false,
+                },
+            ),
+            Err(resp) => plain(resp),
+        },
         _ => {
             let allow = if req.query.is_some() {
                 "GET, HEAD"
@@ -170,7 +180,7 @@ async fn post<B>(
     waited: Option<Duration>,
     peer: Option<SocketAddr>,
     now: Instant,
-) -> (Response<ResponseBody>, Outcome)
+) -> (Answer, Outcome)
 where
     B: Body,
     B::Error: Into<BoxError>,
@@ -195,25 +205,36 @@ where
             text(
                 StatusCode::LENGTH_REQUIRED,
                 "request body needs a `Content-Length` or `Transfer-Encoding: chunked`".into(),
-            ),
+            )
+            .into(),
             outcome,
         );
     }
     let get = |header: Known| headers.known(header);
     let media = match negotiate::soap_media_type(get(Known::ContentType)) {
         Ok(media) => media,
-        Err(msg) => return (text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg), outcome),
+        Err(msg) => {
+            return (
+                text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg).into(),
+                outcome,
+            )
+        }
     };
     let coding = match negotiate::content_coding(get(Known::ContentEncoding)) {
         Ok(c) => c,
-        Err(msg) => return (text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg), outcome),
+        Err(msg) => {
+            return (
+                text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg).into(),
+                outcome,
+            )
+        }
     };
     let declared = req
         .known(Known::ContentLength)
         .and_then(|v| std::str::from_utf8(v).ok()?.parse::<u64>().ok());
     if declared.is_some_and(|n| n > config.max_body_bytes as u64) {
         // Refused before any of it is read (and before `100 Continue` is sent).
-        return (too_large(config.max_body_bytes), outcome);
+        return (too_large(config.max_body_bytes).into(), outcome);
     }
     let action = match media.version {
         Version::Soap11 => negotiate::soap_action(get(Known::SoapAction)),
@@ -233,7 +254,7 @@ where
                 waited.as_millis(),
                 codel.slough().as_millis()
             );
-            return (busy(msg, config), outcome);
+            return (busy(msg, config).into(), outcome);
         }
     }
     let Some(_permit) = InFlight::acquire(&inner.metrics, config.max_in_flight) else {
@@ -242,25 +263,28 @@ where
             "server busy: `{}` requests in flight, retry later",
             config.max_in_flight
         );
-        return (busy(msg, config), outcome);
+        return (busy(msg, config).into(), outcome);
     };
 
     let client_cert = req.client_cert.cloned();
     let body = match read_body(req.body, config).await {
         Ok(body) => body,
-        Err(resp) => return (resp, outcome),
+        Err(resp) => return (resp.into(), outcome),
     };
     let body = match coding {
         None => body,
         Some(c) => match compress::decode(c, &body, config.max_body_bytes) {
             Ok(plain) => Bytes::from(plain),
-            Err(InflateError::TooLarge) => return (too_large(config.max_body_bytes), outcome),
+            Err(InflateError::TooLarge) => {
+                return (too_large(config.max_body_bytes).into(), outcome)
+            }
             Err(InflateError::Corrupt(e)) => {
                 return (
                     text(
                         StatusCode::BAD_REQUEST,
                         format!("invalid `{}` request body: {e}", c.name()),
-                    ),
+                    )
+                    .into(),
                     outcome,
                 )
             }
@@ -269,7 +293,7 @@ where
     if media.ascii_only && !body.is_ascii() {
         let msg = "non-ascii body with a latin-1 charset, expected `charset=utf-8`";
         return (
-            text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg.to_owned()),
+            text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg.to_owned()).into(),
             outcome,
         );
     }
@@ -392,10 +416,14 @@ where
     })
 }
 
-/// `GET path?wsdl`, `GET path?xsd=...`.
-fn document<B>(inner: &Inner, m: usize, req: &RequestView<'_, B>) -> Response<ResponseBody> {
+/// `GET path?wsdl`, `GET path?xsd=...`: the document, or the error answer.
+fn document<B>(
+    inner: &Inner,
+    m: usize,
+    req: &RequestView<'_, B>,
+) -> Result<Answer, Response<ResponseBody>> {
     let Some(query) = req.query else {
-        return method_not_allowed(req.method, "POST");
+        return Err(method_not_allowed(req.method, "POST"));
     };
     let query = if query.eq_ignore_ascii_case("wsdl") {
         "wsdl"
@@ -415,10 +443,10 @@ fn document<B>(inner: &Inner, m: usize, req: &RequestView<'_, B>) -> Response<Re
                 format!("{scheme}://{host}{path}")
             }
             None => {
-                return text(
+                return Err(text(
                     StatusCode::BAD_REQUEST,
                     "missing or invalid `Host` header, needed for the endpoint url".into(),
-                )
+                ))
             }
         },
     };
@@ -428,20 +456,26 @@ fn document<B>(inner: &Inner, m: usize, req: &RequestView<'_, B>) -> Response<Re
         Err(_) => {
             inner.metrics.panics.fetch_add(1, Ordering::Relaxed);
             tracing::error!(query, "service panicked writing a document");
-            text(
+            Err(text(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 format!("internal error: no document `{query}`"),
-            )
+            ))
         }
         Ok(Some(doc)) => {
             let accept = negotiate::accepted_coding(req.headers.get("accept-encoding"));
             let ct = HeaderValue::from_static("text/xml; charset=utf-8");
-            with_body(StatusCode::OK, ct, Bytes::from(doc), accept, &inner.config)
+            Ok(with_body(
+                StatusCode::OK,
+                ct,
+                Bytes::from(doc),
+                accept,
+                &inner.config,
+            ))
         }
-        Ok(None) => text(
+        Ok(None) => Err(text(
             StatusCode::NOT_FOUND,
             format!("no document `{query}` at `{path}`"),
-        ),
+        )),
     }
 }
 
@@ -512,14 +546,15 @@ fn soap_content_type(version: Version) -> HeaderValue {
     }
 }
 
-/// A response with `body`, compressed when the client accepts it and it is big enough.
+/// An answer with `body`, compressed when the client accepts it and it is big enough. The
+/// common answer (no compression) has no header map: see [`Answer`].
 fn with_body(
     status: StatusCode,
     content_type: HeaderValue,
     body: Bytes,
     accepted: Option<Coding>,
     config: &ServerConfig,
-) -> Response<ResponseBody> {
+) -> Answer {
     let coding = accepted.filter(|_| {
         config
             .compress_responses_over
@@ -529,44 +564,16 @@ fn with_body(
         Some(c) => Bytes::from(compress::encode(c, &body)),
         None => body,
     };
-    let mut resp = response(body);
-    *resp.status_mut() = status;
-    let h = resp.headers_mut();
-    if status != StatusCode::ACCEPTED {
-        // 202 carries no envelope, so no media type either.
-        h.insert(header::CONTENT_TYPE, content_type);
-    }
+    // 202 carries no envelope, so no media type either.
+    let content_type = (status != StatusCode::ACCEPTED).then_some(content_type);
+    let mut answer = Answer::new(status, content_type, body);
     if let Some(c) = coding {
-        h.insert(header::CONTENT_ENCODING, HeaderValue::from_static(c.name()));
+        answer.insert(header::CONTENT_ENCODING, HeaderValue::from_static(c.name()));
     }
     if accepted.is_some() && config.compress_responses_over.is_some() {
-        h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+        answer.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     }
-    resp
-}
-
-thread_local! {
-    /// A response header map the lean loop gave back after writing its answer, cleared, for
-    /// the next answer built on this thread: a map costs two allocations when first filled.
-    static SPARE_HEADERS: Cell<Option<HeaderMap>> = const { Cell::new(None) };
-}
-
-/// A response with `body`, its header map a spare one when this thread has it.
-fn response(body: Bytes) -> Response<ResponseBody> {
-    let mut resp = Response::new(Full::new(body));
-    if let Some(spare) = SPARE_HEADERS.with(Cell::take) {
-        *resp.headers_mut() = spare;
-    }
-    resp
-}
-
-/// Gives a written answer's header map back for the next [`response`] on this thread (one
-/// kept per thread, and only a small one: memory stays bounded).
-pub(crate) fn recycle_headers(mut headers: HeaderMap) {
-    if headers.capacity() <= 16 {
-        headers.clear();
-        SPARE_HEADERS.with(|s| s.set(Some(headers)));
-    }
+    answer
 }
 
 /// A plain-text error answer.

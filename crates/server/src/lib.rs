@@ -92,6 +92,7 @@
 //! [`SoapService::document`], with the endpoint URL built from the `Host` header (or
 //! [`ServerConfig::public_url`]).
 
+mod answer;
 mod balance;
 mod codel;
 mod compress;
@@ -355,7 +356,7 @@ where
         Box::pin(async move {
             let (parts, body) = req.into_parts();
             let view = view::RequestView::of(&parts, body);
-            Ok(dispatch::handle(inner, view, None, None).await)
+            Ok(dispatch::handle(inner, view, None, None).await.into())
         })
     }
 }

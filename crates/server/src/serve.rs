@@ -538,7 +538,7 @@ pub(crate) async fn serve_http<S>(
             };
             let (parts, body) = req.into_parts();
             let view = RequestView::of(&parts, body);
-            let resp = handle(inner, view, Some(arrival), Some(peer)).await;
+            let resp = handle(inner, view, Some(arrival), Some(peer)).await.into();
             drop(busy);
             Ok::<_, Infallible>(resp)
         }

@@ -29,18 +29,18 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use bytes::{Bytes, BytesMut};
-use futures_util::FutureExt as _;
 use http::{Response, StatusCode};
-use http_body_util::{BodyExt as _, Full};
+use http_body_util::Full;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::sync::watch;
 
-use crate::dispatch::{busy as busy_response, handle, recycle_headers, text, Inner, ResponseBody};
+use crate::answer::Answer;
+use crate::dispatch::{busy as busy_response, handle, text, Inner, ResponseBody};
 use crate::rewind::Rewind;
 use crate::serve::{serve_http, OpenConnection, Registered};
 use crate::timer::{Clock, Watched};
 use head::{parse, Head, Parsed};
-use soapstone_http1::{write_response_head, After};
+use soapstone_http1::After;
 
 /// What a connection's buffers start with and shrink back to after a large request.
 const BUF: usize = 8 << 10;
@@ -254,27 +254,13 @@ pub(crate) async fn serve_lean<S>(
 async fn answer<S: AsyncWrite + Unpin>(
     io: &mut S,
     wbuf: &mut Vec<u8>,
-    resp: Response<ResponseBody>,
+    resp: impl Into<Answer>,
     http10: bool,
     head_only: bool,
     after: After,
 ) -> bool {
-    let (parts, mut body) = resp.into_parts();
-    // A `Full` body is one frame, ready at once.
-    let body = match body.frame().now_or_never() {
-        Some(Some(Ok(frame))) => frame.into_data().unwrap_or_default(),
-        _ => Bytes::new(),
-    };
     wbuf.clear();
-    write_response_head(
-        wbuf,
-        parts.status,
-        &parts.headers,
-        body.len(),
-        http10,
-        after,
-    );
-    recycle_headers(parts.headers);
+    let body = resp.into().write_head(wbuf, http10, after);
     let body: &[u8] = if head_only { &[] } else { &body };
     if body.len() <= COPY_MAX {
         wbuf.extend_from_slice(body);

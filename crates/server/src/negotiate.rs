@@ -87,7 +87,20 @@ fn parse_media_type(value: Option<&[u8]>) -> Result<SoapMediaType, String> {
 /// The value of a SOAP 1.1 `SOAPAction` header, unquoted; an empty action is `None`. An
 /// [`Action`] of a usual length is inline: no allocation per request.
 pub(crate) fn soap_action(value: Option<&[u8]>) -> Option<Action> {
-    let value = std::str::from_utf8(value?).ok()?.trim_ascii();
+    let raw = value?.trim_ascii();
+    // The usual action, quoted or not, ASCII and without an escape, is taken by its bytes:
+    // the same value as the general path below (which unescapes only inside quotes), with
+    // one ASCII test instead of a UTF-8 check and a search for `\\`.
+    let (inner, quoted) = match raw {
+        [b'"', inner @ .., b'"'] => (inner, true),
+        _ => (raw, false),
+    };
+    if !(quoted && inner.contains(&b'\\')) {
+        if let Some(action) = Action::from_ascii(inner) {
+            return (!inner.is_empty()).then_some(action);
+        }
+    }
+    let value = std::str::from_utf8(raw).ok()?;
     let action = unquote(value);
     (!action.is_empty()).then(|| Action::new(&action))
 }
@@ -302,6 +315,42 @@ mod tests {
         assert_eq!(soap_action(Some(b"urn:x")).as_deref(), Some("urn:x"));
         assert_eq!(soap_action(Some(b"\"\"")), None);
         assert_eq!(soap_action(None), None);
+    }
+
+    /// The by-bytes path gives what the general one (UTF-8 check, trim, unquote) gives, for
+    /// every mix of quotes, escapes, white space and non-ASCII bytes.
+    #[test]
+    fn soap_action_by_bytes_is_the_general_path() {
+        let general = |v: &[u8]| {
+            let value = std::str::from_utf8(v).ok()?.trim_ascii();
+            let action = unquote(value);
+            (!action.is_empty()).then(|| action.into_owned())
+        };
+        let parts: [&[u8]; 9] = [
+            b"\"",
+            b"\\",
+            b"urn:a",
+            b" ",
+            b"\t",
+            "é".as_bytes(),
+            b"\xff",
+            b"#",
+            b"",
+        ];
+        for a in parts {
+            for b in parts {
+                for c in parts {
+                    for d in parts {
+                        let v = [a, b, c, d].concat();
+                        assert_eq!(
+                            soap_action(Some(&v)).as_deref(),
+                            general(&v).as_deref(),
+                            "{v:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -52,6 +52,26 @@ impl Action {
         }
     }
 
+    /// An action holding a copy of `value` if it is ASCII (as a header's action nearly always
+    /// is), else `None`: a transport that has the bytes need not check them as UTF-8 first
+    /// (`str::from_utf8` costs about 130 instructions on a 25-byte action by callgrind,
+    /// `is_ascii` a word at a time a fraction of it), and ASCII is UTF-8.
+    pub fn from_ascii(value: &[u8]) -> Option<Self> {
+        if !value.is_ascii() {
+            return None;
+        }
+        if value.len() <= Self::INLINE {
+            let mut buf = [0u8; Self::INLINE];
+            buf[..value.len()].copy_from_slice(value);
+            Some(Action(Repr::Inline {
+                len: value.len() as u8,
+                buf,
+            }))
+        } else {
+            Some(Action(Repr::Shared(Bytes::copy_from_slice(value))))
+        }
+    }
+
     /// An action over shared bytes (e.g. a slice of a transport's read buffer), without
     /// copying them; an error when they are not UTF-8.
     pub fn from_shared(value: Bytes) -> Result<Self, std::str::Utf8Error> {

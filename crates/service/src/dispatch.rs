@@ -7,8 +7,6 @@
 //! `.await` (what it hands back is owned).
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
 
 use bytes::{Bytes, BytesMut};
 use serde::{de::DeserializeOwned, Serialize};
@@ -19,6 +17,7 @@ use soapstone_wsdl::{own_namespace, Body, ServiceModel};
 
 use crate::cache::ResponseCache;
 use crate::config::ServiceConfig;
+use crate::table::Table;
 use crate::{Context, ServiceFuture, SoapRequest, SoapResponse};
 
 const NEXT_11: &str = "http://schemas.xmlsoap.org/soap/actor/next";
@@ -71,12 +70,6 @@ fn arena_copy(bytes: &[u8]) -> Bytes {
         .flatten()
         .unwrap_or_else(|| Bytes::copy_from_slice(bytes))
 }
-
-/// The routing tables' maps: keyed by names of the service model, fixed when the server is
-/// built, so FNV instead of the default SipHash (about 150 instructions a lookup of a
-/// 23-byte action, two lookups per request). Keys from requests are only looked up, never
-/// inserted: a request cannot lengthen a probe, so the table needs no DoS-resistant seed.
-type Table<K, V> = HashMap<K, V, BuildHasherDefault<fnv::FnvHasher>>;
 
 /// Routing tables and settings of one generated server; shared by all its requests.
 #[derive(Debug)]

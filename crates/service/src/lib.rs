@@ -17,6 +17,7 @@ mod dispatch;
 mod future;
 mod headers;
 mod stub;
+mod table;
 
 pub use action::Action;
 pub use config::ServiceConfig;

@@ -229,9 +229,7 @@ where
             )
         }
     };
-    let declared = req
-        .known(Known::ContentLength)
-        .and_then(|v| std::str::from_utf8(v).ok()?.parse::<u64>().ok());
+    let declared = req.known(Known::ContentLength).and_then(negotiate::decimal);
     if declared.is_some_and(|n| n > config.max_body_bytes as u64) {
         // Refused before any of it is read (and before `100 Continue` is sent).
         return (too_large(config.max_body_bytes).into(), outcome);

@@ -105,6 +105,23 @@ pub(crate) fn soap_action(value: Option<&[u8]>) -> Option<Action> {
     (!action.is_empty()).then(|| Action::new(&action))
 }
 
+/// `str::parse::<u64>` of a header's bytes (an optional `+`, one or more ASCII digits, no
+/// overflow), read by bytes: the UTF-8 check and `parse` it replaces cost about 100
+/// instructions for a `Content-Length` by callgrind, this loop a fraction of it.
+pub(crate) fn decimal(value: &[u8]) -> Option<u64> {
+    let digits = value.strip_prefix(b"+").unwrap_or(value);
+    if digits.is_empty() {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |n, &b| {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n.checked_mul(10)?.checked_add(u64::from(d))
+    })
+}
+
 /// A content coding we read and write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Coding {
@@ -315,6 +332,47 @@ mod tests {
         assert_eq!(soap_action(Some(b"urn:x")).as_deref(), Some("urn:x"));
         assert_eq!(soap_action(Some(b"\"\"")), None);
         assert_eq!(soap_action(None), None);
+    }
+
+    /// `decimal` reads what `str::parse::<u64>` reads, and refuses what it refuses.
+    #[test]
+    fn decimal_is_parse_u64() {
+        let mut cases: Vec<Vec<u8>> = [
+            "",
+            "+",
+            "++5",
+            "-5",
+            "0",
+            "+0",
+            "007",
+            "628",
+            " 628",
+            "628 ",
+            "6 28",
+            "1e3",
+            "0x10",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+            "+18446744073709551615",
+            "١٢",
+            "\u{ff10}",
+        ]
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+        cases.push(vec![b'1', 0xff]);
+        for b in 0..=255u8 {
+            cases.push(vec![b]);
+            cases.push(vec![b'4', b]);
+            cases.push(vec![b, b'4']);
+        }
+        for v in cases {
+            let want = std::str::from_utf8(&v)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok());
+            assert_eq!(decimal(&v), want, "{v:?}");
+        }
     }
 
     /// The by-bytes path gives what the general one (UTF-8 check, trim, unquote) gives, for

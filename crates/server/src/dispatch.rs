@@ -234,10 +234,6 @@ where
         // Refused before any of it is read (and before `100 Continue` is sent).
         return (too_large(config.max_body_bytes).into(), outcome);
     }
-    let action = match media.version {
-        Version::Soap11 => negotiate::soap_action(get(Known::SoapAction)),
-        Version::Soap12 => media.action.as_deref().map(Action::new),
-    };
     let respond_with = negotiate::accepted_coding(get(Known::AcceptEncoding));
 
     if let (Some(waited), Some(codel)) = (waited, &inner.codel) {
@@ -302,6 +298,12 @@ where
     }
     let version = media.version;
     let service = inner.services[m].clone();
+    // Read here, after the body's `.await`, not with the other headers: a value held across
+    // an `.await` is a field of this future, copied with it when it is moved.
+    let action = match media.version {
+        Version::Soap11 => negotiate::soap_action(get(Known::SoapAction)),
+        Version::Soap12 => media.action.as_deref().map(Action::new),
+    };
     let mut request = SoapRequest::new(version, action, body);
     request.peer = peer;
     if let Some(cert) = client_cert {

@@ -150,17 +150,14 @@ where
     };
     match *req.method {
         Method::POST => post(inner, m, req, waited, peer, now).await,
-        Method::GET | Method::HEAD => match document(inner, m, &req) {
-            Ok(answer) => (
-                answer,
-                Outcome {
-                    mount,
-                    operation: None,
-                    fault: false,
-                },
-            ),
-            Err(resp) => plain(resp),
-        },
+        Method::GET | Method::HEAD => (
+            document(inner, m, &req),
+            Outcome {
+                mount,
+                operation: None,
+                fault: false,
+            },
+        ),
         _ => {
             let allow = if req.query.is_some() {
                 "GET, HEAD"
@@ -417,13 +414,9 @@ where
 }
 
 /// `GET path?wsdl`, `GET path?xsd=...`: the document, or the error answer.
-fn document<B>(
-    inner: &Inner,
-    m: usize,
-    req: &RequestView<'_, B>,
-) -> Result<Answer, Response<ResponseBody>> {
+fn document<B>(inner: &Inner, m: usize, req: &RequestView<'_, B>) -> Answer {
     let Some(query) = req.query else {
-        return Err(method_not_allowed(req.method, "POST"));
+        return method_not_allowed(req.method, "POST").into();
     };
     let query = if query.eq_ignore_ascii_case("wsdl") {
         "wsdl"
@@ -443,10 +436,11 @@ fn document<B>(
                 format!("{scheme}://{host}{path}")
             }
             None => {
-                return Err(text(
+                return text(
                     StatusCode::BAD_REQUEST,
                     "missing or invalid `Host` header, needed for the endpoint url".into(),
-                ))
+                )
+                .into()
             }
         },
     };
@@ -456,26 +450,22 @@ fn document<B>(
         Err(_) => {
             inner.metrics.panics.fetch_add(1, Ordering::Relaxed);
             tracing::error!(query, "service panicked writing a document");
-            Err(text(
+            text(
                 StatusCode::INTERNAL_SERVER_ERROR,
                 format!("internal error: no document `{query}`"),
-            ))
+            )
+            .into()
         }
         Ok(Some(doc)) => {
             let accept = negotiate::accepted_coding(req.headers.get("accept-encoding"));
             let ct = HeaderValue::from_static("text/xml; charset=utf-8");
-            Ok(with_body(
-                StatusCode::OK,
-                ct,
-                Bytes::from(doc),
-                accept,
-                &inner.config,
-            ))
+            with_body(StatusCode::OK, ct, Bytes::from(doc), accept, &inner.config)
         }
-        Ok(None) => Err(text(
+        Ok(None) => text(
             StatusCode::NOT_FOUND,
             format!("no document `{query}` at `{path}`"),
-        )),
+        )
+        .into(),
     }
 }
 

@@ -103,6 +103,7 @@ mod lean;
 mod metrics;
 mod naive;
 mod negotiate;
+mod poll;
 mod rewind;
 mod serve;
 mod timer;
@@ -120,7 +121,7 @@ use bytes::Bytes;
 use http_body::Body;
 use soapstone_service::SoapService;
 
-pub use config::{HttpEngine, Runtime, ServerConfig};
+pub use config::{HttpEngine, Runtime, ServerConfig, MAX_BUSY_POLL};
 pub use dispatch::ResponseBody;
 pub use health::ReadinessProbe;
 pub use naive::NaiveModes;

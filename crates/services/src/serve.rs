@@ -92,6 +92,13 @@ pub struct ServeArgs {
     /// spreads connections over them) instead of one socket all threads accept from.
     #[arg(long)]
     pub reuse_port: bool,
+    /// After answering, a connection alone on its runtime thread looks for the next request
+    /// for up to this many microseconds (yielding the CPU between looks) before it sleeps:
+    /// spares waking a halted CPU per request on a VM, at the price of that CPU time after
+    /// every answer (docs/performance.md, "Round seven"). Plain HTTP only. 0: off.
+    #[arg(long, value_name = "MICROSECONDS", default_value_t = 0,
+          value_parser = clap::value_parser!(u16).range(0..=1000))]
+    pub busy_poll_us: u16,
     /// The HTTP/1.1 engine: `lean` (its own loop, hyper for anything unusual) or `hyper`.
     #[arg(long, value_enum, default_value_t = HttpArg::Lean)]
     pub http: HttpArg,
@@ -154,6 +161,7 @@ impl Default for ServeArgs {
             runtime: RuntimeArg::PerCore,
             threads: None,
             reuse_port: false,
+            busy_poll_us: 0,
             http: HttpArg::Lean,
             tls_cert: None,
             tls_key: None,
@@ -214,6 +222,7 @@ impl ServeArgs {
             anyhow::bail!("`--threads` needs `--runtime per-core`");
         }
         server.reuse_port = self.reuse_port;
+        server.busy_poll = std::time::Duration::from_micros(self.busy_poll_us.into());
         server.http = match self.http {
             HttpArg::Lean => HttpEngine::Lean,
             HttpArg::Hyper => HttpEngine::Hyper,
@@ -409,6 +418,16 @@ mod tests {
                 .contains("`--threads` needs `--runtime per-core`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn busy_poll_is_off_by_default_and_bounded_by_a_millisecond() {
+        use std::time::Duration;
+        assert_eq!(server(&[]).unwrap().busy_poll, Duration::ZERO);
+        let on = server(&["--busy-poll-us", "50"]).unwrap().busy_poll;
+        assert_eq!(on, Duration::from_micros(50));
+        let e = server(&["--busy-poll-us", "1001"]).unwrap_err();
+        assert!(e.to_string().contains("1001"), "{e}");
     }
 
     #[test]

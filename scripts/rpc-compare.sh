@@ -7,6 +7,8 @@
 #   scripts/rpc-compare.sh --runtimes ambient,current-thread,per-core
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+reuse-port   # `serve --reuse-port`
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+hyper         # `serve --http hyper`
+#   scripts/rpc-compare.sh --runtimes per-core,per-core+busy-poll     # `serve --busy-poll-us 50`
+#   scripts/rpc-compare.sh --split-load    # load again: servers on CPU 0, load generator on CPU 1
 #   scripts/rpc-compare.sh --before /tmp/old/soapstone --before-loop /tmp/old/echo_loop
 #
 # --before BIN adds a soapstone binary built from an earlier commit (`serve --services echo`
@@ -40,6 +42,7 @@ REPEATS=6
 SECONDS_PER_POINT=2
 CALLS=20000
 LOAD=1
+SPLIT_LOAD=0
 LOAD_SECONDS=5
 RUNTIMES="per-core,ambient"
 BEFORE=""
@@ -50,11 +53,12 @@ while [ $# -gt 0 ]; do
     --seconds) shift; SECONDS_PER_POINT="${1:?}" ;;
     --calls) shift; CALLS="${1:?}" ;;
     --no-load) LOAD=0 ;;
+    --split-load) SPLIT_LOAD=1 ;;
     --load-seconds) shift; LOAD_SECONDS="${1:?}" ;;
     --runtimes) shift; RUNTIMES="${1:?}" ;;
     --before) shift; BEFORE="${1:?}" ;;
     --before-loop) shift; BEFORE_LOOP="${1:?}" ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     *) echo "rpc-compare: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -124,6 +128,7 @@ rt_args() {
   echo "--runtime ${rt%%+*}"
   case "$rt" in *+reuse-port*) echo "--reuse-port" ;; esac
   case "$rt" in *+hyper*) echo "--http hyper" ;; *+lean*) echo "--http lean" ;; esac
+  case "$rt" in *+busy-poll*) echo "--busy-poll-us 50" ;; esac
 }
 
 TMP="$OUT/run"; mkdir -p "$TMP"
@@ -214,39 +219,55 @@ row "omniORB 4 / blocking floor" omniorb floor-blocking
 row "soapstone Client+server / floor" client floor
 for rt in "${RT_LIST[@]:1}"; do
   row "soapstone $rt / $DEF" "$rt" "$DEF"
+  row "soapstone $rt / omniORB 4" "$rt" omniorb
 done
 [ -z "$BEFORE" ] || row "soapstone / before ($DEF)" "$DEF" before
 [ -z "$BEFORE_LOOP" ] || row "Client / Client before" client client-before
 
 [ "$LOAD" -eq 1 ] || exit 0
-echo
-echo "load: soapstone bench --closed -t 2, $LOAD_SECONDS s after 1 s warm-up, servers unpinned (both CPUs shared with the load generator, as wrk -t2)"
-printf '%-40s %8s %12s %12s %8s %10s %10s\n' server connections "r/s" "gSOAP r/s" ratio "p99 µs" "gSOAP p99"
-load() { # URL CONNECTIONS -> "req/s p99_us"
-  "$BIN" bench "$1" --body "$BODY" --soap-action "$ACTION" --closed -c "$2" -t 2 \
-    --duration "${LOAD_SECONDS}s" --warmup 1s --json "$TMP/l.json" >/dev/null
-  jq -e '.requests.errors == 0' "$TMP/l.json" >/dev/null || { say "errors under load against $1"; exit 1; }
-  jq -r '"\(.ok_rate) \(.latency.uncorrected.p99_us)"' "$TMP/l.json"
-}
-p=$(free_port); start - "$p" "$OUT/echo-gsoap" "$p"; GURL="http://127.0.0.1:$p/echo"
-declare -A SURL=()
-for rt in "${RT_LIST[@]}"; do
-  p=$(free_port); start - "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$rt")
-  SURL[$rt]="http://127.0.0.1:$p/echo"
-done
-LOAD_RT=("${RT_LIST[@]}")
-if [ -n "$BEFORE" ]; then
-  p=$(free_port); start - "$p" "$BEFORE" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$DEF")
-  SURL[before]="http://127.0.0.1:$p/echo"
-  LOAD_RT+=(before)
-fi
-for c in 8 64; do
-  # gSOAP between the soapstone runs, so that drift over the run touches both sides
-  read -r g_rate g_p99 <<< "$(load "$GURL" "$c")"
-  for rt in "${LOAD_RT[@]}"; do
-    read -r s_rate s_p99 <<< "$(load "${SURL[$rt]}" "$c")"
-    label="soapstone --runtime $rt"; [ "$rt" != before ] || label="before --runtime $DEF"
-    printf '%-40s %8s %12.0f %12.0f %8s %10s %10s\n' "$label" "$c" "$s_rate" "$g_rate" \
-      "$(ratio "$s_rate" "$g_rate")" "$s_p99" "$g_p99"
+# load_table PLACEMENT: the 8- and 64-connection closed loops against gSOAP and each soapstone
+# runtime. `shared`: servers unpinned, `bench -t 2` unpinned (both CPUs shared with the load
+# generator, as wrk -t2). `split`: servers on CPU 0, `bench -t 1` on CPU 1 (each side a CPU
+# of its own, as a load generator on another host; one server CPU).
+load_table() {
+  local placement="$1" scpu lcpu threads
+  if [ "$placement" = split ]; then scpu=0; lcpu=1; threads=1; else scpu=-; lcpu=0,1; threads=2; fi
+  echo
+  if [ "$placement" = split ]; then
+    echo "load, split: servers on CPU 0, soapstone bench --closed -t 1 on CPU 1, $LOAD_SECONDS s after 1 s warm-up"
+  else
+    echo "load: soapstone bench --closed -t 2, $LOAD_SECONDS s after 1 s warm-up, servers unpinned (both CPUs shared with the load generator, as wrk -t2)"
+  fi
+  printf '%-40s %8s %12s %12s %8s %10s %10s\n' server connections "r/s" "gSOAP r/s" ratio "p99 µs" "gSOAP p99"
+  load() { # URL CONNECTIONS -> "req/s p99_us"
+    taskset -c "$lcpu" "$BIN" bench "$1" --body "$BODY" --soap-action "$ACTION" --closed -c "$2" \
+      -t "$threads" --duration "${LOAD_SECONDS}s" --warmup 1s --json "$TMP/l.json" >/dev/null
+    jq -e '.requests.errors == 0' "$TMP/l.json" >/dev/null || { say "errors under load against $1"; exit 1; }
+    jq -r '"\(.ok_rate) \(.latency.uncorrected.p99_us)"' "$TMP/l.json"
+  }
+  p=$(free_port); start "$scpu" "$p" "$OUT/echo-gsoap" "$p"; GURL="http://127.0.0.1:$p/echo"
+  declare -A SURL=()
+  for rt in "${RT_LIST[@]}"; do
+    p=$(free_port); start "$scpu" "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$rt")
+    SURL[$rt]="http://127.0.0.1:$p/echo"
   done
-done
+  LOAD_RT=("${RT_LIST[@]}")
+  if [ -n "$BEFORE" ]; then
+    p=$(free_port); start "$scpu" "$p" "$BEFORE" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$DEF")
+    SURL[before]="http://127.0.0.1:$p/echo"
+    LOAD_RT+=(before)
+  fi
+  for c in 8 64; do
+    # gSOAP between the soapstone runs, so that drift over the run touches both sides
+    read -r g_rate g_p99 <<< "$(load "$GURL" "$c")"
+    for rt in "${LOAD_RT[@]}"; do
+      read -r s_rate s_p99 <<< "$(load "${SURL[$rt]}" "$c")"
+      label="soapstone --runtime $rt"; [ "$rt" != before ] || label="before --runtime $DEF"
+      printf '%-40s %8s %12.0f %12.0f %8s %10s %10s\n' "$label" "$c" "$s_rate" "$g_rate" \
+        "$(ratio "$s_rate" "$g_rate")" "$s_p99" "$g_p99"
+    done
+  done
+  cleanup
+}
+load_table shared
+[ "$SPLIT_LOAD" -eq 0 ] || load_table split

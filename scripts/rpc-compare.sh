@@ -7,7 +7,8 @@
 #   scripts/rpc-compare.sh --runtimes ambient,current-thread,per-core
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+reuse-port   # `serve --reuse-port`
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+hyper         # `serve --http hyper`
-#   scripts/rpc-compare.sh --runtimes per-core,per-core+busy-poll     # `serve --busy-poll-us 50`
+#   scripts/rpc-compare.sh --runtimes per-core,per-core+busy-poll     # `serve --busy-poll-us 50`,
+#                                          # and the Client polling too (`client+busy-poll`)
 #   scripts/rpc-compare.sh --split-load    # load again: servers on CPU 0, load generator on CPU 1
 #   scripts/rpc-compare.sh --before /tmp/old/soapstone --before-loop /tmp/old/echo_loop
 #
@@ -58,7 +59,7 @@ while [ $# -gt 0 ]; do
     --runtimes) shift; RUNTIMES="${1:?}" ;;
     --before) shift; BEFORE="${1:?}" ;;
     --before-loop) shift; BEFORE_LOOP="${1:?}" ;;
-    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) echo "rpc-compare: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -187,6 +188,12 @@ for placement in one cross; do
     MEANS[$placement,gsoap]+="$(bench_mean "$CCPU" "$GSOAP" --body "$BODY" --soap-action "$ACTION") "
     MEANS[$placement,omniorb]+="$(taskset -c "$CCPU" "$OUT/echo-omniorb-client" "$ORB" "$CALLS") "
     MEANS[$placement,client]+="$(taskset -c "$CCPU" "$LOOP" "${URL[${RT_LIST[0]}]}" "$CALLS") "
+    # Both ends polling: the Client (BUSY_POLL_US 50) against a `+busy-poll` server.
+    for rt in "${RT_LIST[@]}"; do
+      case "$rt" in *+busy-poll*)
+        MEANS[$placement,client+busy-poll]+="$(taskset -c "$CCPU" "$LOOP" "${URL[$rt]}" "$CALLS" 50) " ;;
+      esac
+    done
     if [ -n "$BEFORE_LOOP" ]; then
       MEANS[$placement,client-before]+="$(taskset -c "$CCPU" "$BEFORE_LOOP" "${URL[${RT_LIST[0]}]}" "$CALLS") "
     fi
@@ -203,6 +210,7 @@ printf '%-44s %12s %12s\n' "system" "one CPU" "across CPUs"
 SYSTEMS=(floor floor-blocking "${RT_LIST[@]}")
 [ -z "$BEFORE" ] || SYSTEMS+=(before)
 SYSTEMS+=(gsoap omniorb client)
+[ -z "${MEANS[one,client+busy-poll]:-}" ] || SYSTEMS+=(client+busy-poll)
 [ -z "$BEFORE_LOOP" ] || SYSTEMS+=(client-before)
 for k in "${SYSTEMS[@]}"; do
   printf '%-44s %12.1f %12.1f\n' "$k" "$(med one,$k)" "$(med cross,$k)"
@@ -223,6 +231,10 @@ for rt in "${RT_LIST[@]:1}"; do
 done
 [ -z "$BEFORE" ] || row "soapstone / before ($DEF)" "$DEF" before
 [ -z "$BEFORE_LOOP" ] || row "Client / Client before" client client-before
+if [ -n "${MEANS[one,client+busy-poll]:-}" ]; then
+  row "Client+server, both polling / omniORB 4" client+busy-poll omniorb
+  row "Client+server, both polling / not" client+busy-poll client
+fi
 
 [ "$LOAD" -eq 1 ] || exit 0
 # load_table PLACEMENT: the 8- and 64-connection closed loops against gSOAP and each soapstone

@@ -106,12 +106,9 @@ async fn a_replica_killed_under_load_loses_and_doubles_nothing() {
         .tempdir()
         .unwrap();
     let dir = tmp.path().join("c");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-        .to_string();
+    // HAProxy takes its port by number: reserved for it until the cluster is down (`port.rs`).
+    let reserved = common::port::ReservedPort::new();
+    let port = reserved.port.to_string();
     let _down = Down(dir.clone());
     let accounts = ACCOUNTS.to_string();
     cluster(

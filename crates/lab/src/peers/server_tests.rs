@@ -160,6 +160,8 @@ const SLOW_PEER: &str = "import socket,sys,time\n\
                          s=socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen()\n\
                          time.sleep(60)";
 
+// Who holds a port is read from Linux's /proc.
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn a_port_another_process_took_is_not_mistaken_for_the_peer() {
     let dir = tempfile::tempdir().unwrap();
@@ -182,6 +184,8 @@ async fn a_port_another_process_took_is_not_mistaken_for_the_peer() {
     server.stop().await.unwrap();
 }
 
+// Who holds a port is read from Linux's /proc.
+#[cfg(target_os = "linux")]
 #[tokio::test]
 async fn a_peer_that_loses_every_port_is_an_error_naming_them() {
     let dir = tempfile::tempdir().unwrap();

@@ -2,12 +2,11 @@
 //! loopback port, and waits until it can be called.
 //!
 //! Peers cannot all announce an ephemeral port the way `soapstone serve` does (most take the
-//! port to bind on their command line and print nothing the lab could parse), so the lab picks a free port, puts it
-//! in place of `{port}` (the address to bind in place of `{host}`, and a fresh SQLite file for a
-//! charging store in place of `{db}`), and waits until the port accepts a connection; a CORBA or
-//! RMI server,
-//! and a SOAP server whose manifest says `"banner": true`, must also have printed `listening on`
-//! (its object or endpoint is bound after the port opens).
+//! port to bind on their command line and print nothing the lab could parse), so the lab picks
+//! a free port, puts it in place of `{port}` (the address to bind in place of `{host}`, and a
+//! fresh SQLite file for a charging store in place of `{db}`), and waits until the port accepts
+//! a connection; a CORBA or RMI server, and a SOAP server whose manifest says `"banner": true`,
+//! must also have printed `listening on` (its object or endpoint is bound after the port opens).
 //!
 //! The port is free when the lab picks it, not necessarily when the peer binds it: another
 //! process may take it in between. A peer that exits saying its address is in use, or a port

@@ -36,3 +36,18 @@ async fn a_reserved_port_is_the_childs_alone_across_a_restart() {
         assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse, "{err}");
     }
 }
+
+/// PostgreSQL keeps its port through `stop` and `start_again`, and `create_db` checks the server
+/// on it is the one started.
+#[tokio::test]
+async fn postgresql_keeps_its_port_while_it_is_down() {
+    let Some(pg) = common::pg::PgServer::start() else {
+        return;
+    };
+    pg.create_db("before").await;
+    pg.stop();
+    let err = thief_binds(pg.port).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse, "{err}");
+    pg.start_again();
+    pg.create_db("after").await;
+}

@@ -129,7 +129,7 @@ pub(crate) async fn start(
         }
         loop {
             if let Ok(Some(status)) = child.try_wait() {
-                let said = std::fs::read_to_string(&log).unwrap_or_default();
+                let said = read_and_remove(&log);
                 panic!("`{shown}` exited ({status}) before listening on port {port}: {said}");
             }
             if tokio::net::TcpStream::connect(("127.0.0.1", port))
@@ -146,9 +146,16 @@ pub(crate) async fn start(
         .await
         .is_err()
     {
-        let said = std::fs::read_to_string(&log).unwrap_or_default();
+        let said = read_and_remove(&log);
         panic!("`{shown}` not listening on port {port} within 120 s: {said}");
     }
     let _ = std::fs::remove_file(&log);
     child
+}
+
+/// What a peer said before it failed; its log is not left behind.
+fn read_and_remove(log: &std::path::Path) -> String {
+    let said = std::fs::read_to_string(log).unwrap_or_default();
+    let _ = std::fs::remove_file(log);
+    said
 }

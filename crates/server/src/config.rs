@@ -149,6 +149,13 @@ pub struct ServerConfig {
     /// (never TLS, never [`HttpEngine::Hyper`]); longer
     /// budgets are taken as [`MAX_BUSY_POLL`]. `Duration::ZERO` never polls. Default: `0`.
     pub busy_poll: Duration,
+    /// With [`Runtime::PerCore`] or [`Runtime::CurrentThread`] on the lean engine: a runtime
+    /// thread that has been answering for this long without once running out of work yields
+    /// its CPU (`sched_yield`) before its next request, so that the processes sharing its CPUs
+    /// (a load generator, a proxy, the clients) run at request boundaries instead of at the
+    /// kernel's next tick (docs/performance.md, "Round seven"). `Duration::ZERO` never yields.
+    /// Default: `0`.
+    pub cpu_slice: Duration,
 }
 
 /// The longest [`ServerConfig::busy_poll`]: a polling runtime does nothing else meanwhile.
@@ -184,6 +191,7 @@ impl Default for ServerConfig {
             naive: NaiveModes::default(),
             tls: None,
             busy_poll: Duration::ZERO,
+            cpu_slice: Duration::ZERO,
         }
     }
 }

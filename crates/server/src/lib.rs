@@ -106,6 +106,7 @@ mod negotiate;
 mod poll;
 mod rewind;
 mod serve;
+mod slice;
 mod timer;
 mod tls;
 mod view;

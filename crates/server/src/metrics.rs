@@ -49,6 +49,8 @@ pub(crate) struct Metrics {
     pub(crate) threads: OnceLock<Arc<crate::balance::Threads>>,
     /// How busy polls of lone connections ended ([`crate::poll`]).
     pub(crate) polls: crate::poll::PollCounts,
+    /// Times a runtime thread gave its CPU away at the end of a slice ([`crate::slice`]).
+    pub(crate) yields: AtomicU64,
 }
 
 impl Metrics {
@@ -66,6 +68,7 @@ impl Metrics {
             panics: AtomicU64::new(0),
             threads: OnceLock::new(),
             polls: crate::poll::PollCounts::default(),
+            yields: AtomicU64::new(0),
         }
     }
 
@@ -259,6 +262,16 @@ impl Metrics {
             let _ = writeln!(
                 w,
                 "soapstone_busy_polls_total{{outcome=\"expired\"}} {expired}"
+            );
+        }
+        let yields = self.yields.load(Ordering::Relaxed);
+        if yields > 0 {
+            gauge(
+                w,
+                "soapstone_cpu_yields_total",
+                "counter",
+                "Times a runtime thread busy for a whole `cpu_slice` yielded its CPU before its next request.",
+                yields,
             );
         }
         if let Some(threads) = self.threads.get() {

@@ -194,6 +194,7 @@ where
                 .spawn(move || {
                     let res = tokio::runtime::Builder::new_current_thread()
                         .enable_all()
+                        .on_thread_unpark(crate::slice::woke)
                         .build()
                         .and_then(|rt| {
                             rt.block_on(async move {

@@ -241,6 +241,7 @@ pub(crate) async fn serve_lean<S>(
         let keep = head.keep_alive && !unread && !stopping;
         let after = if keep { After::KeepAlive } else { After::Close };
         let ok = answer(&mut io, &mut wbuf, resp, head.http10, head_only, after).await;
+        crate::slice::after_answer(config.cpu_slice, &inner.metrics.yields);
         if !ok || !keep {
             if ok && unread {
                 linger(&mut io).await;

@@ -9,6 +9,7 @@
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+hyper         # `serve --http hyper`
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+busy-poll     # `serve --busy-poll-us 50`,
 #                                          # and the Client polling too (`client+busy-poll`)
+#   scripts/rpc-compare.sh --runtimes per-core,per-core+slice200      # `serve --cpu-slice-us 200`
 #   scripts/rpc-compare.sh --split-load    # load again: servers on CPU 0, load generator on CPU 1
 #   scripts/rpc-compare.sh --before /tmp/old/soapstone --before-loop /tmp/old/echo_loop
 #
@@ -59,7 +60,7 @@ while [ $# -gt 0 ]; do
     --runtimes) shift; RUNTIMES="${1:?}" ;;
     --before) shift; BEFORE="${1:?}" ;;
     --before-loop) shift; BEFORE_LOOP="${1:?}" ;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
     *) echo "rpc-compare: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -123,13 +124,15 @@ start() {
 }
 
 # rt_args RUNTIME: serve's options for a --runtimes entry (`per-core+reuse-port`: --reuse-port
-# too; `per-core+hyper` / `+lean`: --http hyper / lean).
+# too; `per-core+hyper` / `+lean`: --http hyper / lean; `+busy-poll`: --busy-poll-us 50;
+# `+sliceN`: --cpu-slice-us N).
 rt_args() {
   local rt="$1"
   echo "--runtime ${rt%%+*}"
   case "$rt" in *+reuse-port*) echo "--reuse-port" ;; esac
   case "$rt" in *+hyper*) echo "--http hyper" ;; *+lean*) echo "--http lean" ;; esac
   case "$rt" in *+busy-poll*) echo "--busy-poll-us 50" ;; esac
+  if [[ "$rt" =~ \+slice([0-9]+) ]]; then echo "--cpu-slice-us ${BASH_REMATCH[1]}"; fi
 }
 
 TMP="$OUT/run"; mkdir -p "$TMP"

@@ -8,7 +8,8 @@
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+reuse-port   # `serve --reuse-port`
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+hyper         # `serve --http hyper`
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+busy-poll     # `serve --busy-poll-us 50`,
-#                                          # and the Client polling too (`client+busy-poll`)
+#                                          # and the Client polling too (`client+busy-poll`),
+#                                          # and the blocking floor polling (SPIN_US=50)
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+slice200      # `serve --cpu-slice-us 200`
 #   scripts/rpc-compare.sh --split-load    # load again: servers on CPU 0, load generator on CPU 1
 #   scripts/rpc-compare.sh --before /tmp/old/soapstone --before-loop /tmp/old/echo_loop
@@ -60,7 +61,7 @@ while [ $# -gt 0 ]; do
     --runtimes) shift; RUNTIMES="${1:?}" ;;
     --before) shift; BEFORE="${1:?}" ;;
     --before-loop) shift; BEFORE_LOOP="${1:?}" ;;
-    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "rpc-compare: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -177,11 +178,20 @@ for placement in one cross; do
     --request-size "$REQ_BYTES" --response-size "$RESP_BYTES"
   FLOOR="tcp://127.0.0.1:$p"
   BPORT=$(free_port); start "$SCPU" "$BPORT" "$OUT/blocking-pingpong" server "$BPORT" "$REQ_BYTES" "$RESP_BYTES"
+  POLL_FLOOR=0
+  case ",$RUNTIMES," in *+busy-poll*)
+    POLL_FLOOR=1
+    PPORT=$(free_port)
+    SPIN_US=50 start "$SCPU" "$PPORT" "$OUT/blocking-pingpong" server "$PPORT" "$REQ_BYTES" "$RESP_BYTES" ;;
+  esac
   p=$(free_port); start "$SCPU" "$p" "$OUT/echo-gsoap" "$p"; GSOAP="http://127.0.0.1:$p/echo"
   p=$(free_port); start "$SCPU" "$p" "$OUT/echo-omniorb-server" "$p"; ORB="corbaloc::127.0.0.1:$p/echo"
   for r in $(seq "$REPEATS"); do
     MEANS[$placement,floor]+="$(bench_mean "$CCPU" "$FLOOR" --request-size "$REQ_BYTES" --response-size "$RESP_BYTES") "
     MEANS[$placement,floor-blocking]+="$(taskset -c "$CCPU" "$OUT/blocking-pingpong" client "$BPORT" "$REQ_BYTES" "$RESP_BYTES" "$CALLS") "
+    if [ "$POLL_FLOOR" -eq 1 ]; then
+      MEANS[$placement,floor-blocking+poll]+="$(SPIN_US=50 taskset -c "$CCPU" "$OUT/blocking-pingpong" client "$PPORT" "$REQ_BYTES" "$RESP_BYTES" "$CALLS") "
+    fi
     for rt in "${RT_LIST[@]}"; do
       MEANS[$placement,$rt]+="$(bench_mean "$CCPU" "${URL[$rt]}" --body "$BODY" --soap-action "$ACTION") "
     done
@@ -210,7 +220,9 @@ DEF="${RT_LIST[0]}"
 echo
 echo "echoFloat round trip, mean µs per run, median of $REPEATS interleaved runs ($SECONDS_PER_POINT s each; omniORB and Client: $CALLS calls)"
 printf '%-44s %12s %12s\n' "system" "one CPU" "across CPUs"
-SYSTEMS=(floor floor-blocking "${RT_LIST[@]}")
+SYSTEMS=(floor floor-blocking)
+[ -z "${MEANS[one,floor-blocking+poll]:-}" ] || SYSTEMS+=(floor-blocking+poll)
+SYSTEMS+=("${RT_LIST[@]}")
 [ -z "$BEFORE" ] || SYSTEMS+=(before)
 SYSTEMS+=(gsoap omniorb client)
 [ -z "${MEANS[one,client+busy-poll]:-}" ] || SYSTEMS+=(client+busy-poll)
@@ -237,6 +249,7 @@ done
 if [ -n "${MEANS[one,client+busy-poll]:-}" ]; then
   row "Client+server, both polling / omniORB 4" client+busy-poll omniorb
   row "Client+server, both polling / not" client+busy-poll client
+  row "Client+server, both polling / blocking floor, both polling" client+busy-poll floor-blocking+poll
 fi
 
 [ "$LOAD" -eq 1 ] || exit 0

@@ -12,7 +12,8 @@
  * With SPIN_US=N in its environment, either side busy-polls before each blocking read: it
  * looks for the first byte with a non-blocking recv for up to N microseconds, yielding the
  * CPU (sched_yield) between looks, as `soapstone serve --busy-poll-us` and the Client's
- * `busy_poll` do; the floor of what polling can save (docs/performance.md, "Round seven").
+ * `busy_poll` do; the floor of what polling can save
+ * (docs/performance.md, "Round seven, wakeups").
  */
 #include <arpa/inet.h>
 #include <sched.h>

@@ -95,9 +95,10 @@ pub struct ClientConfig {
     /// answer for up to this long, yielding the CPU between one-byte peeks, before the task
     /// waits for it: on a virtual machine this spares waking a halted CPU for every answer
     /// (the server's counterpart is `soapstone_server::ServerConfig::busy_poll`;
-    /// docs/performance.md, "Round seven"). The calling thread runs nothing else meanwhile,
-    /// so it suits a caller that makes one call at a time on its thread. Never on `https://`.
-    /// Longer budgets are taken as 1 ms. `Duration::ZERO` never polls. Default: `0`.
+    /// docs/performance.md, "Round seven, wakeups"). The calling thread runs nothing else
+    /// meanwhile, so it suits a caller that makes one call at a time on its thread. Never on
+    /// `https://`. Longer budgets are taken as 1 ms. `Duration::ZERO` never polls.
+    /// Default: `0`.
     pub busy_poll: Duration,
 }
 

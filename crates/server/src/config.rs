@@ -144,17 +144,17 @@ pub struct ServerConfig {
     /// request for up to this long, yielding the CPU between looks, instead of parking at
     /// once: on a virtual machine this spares waking a halted CPU for every request (a
     /// one-connection round trip across CPUs measured about half as long; docs/performance.md,
-    /// "Round seven"). It costs CPU time up to the budget after every answer, and delays the
-    /// runtime's timers and new connections by as much. Plain TCP on the lean engine only
-    /// (never TLS, never [`HttpEngine::Hyper`]); longer
-    /// budgets are taken as [`MAX_BUSY_POLL`]. `Duration::ZERO` never polls. Default: `0`.
+    /// "Round seven, wakeups"). It costs CPU time up to the budget after every answer, and
+    /// delays the runtime's timers and new connections by as much. Plain TCP on the lean
+    /// engine only (never TLS, never [`HttpEngine::Hyper`]); longer budgets are taken as
+    /// [`MAX_BUSY_POLL`]. `Duration::ZERO` never polls. Default: `0`.
     pub busy_poll: Duration,
     /// With [`Runtime::PerCore`] or [`Runtime::CurrentThread`] on the lean engine: a runtime
     /// thread that has been answering for this long without once running out of work yields
     /// its CPU (`sched_yield`) before its next request, so that the processes sharing its CPUs
     /// (a load generator, a proxy, the clients) run at request boundaries instead of at the
-    /// kernel's next tick (docs/performance.md, "Round seven"). `Duration::ZERO` never yields.
-    /// Default: `0`.
+    /// kernel's next tick (docs/performance.md, "Round seven, wakeups"). `Duration::ZERO`
+    /// never yields. Default: `0`.
     pub cpu_slice: Duration,
 }
 

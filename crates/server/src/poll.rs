@@ -4,7 +4,7 @@
 //!
 //! Why it exists: on a virtual machine a CPU with nothing to run halts, and waking it for the
 //! next request costs more than the request (about 22 µs each way on the 2-CPU VM of
-//! docs/performance.md, "Round seven: busy-polling a lone connection": a blocking ping-pong
+//! docs/performance.md, "Round seven, wakeups": a blocking ping-pong
 //! across CPUs took 53 µs a round trip, 19 µs with the server polling). A thread that keeps
 //! looking never halts, so the request is seen as soon as it lands. The price is CPU: up to
 //! the budget after every answer, on a CPU that would otherwise sleep. It is off by default.

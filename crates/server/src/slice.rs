@@ -6,8 +6,8 @@
 //! a proxy, the clients themselves), a per-core thread with many connections always has a
 //! request ready, so it never sleeps, and the kernel takes its CPU back only at a scheduler
 //! tick. The threads it starves are the ones that would send the next requests and read the
-//! answers: measured on the 2-CPU VM of docs/performance.md ("Round seven"), 2% of requests
-//! at 64 connections waited two ticks (8 ms) for a CPU. Yielding every slice hands the CPU
+//! answers: measured on the 2-CPU VM of docs/performance.md ("Round seven, wakeups"), 2% of
+//! requests at 64 connections waited two ticks (8 ms) for a CPU. Yielding every slice hands the CPU
 //! over at request boundaries instead. A thread that sleeps now and then never yields: it
 //! gives the CPU away by itself.
 //!

@@ -95,14 +95,14 @@ pub struct ServeArgs {
     /// After answering, a connection alone on its runtime thread looks for the next request
     /// for up to this many microseconds (yielding the CPU between looks) before it sleeps:
     /// spares waking a halted CPU per request on a VM, at the price of that CPU time after
-    /// every answer (docs/performance.md, "Round seven"). Plain HTTP only. 0: off.
+    /// every answer (docs/performance.md, "Round seven, wakeups"). Plain HTTP only. 0: off.
     #[arg(long, value_name = "MICROSECONDS", default_value_t = 0,
           value_parser = clap::value_parser!(u16).range(0..=1000))]
     pub busy_poll_us: u16,
     /// A runtime thread that has answered requests for this many microseconds without once
     /// running out of work yields its CPU before its next request, so that processes sharing
     /// the CPUs (a load generator, a proxy) run at request boundaries instead of at the
-    /// kernel's next tick (docs/performance.md, "Round seven"). 0: never.
+    /// kernel's next tick (docs/performance.md, "Round seven, wakeups"). 0: never.
     #[arg(long, value_name = "MICROSECONDS", default_value_t = 0,
           value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub cpu_slice_us: u32,

@@ -16,8 +16,11 @@
 #
 # `up` writes DIR/cluster.env (URL of the balancer, the replicas, PostgreSQL, HAProxy's CSV
 # stats) for tests and the lab; HAProxy's log (health-check transitions, with milliseconds) is
-# DIR/haproxy.log, each replica's output DIR/rI.log. Defaults: 2 replicas, port 8400, DIR
+# DIR/haproxy.log, each replica's output DIR/rI.log. Defaults: 2 replicas, port 8400 (`--port 0`:
+# a free one, reserved for the cluster and named in cluster.env's URL), DIR
 # /tmp/soapstone-cluster, the release `soapstone-serve` of this checkout (built if missing).
+# Every other loopback port (PostgreSQL, the replicas outside namespaces, HAProxy's statistics)
+# is reserved for the cluster until `down`, so that no other process can take it in between.
 # Exit codes: 0 ok, 1 failure, 2 bad usage, 3 a needed tool (haproxy, PostgreSQL) is missing.
 set -euo pipefail
 
@@ -64,7 +67,32 @@ pg_bin() {
   ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1
 }
 as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# Reserves N free loopback ports until `down` and prints them: a python3 process holds a socket
+# bound to each with SO_REUSEADDR that never listens. Linux then gives those ports to no other
+# process (no port-0 bind, no outgoing connection, no socket without SO_REUSEADDR), while
+# PostgreSQL, the replicas and HAProxy, which bind them by number with SO_REUSEADDR, can, also
+# when a replica is started again (docs/architecture.md#tests-that-start-servers-in-other-processes).
+# A port read from a socket that is closed at once is anybody's until its server binds it.
+reserve_ports() {
+  python3 -c '
+import signal, socket, sys
+held = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 0))
+    held.append(s)
+print(*(s.getsockname()[1] for s in held), flush=True)
+signal.pause()
+' "$1" > "$DIR/ports" 2>&1 < /dev/null &
+  echo $! > "$DIR/ports.pid"
+  for _ in $(seq 1 100); do
+    if [ -s "$DIR/ports" ]; then cat "$DIR/ports"; return 0; fi
+    alive "$DIR/ports.pid" || break
+    sleep 0.1
+  done
+  die "cannot reserve $1 loopback ports: $(cat "$DIR/ports")"
+}
 alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 # Replica I's network: in namespace ss-rI behind a veth pair 10.201.I.1 (host) / 10.201.I.2.
@@ -145,9 +173,16 @@ up() {
   # A failed `up` leaves nothing running (its logs stay in DIR).
   trap 'echo "cluster: up failed; tearing down (logs kept in $DIR)" >&2; KEEP=1; down >/dev/null 2>&1' EXIT
 
+  # The loopback ports: PostgreSQL's, HAProxy's statistics, each replica's outside namespaces
+  # and, with `--port 0`, the balancer's.
+  local ports
+  read -r -a ports <<< "$(reserve_ports $(( 3 + REPLICAS )))"
+  [ "${#ports[@]}" = $(( 3 + REPLICAS )) ] || die "cannot reserve $(( 3 + REPLICAS )) loopback ports"
+  [ "$PORT" = 0 ] && PORT="${ports[2]}"
+
   # PostgreSQL: initdb, listening on loopback (and on the host side of each veth).
   local pgport listen hba
-  pgport="$(free_port)"
+  pgport="${ports[0]}"
   as_pg "$pgb/initdb" -D "$DIR/pg" -U postgres --auth=trust -E UTF8 --no-sync >"$DIR/initdb.log" 2>&1 \
     || die "initdb failed: $(tail -5 "$DIR/initdb.log")"
   listen=127.0.0.1
@@ -175,7 +210,7 @@ up() {
         echo "R${i}_ADDR=10.201.$i.2:8080"
         echo "R${i}_DB=postgres://postgres@10.201.$i.1:$pgport/charging"
       else
-        echo "R${i}_ADDR=127.0.0.1:$(free_port)"
+        echo "R${i}_ADDR=127.0.0.1:${ports[$(( 2 + i ))]}"
         echo "R${i}_DB=postgres://postgres@127.0.0.1:$pgport/charging"
       fi
     done
@@ -187,7 +222,7 @@ up() {
   # replica refuses the check's connection at once; a slow answer gets 2 s, so that a loaded
   # replica is not taken out for being slow). With no replica ready, clients get a SOAP Server
   # fault with the 503, not HAProxy's HTML page.
-  local stats; stats="$(free_port)"
+  local stats; stats="${ports[1]}"
   local fault='<?xml version="1.0" encoding="UTF-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body><soap:Fault><faultcode>soap:Server</faultcode><faultstring>no charging replica is ready (the balancer has none in service); retry later</faultstring></soap:Fault></soap:Body></soap:Envelope>'
   printf 'HTTP/1.0 503 Service Unavailable\r\nCache-Control: no-cache\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: text/xml; charset=utf-8\r\nContent-Length: %s\r\n\r\n%s' "${#fault}" "$fault" > "$DIR/503.http"
   {
@@ -289,6 +324,8 @@ down() {
   if [ "${USE_NETNS:-0}" = 1 ]; then
     for i in $(seq 1 "$REPLICAS"); do ns_down "$i"; done
   fi
+  # The ports are released last, once nothing of the cluster can bind them any more.
+  [ -f "$DIR/ports.pid" ] && kill "$(cat "$DIR/ports.pid")" 2>/dev/null || true
   if [ "$KEEP" = 1 ]; then
     rm -f "$DIR/cluster.env"
     echo "cluster down (logs kept in $DIR)"

@@ -7,6 +7,11 @@
 #   scripts/rpc-compare.sh --runtimes ambient,current-thread,per-core
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+reuse-port   # `serve --reuse-port`
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+hyper         # `serve --http hyper`
+#   scripts/rpc-compare.sh --runtimes per-core,per-core+busy-poll     # `serve --busy-poll-us 50`,
+#                                          # and the Client polling too (`client+busy-poll`),
+#                                          # and the blocking floor polling (SPIN_US=50)
+#   scripts/rpc-compare.sh --runtimes per-core,per-core+slice200      # `serve --cpu-slice-us 200`
+#   scripts/rpc-compare.sh --split-load    # load again: servers on CPU 0, load generator on CPU 1
 #   scripts/rpc-compare.sh --before /tmp/old/soapstone --before-loop /tmp/old/echo_loop
 #
 # --before BIN adds a soapstone binary built from an earlier commit (`serve --services echo`
@@ -40,6 +45,7 @@ REPEATS=6
 SECONDS_PER_POINT=2
 CALLS=20000
 LOAD=1
+SPLIT_LOAD=0
 LOAD_SECONDS=5
 RUNTIMES="per-core,ambient"
 BEFORE=""
@@ -50,11 +56,12 @@ while [ $# -gt 0 ]; do
     --seconds) shift; SECONDS_PER_POINT="${1:?}" ;;
     --calls) shift; CALLS="${1:?}" ;;
     --no-load) LOAD=0 ;;
+    --split-load) SPLIT_LOAD=1 ;;
     --load-seconds) shift; LOAD_SECONDS="${1:?}" ;;
     --runtimes) shift; RUNTIMES="${1:?}" ;;
     --before) shift; BEFORE="${1:?}" ;;
     --before-loop) shift; BEFORE_LOOP="${1:?}" ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "rpc-compare: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -118,12 +125,15 @@ start() {
 }
 
 # rt_args RUNTIME: serve's options for a --runtimes entry (`per-core+reuse-port`: --reuse-port
-# too; `per-core+hyper` / `+lean`: --http hyper / lean).
+# too; `per-core+hyper` / `+lean`: --http hyper / lean; `+busy-poll`: --busy-poll-us 50;
+# `+sliceN`: --cpu-slice-us N).
 rt_args() {
   local rt="$1"
   echo "--runtime ${rt%%+*}"
   case "$rt" in *+reuse-port*) echo "--reuse-port" ;; esac
   case "$rt" in *+hyper*) echo "--http hyper" ;; *+lean*) echo "--http lean" ;; esac
+  case "$rt" in *+busy-poll*) echo "--busy-poll-us 50" ;; esac
+  if [[ "$rt" =~ \+slice([0-9]+) ]]; then echo "--cpu-slice-us ${BASH_REMATCH[1]}"; fi
 }
 
 TMP="$OUT/run"; mkdir -p "$TMP"
@@ -168,11 +178,20 @@ for placement in one cross; do
     --request-size "$REQ_BYTES" --response-size "$RESP_BYTES"
   FLOOR="tcp://127.0.0.1:$p"
   BPORT=$(free_port); start "$SCPU" "$BPORT" "$OUT/blocking-pingpong" server "$BPORT" "$REQ_BYTES" "$RESP_BYTES"
+  POLL_FLOOR=0
+  case ",$RUNTIMES," in *+busy-poll*)
+    POLL_FLOOR=1
+    PPORT=$(free_port)
+    SPIN_US=50 start "$SCPU" "$PPORT" "$OUT/blocking-pingpong" server "$PPORT" "$REQ_BYTES" "$RESP_BYTES" ;;
+  esac
   p=$(free_port); start "$SCPU" "$p" "$OUT/echo-gsoap" "$p"; GSOAP="http://127.0.0.1:$p/echo"
   p=$(free_port); start "$SCPU" "$p" "$OUT/echo-omniorb-server" "$p"; ORB="corbaloc::127.0.0.1:$p/echo"
   for r in $(seq "$REPEATS"); do
     MEANS[$placement,floor]+="$(bench_mean "$CCPU" "$FLOOR" --request-size "$REQ_BYTES" --response-size "$RESP_BYTES") "
     MEANS[$placement,floor-blocking]+="$(taskset -c "$CCPU" "$OUT/blocking-pingpong" client "$BPORT" "$REQ_BYTES" "$RESP_BYTES" "$CALLS") "
+    if [ "$POLL_FLOOR" -eq 1 ]; then
+      MEANS[$placement,floor-blocking+poll]+="$(SPIN_US=50 taskset -c "$CCPU" "$OUT/blocking-pingpong" client "$PPORT" "$REQ_BYTES" "$RESP_BYTES" "$CALLS") "
+    fi
     for rt in "${RT_LIST[@]}"; do
       MEANS[$placement,$rt]+="$(bench_mean "$CCPU" "${URL[$rt]}" --body "$BODY" --soap-action "$ACTION") "
     done
@@ -182,6 +201,12 @@ for placement in one cross; do
     MEANS[$placement,gsoap]+="$(bench_mean "$CCPU" "$GSOAP" --body "$BODY" --soap-action "$ACTION") "
     MEANS[$placement,omniorb]+="$(taskset -c "$CCPU" "$OUT/echo-omniorb-client" "$ORB" "$CALLS") "
     MEANS[$placement,client]+="$(taskset -c "$CCPU" "$LOOP" "${URL[${RT_LIST[0]}]}" "$CALLS") "
+    # Both ends polling: the Client (BUSY_POLL_US 50) against a `+busy-poll` server.
+    for rt in "${RT_LIST[@]}"; do
+      case "$rt" in *+busy-poll*)
+        MEANS[$placement,client+busy-poll]+="$(taskset -c "$CCPU" "$LOOP" "${URL[$rt]}" "$CALLS" 50) " ;;
+      esac
+    done
     if [ -n "$BEFORE_LOOP" ]; then
       MEANS[$placement,client-before]+="$(taskset -c "$CCPU" "$BEFORE_LOOP" "${URL[${RT_LIST[0]}]}" "$CALLS") "
     fi
@@ -195,9 +220,12 @@ DEF="${RT_LIST[0]}"
 echo
 echo "echoFloat round trip, mean µs per run, median of $REPEATS interleaved runs ($SECONDS_PER_POINT s each; omniORB and Client: $CALLS calls)"
 printf '%-44s %12s %12s\n' "system" "one CPU" "across CPUs"
-SYSTEMS=(floor floor-blocking "${RT_LIST[@]}")
+SYSTEMS=(floor floor-blocking)
+[ -z "${MEANS[one,floor-blocking+poll]:-}" ] || SYSTEMS+=(floor-blocking+poll)
+SYSTEMS+=("${RT_LIST[@]}")
 [ -z "$BEFORE" ] || SYSTEMS+=(before)
 SYSTEMS+=(gsoap omniorb client)
+[ -z "${MEANS[one,client+busy-poll]:-}" ] || SYSTEMS+=(client+busy-poll)
 [ -z "$BEFORE_LOOP" ] || SYSTEMS+=(client-before)
 for k in "${SYSTEMS[@]}"; do
   printf '%-44s %12.1f %12.1f\n' "$k" "$(med one,$k)" "$(med cross,$k)"
@@ -214,39 +242,60 @@ row "omniORB 4 / blocking floor" omniorb floor-blocking
 row "soapstone Client+server / floor" client floor
 for rt in "${RT_LIST[@]:1}"; do
   row "soapstone $rt / $DEF" "$rt" "$DEF"
+  row "soapstone $rt / omniORB 4" "$rt" omniorb
 done
 [ -z "$BEFORE" ] || row "soapstone / before ($DEF)" "$DEF" before
 [ -z "$BEFORE_LOOP" ] || row "Client / Client before" client client-before
+if [ -n "${MEANS[one,client+busy-poll]:-}" ]; then
+  row "Client+server, both polling / omniORB 4" client+busy-poll omniorb
+  row "Client+server, both polling / not" client+busy-poll client
+  row "Client+server, both polling / blocking floor, both polling" client+busy-poll floor-blocking+poll
+fi
 
 [ "$LOAD" -eq 1 ] || exit 0
-echo
-echo "load: soapstone bench --closed -t 2, $LOAD_SECONDS s after 1 s warm-up, servers unpinned (both CPUs shared with the load generator, as wrk -t2)"
-printf '%-40s %8s %12s %12s %8s %10s %10s\n' server connections "r/s" "gSOAP r/s" ratio "p99 µs" "gSOAP p99"
-load() { # URL CONNECTIONS -> "req/s p99_us"
-  "$BIN" bench "$1" --body "$BODY" --soap-action "$ACTION" --closed -c "$2" -t 2 \
-    --duration "${LOAD_SECONDS}s" --warmup 1s --json "$TMP/l.json" >/dev/null
-  jq -e '.requests.errors == 0' "$TMP/l.json" >/dev/null || { say "errors under load against $1"; exit 1; }
-  jq -r '"\(.ok_rate) \(.latency.uncorrected.p99_us)"' "$TMP/l.json"
-}
-p=$(free_port); start - "$p" "$OUT/echo-gsoap" "$p"; GURL="http://127.0.0.1:$p/echo"
-declare -A SURL=()
-for rt in "${RT_LIST[@]}"; do
-  p=$(free_port); start - "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$rt")
-  SURL[$rt]="http://127.0.0.1:$p/echo"
-done
-LOAD_RT=("${RT_LIST[@]}")
-if [ -n "$BEFORE" ]; then
-  p=$(free_port); start - "$p" "$BEFORE" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$DEF")
-  SURL[before]="http://127.0.0.1:$p/echo"
-  LOAD_RT+=(before)
-fi
-for c in 8 64; do
-  # gSOAP between the soapstone runs, so that drift over the run touches both sides
-  read -r g_rate g_p99 <<< "$(load "$GURL" "$c")"
-  for rt in "${LOAD_RT[@]}"; do
-    read -r s_rate s_p99 <<< "$(load "${SURL[$rt]}" "$c")"
-    label="soapstone --runtime $rt"; [ "$rt" != before ] || label="before --runtime $DEF"
-    printf '%-40s %8s %12.0f %12.0f %8s %10s %10s\n' "$label" "$c" "$s_rate" "$g_rate" \
-      "$(ratio "$s_rate" "$g_rate")" "$s_p99" "$g_p99"
+# load_table PLACEMENT: the 8- and 64-connection closed loops against gSOAP and each soapstone
+# runtime. `shared`: servers unpinned, `bench -t 2` unpinned (both CPUs shared with the load
+# generator, as wrk -t2). `split`: servers on CPU 0, `bench -t 1` on CPU 1 (each side a CPU
+# of its own, as a load generator on another host; one server CPU).
+load_table() {
+  local placement="$1" scpu lcpu threads
+  if [ "$placement" = split ]; then scpu=0; lcpu=1; threads=1; else scpu=-; lcpu=0,1; threads=2; fi
+  echo
+  if [ "$placement" = split ]; then
+    echo "load, split: servers on CPU 0, soapstone bench --closed -t 1 on CPU 1, $LOAD_SECONDS s after 1 s warm-up"
+  else
+    echo "load: soapstone bench --closed -t 2, $LOAD_SECONDS s after 1 s warm-up, servers unpinned (both CPUs shared with the load generator, as wrk -t2)"
+  fi
+  printf '%-40s %8s %12s %12s %8s %10s %10s\n' server connections "r/s" "gSOAP r/s" ratio "p99 µs" "gSOAP p99"
+  load() { # URL CONNECTIONS -> "req/s p99_us"
+    taskset -c "$lcpu" "$BIN" bench "$1" --body "$BODY" --soap-action "$ACTION" --closed -c "$2" \
+      -t "$threads" --duration "${LOAD_SECONDS}s" --warmup 1s --json "$TMP/l.json" >/dev/null
+    jq -e '.requests.errors == 0' "$TMP/l.json" >/dev/null || { say "errors under load against $1"; exit 1; }
+    jq -r '"\(.ok_rate) \(.latency.uncorrected.p99_us)"' "$TMP/l.json"
+  }
+  p=$(free_port); start "$scpu" "$p" "$OUT/echo-gsoap" "$p"; GURL="http://127.0.0.1:$p/echo"
+  declare -A SURL=()
+  for rt in "${RT_LIST[@]}"; do
+    p=$(free_port); start "$scpu" "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$rt")
+    SURL[$rt]="http://127.0.0.1:$p/echo"
   done
-done
+  LOAD_RT=("${RT_LIST[@]}")
+  if [ -n "$BEFORE" ]; then
+    p=$(free_port); start "$scpu" "$p" "$BEFORE" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$DEF")
+    SURL[before]="http://127.0.0.1:$p/echo"
+    LOAD_RT+=(before)
+  fi
+  for c in 8 64; do
+    # gSOAP between the soapstone runs, so that drift over the run touches both sides
+    read -r g_rate g_p99 <<< "$(load "$GURL" "$c")"
+    for rt in "${LOAD_RT[@]}"; do
+      read -r s_rate s_p99 <<< "$(load "${SURL[$rt]}" "$c")"
+      label="soapstone --runtime $rt"; [ "$rt" != before ] || label="before --runtime $DEF"
+      printf '%-40s %8s %12.0f %12.0f %8s %10s %10s\n' "$label" "$c" "$s_rate" "$g_rate" \
+        "$(ratio "$s_rate" "$g_rate")" "$s_p99" "$g_p99"
+    done
+  done
+  cleanup
+}
+load_table shared
+[ "$SPLIT_LOAD" -eq 0 ] || load_table split

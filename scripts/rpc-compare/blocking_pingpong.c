@@ -8,8 +8,15 @@
  *                                                 process per connection, until killed
  *   blocking_pingpong client PORT UP DOWN CALLS   time CALLS round trips after 2,000 of
  *                                                 warm-up; prints the mean in microseconds
+ *
+ * With SPIN_US=N in its environment, either side busy-polls before each blocking read: it
+ * looks for the first byte with a non-blocking recv for up to N microseconds, yielding the
+ * CPU (sched_yield) between looks, as `soapstone serve --busy-poll-us` and the Client's
+ * `busy_poll` do; the floor of what polling can save
+ * (docs/performance.md, "Round seven, wakeups").
  */
 #include <arpa/inet.h>
+#include <sched.h>
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,9 +27,26 @@
 #include <unistd.h>
 
 static char buf[1 << 16];
+static long spin_us; /* SPIN_US: 0, never poll */
+
+static long now_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000000L + t.tv_nsec / 1000;
+}
+
+/* Waits up to spin_us for a byte to read on fd, yielding between looks. */
+static void busy_poll(int fd) {
+  char one;
+  for (long end = now_us() + spin_us;;) {
+    if (recv(fd, &one, 1, MSG_PEEK | MSG_DONTWAIT) >= 0 || now_us() >= end) return;
+    sched_yield();
+  }
+}
 
 /* Reads exactly n bytes; returns 0 at end of stream or on error. */
 static int read_all(int fd, int n) {
+  if (spin_us > 0) busy_poll(fd);
   for (int got = 0; got < n;) {
     ssize_t r = read(fd, buf + got, (size_t)(n - got));
     if (r <= 0) return 0;
@@ -51,6 +75,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   memset(buf, 'x', sizeof buf);
+  if (getenv("SPIN_US")) spin_us = atol(getenv("SPIN_US"));
   struct sockaddr_in addr = {0};
   addr.sin_family = AF_INET;
   addr.sin_port = htons((unsigned short)port);

@@ -16,9 +16,9 @@ async fn the_generated_client_calls_axis_1_4() {
     let Some(peer) = peers::peer("axis1") else {
         return peers::skip("the Axis 1.4 peer", "run lab/peers/setup.sh --only axis1");
     };
-    let port = peers::free_port();
-    let mut child = peers::start(&peer.command, port, peer.banner).await;
-    let url = format!("http://127.0.0.1:{port}{}", peer.path);
+    let port = peers::ReservedPort::new();
+    let mut child = peers::start(&peer.command, &port, peer.banner).await;
+    let url = format!("http://127.0.0.1:{}{}", port.port, peer.path);
     let c = DpAxisServiceServiceClient::new(&url).unwrap();
     let calls = async {
         c.do_nothing().await.unwrap();

@@ -48,7 +48,7 @@ async fn the_generated_client_calls_cxf() {
         .status()
         .unwrap();
     assert!(javac.success(), "javac failed");
-    let port = peers::free_port();
+    let port = peers::ReservedPort::new();
     let command: Vec<String> = vec![
         "java".into(),
         "-XX:+UseSerialGC".into(),
@@ -58,8 +58,8 @@ async fn the_generated_client_calls_cxf() {
         "InteropCxfServer".into(),
         "{port}".into(),
     ];
-    let mut child = peers::start(&command, port, true).await;
-    let c = InteropServiceClient::new(&format!("http://127.0.0.1:{port}/interop")).unwrap();
+    let mut child = peers::start(&command, &port, true).await;
+    let c = InteropServiceClient::new(&format!("http://127.0.0.1:{}/interop", port.port)).unwrap();
     let calls = async {
         let s = "a <b> & \u{fc}";
         assert_eq!(

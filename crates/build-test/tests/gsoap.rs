@@ -17,9 +17,9 @@ async fn the_generated_client_calls_gsoap() {
     let Some(peer) = peers::peer("gsoap") else {
         return peers::skip("the gSOAP peer", "run lab/peers/setup.sh --only gsoap");
     };
-    let port = peers::free_port();
-    let mut child = peers::start(&peer.command, port, peer.banner).await;
-    let url = format!("http://127.0.0.1:{port}{}", peer.path);
+    let port = peers::ReservedPort::new();
+    let mut child = peers::start(&peer.command, &port, peer.banner).await;
+    let url = format!("http://127.0.0.1:{}{}", port.port, peer.path);
     let c = TestServiceClient::new(&url).unwrap();
     let calls = async {
         c.do_nothing().await.unwrap();

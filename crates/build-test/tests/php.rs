@@ -35,35 +35,41 @@ fn has_php_soap() -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// PHP's built-in server with the router script on a free port, up once it accepts.
+/// PHP's built-in server with the router script on port 0: it binds a free port itself and
+/// names it on stderr (`... Development Server (http://127.0.0.1:PORT) started`), where it
+/// then logs each request (drained).
 async fn start_php(log: &Path) -> (tokio::process::Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = tokio::process::Command::new("php")
-        .arg("-S")
-        .arg(format!("127.0.0.1:{port}"))
+    use tokio::io::AsyncBufReadExt as _;
+    let mut child = tokio::process::Command::new("php")
+        .args(["-S", "127.0.0.1:0"])
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/php/server.php"))
         .env("ONEWAY_LOG", log)
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
         .expect("start php -S");
-    let up = async {
-        while tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_err()
-        {
-            tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let started = async {
+        let mut said = String::new();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let url = line
+                .split_once("Development Server (")
+                .and_then(|(_, rest)| rest.split_once(") started"));
+            if let Some((url, _)) = url {
+                return url.to_owned();
+            }
+            said.push_str(&line);
+            said.push('\n');
         }
+        panic!("php -S exited before it listened: {said}");
     };
-    tokio::time::timeout(Duration::from_secs(60), up)
+    let base = tokio::time::timeout(Duration::from_secs(60), started)
         .await
         .expect("php -S listens in time");
-    (child, format!("http://127.0.0.1:{port}"))
+    assert!(!base.ends_with(":0"), "php -S named no port: {base}");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, base)
 }
 
 #[tokio::test]

@@ -3,15 +3,16 @@
 //! after the other on one pooled keep-alive connection, every answer checked. Prints the mean
 //! round trip in microseconds on stdout; exits 1 on the first failed call.
 //!
-//! `cargo run --release -p soapstone-client --example echo_loop -- URL [N]`, against
-//! `soapstone serve --services echo` (URL `http://127.0.0.1:PORT/echo`). `scripts/rpc-compare.sh`
+//! `cargo run --release -p soapstone-client --example echo_loop -- URL [N] [BUSY_POLL_US]`,
+//! against `soapstone serve --services echo` (URL `http://127.0.0.1:PORT/echo`);
+//! `BUSY_POLL_US` sets `ClientConfig::busy_poll` (default 0, off). `scripts/rpc-compare.sh`
 //! runs it pinned beside the raw bench client, gSOAP and omniORB.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use soapstone_client::{Client, Operation};
+use soapstone_client::{Client, ClientConfig, Operation};
 use soapstone_codec::{EncodeOptions, QName, Style};
 
 #[derive(Serialize)]
@@ -32,7 +33,7 @@ const VALUE: f32 = 654.321;
 async fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
     let Some(url) = args.next() else {
-        eprintln!("usage: echo_loop URL [N]");
+        eprintln!("usage: echo_loop URL [N] [BUSY_POLL_US]");
         return ExitCode::from(2);
     };
     let n: u32 = match args.next().map(|s| s.parse()) {
@@ -43,7 +44,17 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let client = match Client::new(&url) {
+    let busy_poll = match args.next().map(|s| s.parse()) {
+        None => 0,
+        Some(Ok(us)) => us,
+        Some(Err(_)) => {
+            eprintln!("echo_loop: `BUSY_POLL_US` must be a whole number of microseconds");
+            return ExitCode::from(2);
+        }
+    };
+    let mut config = ClientConfig::default();
+    config.busy_poll = std::time::Duration::from_micros(busy_poll);
+    let client = match Client::with_config(&url, config) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("echo_loop: {e}");

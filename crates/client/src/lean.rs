@@ -97,7 +97,12 @@ pub(crate) struct Want {
     pub(crate) content_type: bool,
     pub(crate) max_body: usize,
     pub(crate) timeout: Duration,
+    /// How long to look for the answer before waiting for it ([`busy_poll`]).
+    pub(crate) busy_poll: Duration,
 }
+
+/// The longest [`ClientConfig::busy_poll`](crate::ClientConfig::busy_poll).
+pub(crate) const MAX_BUSY_POLL: Duration = Duration::from_millis(1);
 
 impl LeanConn {
     /// Wraps a connected `TCP_NODELAY` stream.
@@ -206,9 +211,33 @@ async fn exchange_io(
             Err(e) => return Err(Failure::Failed(io_failed(e))),
         }
     }
+    busy_poll(stream, want.busy_poll);
     read_answer(stream, read, want)
         .await
         .map_err(Failure::Failed)
+}
+
+/// Looks at `stream` for up to `budget` until bytes (or the end, or an error) wait on it,
+/// yielding the CPU between one-byte peeks ([`ClientConfig::busy_poll`](crate::ClientConfig::busy_poll)).
+/// It never reads: the answer is then read as usual, and a socket found empty at the end is
+/// waited for as usual.
+fn busy_poll(stream: &TcpStream, budget: Duration) {
+    if budget.is_zero() {
+        return;
+    }
+    let end = std::time::Instant::now() + budget;
+    let socket = socket2::SockRef::from(stream);
+    let mut one = [std::mem::MaybeUninit::uninit()];
+    loop {
+        match socket.peek(&mut one) {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            _ => return,
+        }
+        if std::time::Instant::now() >= end {
+            return;
+        }
+        std::thread::yield_now();
+    }
 }
 
 /// Reads one whole answer (skipping interim `1xx` ones) from `read` and then `stream`.

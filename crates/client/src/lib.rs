@@ -91,6 +91,15 @@ pub struct ClientConfig {
     /// generated client's call), made anew per call: a WS-Security UsernameToken with a fresh
     /// nonce (`soapstone-wssec`), a correlation id. Default: `None`.
     pub headers: Option<Arc<dyn HeaderSource>>,
+    /// After sending a request on a plain `http://` connection, look at the socket for the
+    /// answer for up to this long, yielding the CPU between one-byte peeks, before the task
+    /// waits for it: on a virtual machine this spares waking a halted CPU for every answer
+    /// (the server's counterpart is `soapstone_server::ServerConfig::busy_poll`;
+    /// docs/performance.md, "Round seven, wakeups"). The calling thread runs nothing else
+    /// meanwhile, so it suits a caller that makes one call at a time on its thread. Never on
+    /// `https://`. Longer budgets are taken as 1 ms. `Duration::ZERO` never polls.
+    /// Default: `0`.
+    pub busy_poll: Duration,
 }
 
 /// Makes the SOAP header blocks of one call (see [`ClientConfig::headers`]). Called once per
@@ -113,6 +122,7 @@ impl Default for ClientConfig {
             naive: NaiveModes::default(),
             tls: None,
             headers: None,
+            busy_poll: Duration::ZERO,
         }
     }
 }
@@ -483,6 +493,7 @@ impl Client {
                 content_type,
                 max_body: inner.config.limits.max_document_bytes,
                 timeout: inner.config.request_timeout,
+                busy_poll: inner.config.busy_poll.min(lean::MAX_BUSY_POLL),
             };
             self.send_lean(&head, compressed.is_some(), body, &want)
                 .await?

@@ -293,3 +293,36 @@ async fn actions_that_would_split_the_head_are_refused() {
     assert!(err.to_string().contains("invalid action"), "{err}");
     assert_eq!(connections.load(Ordering::SeqCst), 0);
 }
+
+/// `ClientConfig::busy_poll`: the client looks for the answer before it waits, and reads it
+/// the same whether it came within the budget, after it, or in pieces; an answer that never
+/// comes is an error as without polling.
+#[tokio::test]
+async fn a_busy_polling_client_reads_prompt_late_and_split_answers() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut pending = Vec::new();
+        // Within the budget, after it, in two pieces 20 ms apart, then no answer at all.
+        read_request(&mut s, &mut pending).unwrap();
+        s.write_all(&ok("<prompt/>")).unwrap();
+        read_request(&mut s, &mut pending).unwrap();
+        std::thread::sleep(Duration::from_millis(30));
+        s.write_all(&ok("<late/>")).unwrap();
+        read_request(&mut s, &mut pending).unwrap();
+        let split = ok("<split/>");
+        s.write_all(&split[..20]).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        s.write_all(&split[20..]).unwrap();
+        read_request(&mut s, &mut pending).unwrap();
+        // Closed without an answer.
+    });
+    let client = new_client(addr, |c| c.busy_poll = Duration::from_millis(1));
+    for want in ["<prompt/>", "<late/>", "<split/>"] {
+        let r = post(&client).await.unwrap();
+        assert_eq!(r.body, want.as_bytes());
+    }
+    let e = post(&client).await.unwrap_err();
+    assert!(e.to_string().contains("connection closed"), "{e}");
+}

@@ -122,7 +122,15 @@ pub(crate) fn timelines(calls: &[CallTime], packets: &[Packet]) -> Vec<CallTimel
             let first = packets.partition_point(|p| p.time < c.start);
             let last = packets.partition_point(|p| p.time < end);
             let call = &packets[first..last.max(first)];
-            let done = c.start + c.took.as_secs_f64();
+            // An answered call read every data segment the server sent in its window, so it
+            // ended after the last one, whatever the two clocks say: the capture's stamps and
+            // the client's can disagree by tens of µs (seen under load: an answer stamped
+            // 80 µs after the client had it).
+            let read_until = call
+                .iter()
+                .filter(|p| c.status.is_ok() && !p.to_server && p.len > 0)
+                .map(|p| p.time);
+            let done = read_until.fold(c.start + c.took.as_secs_f64(), f64::max);
             let packets = call
                 .iter()
                 .enumerate()
@@ -277,6 +285,33 @@ mod tests {
         // A client reading to EOF had its answer only at the FIN: now it is named.
         let t = timelines(&[call(200)], &packets);
         assert_eq!(named(&t), [vec![DELAYED_ACK, NAGLE, FIN_WAIT]]);
+    }
+
+    #[test]
+    fn an_answer_stamped_after_the_clients_end_is_still_inside_the_call() {
+        // The capture's clock a little ahead of the client's: the answer appears 80 µs after
+        // the call ended; the client's ACK of it, after that, is after the call.
+        let packets = [
+            p(0.0004, true, "P.", 342),
+            p(0.00227, false, "P.", 390),
+            p(0.00228, true, ".", 0),
+        ];
+        let call = CallTime {
+            start: 0.0,
+            took: Duration::from_micros(2184),
+            status: Ok(200),
+        };
+        let t = timelines(&[call], &packets);
+        let after: Vec<bool> = t[0].packets.iter().map(|p| p.after_call).collect();
+        assert_eq!(after, [false, false, true]);
+        // A failed call did not read its answer: its window is what the client measured.
+        let failed = CallTime {
+            start: 0.0,
+            took: Duration::from_micros(2184),
+            status: Err("timed out".into()),
+        };
+        let t = timelines(&[failed], &packets);
+        assert!(t[0].packets[1].after_call);
     }
 
     #[test]

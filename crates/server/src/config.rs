@@ -139,7 +139,27 @@ pub struct ServerConfig {
     /// deadline). Plain HTTP sent to such a server is answered `400` and closed. `None`
     /// serves plain HTTP. Default: `None`.
     pub tls: Option<crate::Tls>,
+    /// After answering, a connection that is the only one its runtime serves (with
+    /// [`Runtime::PerCore`], the only one on its thread) looks at its socket for the next
+    /// request for up to this long, yielding the CPU between looks, instead of parking at
+    /// once: on a virtual machine this spares waking a halted CPU for every request (a
+    /// one-connection round trip across CPUs measured about half as long; docs/performance.md,
+    /// "Round seven, wakeups"). It costs CPU time up to the budget after every answer, and
+    /// delays the runtime's timers and new connections by as much. Plain TCP on the lean
+    /// engine only (never TLS, never [`HttpEngine::Hyper`]); longer budgets are taken as
+    /// [`MAX_BUSY_POLL`]. `Duration::ZERO` never polls. Default: `0`.
+    pub busy_poll: Duration,
+    /// With [`Runtime::PerCore`] or [`Runtime::CurrentThread`] on the lean engine: a runtime
+    /// thread that has been answering for this long without once running out of work yields
+    /// its CPU (`sched_yield`) before its next request, so that the processes sharing its CPUs
+    /// (a load generator, a proxy, the clients) run at request boundaries instead of at the
+    /// kernel's next tick (docs/performance.md, "Round seven, wakeups"). `Duration::ZERO`
+    /// never yields. Default: `0`.
+    pub cpu_slice: Duration,
 }
+
+/// The longest [`ServerConfig::busy_poll`]: a polling runtime does nothing else meanwhile.
+pub const MAX_BUSY_POLL: Duration = Duration::from_millis(1);
 
 impl Default for ServerConfig {
     fn default() -> Self {
@@ -170,6 +190,8 @@ impl Default for ServerConfig {
             reuse_port: false,
             naive: NaiveModes::default(),
             tls: None,
+            busy_poll: Duration::ZERO,
+            cpu_slice: Duration::ZERO,
         }
     }
 }

@@ -47,6 +47,10 @@ pub(crate) struct Metrics {
     pub(crate) panics: AtomicU64,
     /// The per-core threads, once a per-core server runs: each one's connections.
     pub(crate) threads: OnceLock<Arc<crate::balance::Threads>>,
+    /// How busy polls of lone connections ended ([`crate::poll`]).
+    pub(crate) polls: crate::poll::PollCounts,
+    /// Times a runtime thread gave its CPU away at the end of a slice ([`crate::slice`]).
+    pub(crate) yields: AtomicU64,
 }
 
 impl Metrics {
@@ -63,6 +67,8 @@ impl Metrics {
             connections_total: AtomicU64::new(0),
             panics: AtomicU64::new(0),
             threads: OnceLock::new(),
+            polls: crate::poll::PollCounts::default(),
+            yields: AtomicU64::new(0),
         }
     }
 
@@ -238,6 +244,36 @@ impl Metrics {
             "New connections answered 503 and closed because every connection in the way was busy.",
             self.connections_refused.load(Ordering::Relaxed),
         );
+        let (caught, expired) = (
+            self.polls.caught.load(Ordering::Relaxed),
+            self.polls.expired.load(Ordering::Relaxed),
+        );
+        if caught + expired > 0 {
+            header(
+                w,
+                "soapstone_busy_polls_total",
+                "counter",
+                "Busy polls of a lone connection after an answer (`busy_poll`): `caught` saw the next request within the budget, `expired` parked after it.",
+            );
+            let _ = writeln!(
+                w,
+                "soapstone_busy_polls_total{{outcome=\"caught\"}} {caught}"
+            );
+            let _ = writeln!(
+                w,
+                "soapstone_busy_polls_total{{outcome=\"expired\"}} {expired}"
+            );
+        }
+        let yields = self.yields.load(Ordering::Relaxed);
+        if yields > 0 {
+            gauge(
+                w,
+                "soapstone_cpu_yields_total",
+                "counter",
+                "Times a runtime thread busy for a whole `cpu_slice` yielded its CPU before its next request.",
+                yields,
+            );
+        }
         if let Some(threads) = self.threads.get() {
             header(
                 w,

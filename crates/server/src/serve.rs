@@ -30,6 +30,7 @@ use crate::conns::{Refused, Slot, Table};
 use crate::dispatch::{busy as busy_response, handle, Inner};
 use crate::metrics::Metrics;
 use crate::naive::SplitWrites;
+use crate::poll::{Member, Neighbours, Peek};
 use crate::timer::{Clock, ConnTimer, Watched};
 use crate::tls::{Handshake, PLAIN_ON_TLS};
 use crate::view::RequestView;
@@ -193,6 +194,7 @@ where
                 .spawn(move || {
                     let res = tokio::runtime::Builder::new_current_thread()
                         .enable_all()
+                        .on_thread_unpark(crate::slice::woke)
                         .build()
                         .and_then(|rt| {
                             rt.block_on(async move {
@@ -284,13 +286,15 @@ async fn accept_loop(
     mut spread: Option<Spread>,
 ) -> io::Result<()> {
     let mut conns = JoinSet::new();
+    // The connections this loop's runtime serves, for busy-polling a lone one.
+    let neighbours = Neighbours::default();
     loop {
         let (stream, peer) = tokio::select! {
             biased;
             _ = stop.changed() => break,
             Some(_) = conns.join_next(), if !conns.is_empty() => continue,
             Some(h) = handed(&mut spread) => {
-                serve_handed(&mut conns, &inner, &stop, h);
+                serve_handed(&mut conns, &inner, &stop, &neighbours, h);
                 continue;
             }
             r = listener.accept() => match r {
@@ -330,15 +334,21 @@ async fn accept_loop(
                             load,
                         };
                         if let Err(h) = s.threads.hand_over(to, h) {
-                            serve_handed(&mut conns, &inner, &stop, h);
+                            serve_handed(&mut conns, &inner, &stop, &neighbours, h);
                         }
                         continue;
                     }
                 };
-                let (inner, stop) = (inner.clone(), stop.clone());
+                let (inner, stop, member) = (inner.clone(), stop.clone(), neighbours.join());
                 conns.spawn(async move {
                     let _load = load;
-                    serve_conn(inner, stream, peer, stop, registered, accepted).await
+                    let conn = Conn {
+                        peer,
+                        registered,
+                        accepted,
+                        member,
+                    };
+                    serve_conn(inner, stream, stop, conn).await
                 });
             }
             Err(why) => {
@@ -354,7 +364,7 @@ async fn accept_loop(
     if let Some(s) = spread.as_mut() {
         s.inbox.close();
         while let Some(h) = s.inbox.recv().await {
-            serve_handed(&mut conns, &inner, &stop, h);
+            serve_handed(&mut conns, &inner, &stop, &neighbours, h);
         }
     }
     let drain = tokio::time::sleep(inner.config.drain_timeout);
@@ -378,32 +388,42 @@ fn serve_handed(
     conns: &mut JoinSet<()>,
     inner: &Arc<Inner>,
     stop: &watch::Receiver<bool>,
+    neighbours: &Neighbours,
     h: Handoff,
 ) {
-    let (inner, stop) = (inner.clone(), stop.clone());
+    let (inner, stop, member) = (inner.clone(), stop.clone(), neighbours.join());
     conns.spawn(async move {
         let _load = h.load;
         // Registering with this thread's reactor fails only when it has shut down.
         let Ok(stream) = TcpStream::from_std(h.stream) else {
             return;
         };
-        serve_conn(inner, stream, h.peer, stop, h.registered, h.accepted).await
+        let conn = Conn {
+            peer: h.peer,
+            registered: h.registered,
+            accepted: h.accepted,
+            member,
+        };
+        serve_conn(inner, stream, stop, conn).await
     });
 }
 
 /// hyper's own header count limit.
 const HYPER_MAX_HEADERS: usize = 100;
 
+/// An admitted connection on the runtime that serves it.
+pub(crate) struct Conn {
+    pub(crate) peer: SocketAddr,
+    pub(crate) registered: Registered,
+    pub(crate) accepted: Instant,
+    /// Counted among the runtime's connections, for busy-polling a lone one.
+    pub(crate) member: Member,
+}
+
 /// Serves one connection until it closes or the server stops: the TLS handshake first when
 /// the server has TLS.
-async fn serve_conn(
-    inner: Arc<Inner>,
-    stream: TcpStream,
-    peer: SocketAddr,
-    stop: watch::Receiver<bool>,
-    registered: Registered,
-    accepted: Instant,
-) {
+async fn serve_conn(inner: Arc<Inner>, stream: TcpStream, stop: watch::Receiver<bool>, conn: Conn) {
+    let peer = conn.peer;
     // The response is one write; without this the kernel may still hold it back (Nagle)
     // waiting for the ACK the client delays. Left on only by a naive mode asked for by name.
     let naive = inner.config.naive;
@@ -412,11 +432,11 @@ async fn serve_conn(
         return;
     }
     let Some(tls) = inner.config.tls.clone() else {
-        return serve_with(inner, stream, peer, None, stop, registered, accepted).await;
+        return serve_with(inner, stream, None, stop, conn).await;
     };
     // The handshake shares the first head's deadline; an idle handshake is evictable like an
     // idle connection, and stopping abandons it.
-    let deadline = tokio::time::Instant::from_std(accepted + inner.config.header_read_timeout);
+    let deadline = tokio::time::Instant::from_std(conn.accepted + inner.config.header_read_timeout);
     let handshake = crate::tls::handshake(tls.acceptor(), stream, peer);
     let mut stop_early = stop.clone();
     let tls_stream = tokio::select! {
@@ -432,7 +452,7 @@ async fn serve_conn(
                 return;
             }
         },
-        () = registered.slot.evicted() => return,
+        () = conn.registered.slot.evicted() => return,
         _ = stop_early.changed() => return,
     };
     // On mutual TLS, the verified leaf certificate goes with every request (an authenticator
@@ -443,16 +463,7 @@ async fn serve_conn(
         .peer_certificates()
         .and_then(|chain| chain.first())
         .map(|leaf| soapstone_service::TlsClientCert(bytes::Bytes::copy_from_slice(leaf)));
-    serve_with(
-        inner,
-        tls_stream,
-        peer,
-        client_cert,
-        stop,
-        registered,
-        accepted,
-    )
-    .await;
+    serve_with(inner, tls_stream, client_cert, stop, conn).await;
 }
 
 /// Serves the connection with the configured HTTP engine; the naive mode that splits writes
@@ -460,19 +471,22 @@ async fn serve_conn(
 async fn serve_with<S>(
     inner: Arc<Inner>,
     stream: S,
-    peer: SocketAddr,
     client_cert: Option<soapstone_service::TlsClientCert>,
     stop: watch::Receiver<bool>,
-    registered: Registered,
-    accepted: Instant,
+    conn: Conn,
 ) where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Peek + Unpin + Send + 'static,
 {
     if inner.config.http == HttpEngine::Lean && !inner.config.naive.split_writes {
-        let lean =
-            crate::lean::serve_lean(inner, stream, peer, client_cert, stop, registered, accepted);
+        let lean = crate::lean::serve_lean(inner, stream, client_cert, stop, conn);
         return lean.await;
     }
+    let Conn {
+        peer,
+        registered,
+        accepted,
+        ..
+    } = conn;
     serve_http(inner, stream, peer, client_cert, stop, registered, accepted).await;
 }
 

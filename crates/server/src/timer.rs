@@ -290,6 +290,11 @@ impl<T> Watched<T> {
     pub(crate) fn into_inner(self) -> T {
         self.inner
     }
+
+    /// The socket, to peek at ([`crate::poll`]).
+    pub(crate) fn get_ref(&self) -> &T {
+        &self.inner
+    }
 }
 
 impl<T: AsyncRead + Unpin> AsyncRead for Watched<T> {

@@ -11,11 +11,15 @@ use soapstone_server::Server;
 
 #[test]
 fn sigterm_drains_the_request_in_flight_and_returns() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    // `serve` binds the port itself, by number. A socket bound with `SO_REUSEADDR` that never
+    // listens holds it until then: Linux gives it to no other bind to port 0 and to no
+    // outgoing connection, while `serve`'s listener (tokio sets `SO_REUSEADDR`) can still bind
+    // it (docs/architecture.md, "Tests that start servers in other processes").
+    let held = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    held.set_reuse_address(true).unwrap();
+    held.bind(&std::net::SocketAddr::from(([127, 0, 0, 1], 0)).into())
+        .unwrap();
+    let port = held.local_addr().unwrap().as_socket().unwrap().port();
     let gate = Arc::new(Gate::default());
     let server = Server::builder().mount("/echo", Arc::new(TestService { gate: gate.clone() }));
     let (done_tx, done_rx) = std::sync::mpsc::channel();

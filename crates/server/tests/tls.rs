@@ -183,6 +183,27 @@ fn keep_alive_over_tls_and_one_record_per_response() {
 }
 
 #[test]
+fn a_tls_connection_is_never_busy_polled() {
+    // Its bytes are TLS records, for rustls to read: a peek at the socket cannot say whether
+    // a request is in them (`crate::poll`).
+    let (ca, cert, key) = pki();
+    let mut config = ServerConfig::default();
+    config.tls = Some(Tls::from_pem(cert.as_bytes(), key.as_bytes()).unwrap());
+    config.runtime = soapstone_server::Runtime::CurrentThread;
+    config.http = soapstone_server::HttpEngine::Lean;
+    config.busy_poll = Duration::from_millis(1);
+    let srv = TestServer::start_exact(config);
+    let (mut s, _) = connect_tls(&srv, client_config(&ca, None));
+    for _ in 0..5 {
+        s.write_all(&post(ECHO_FLOAT, "")).unwrap();
+        let (status, body) = read_tls_response(&mut s).unwrap();
+        assert_eq!(status, 200, "{body}");
+    }
+    let text = srv.server.metrics_text();
+    assert!(!text.contains("soapstone_busy_polls_total"), "{text}");
+}
+
+#[test]
 fn plain_http_on_the_tls_port_gets_400_and_a_close() {
     let (_, cert, key) = pki();
     let srv = tls_server(

@@ -92,6 +92,20 @@ pub struct ServeArgs {
     /// spreads connections over them) instead of one socket all threads accept from.
     #[arg(long)]
     pub reuse_port: bool,
+    /// After answering, a connection alone on its runtime thread looks for the next request
+    /// for up to this many microseconds (yielding the CPU between looks) before it sleeps:
+    /// spares waking a halted CPU per request on a VM, at the price of that CPU time after
+    /// every answer (docs/performance.md, "Round seven, wakeups"). Plain HTTP only. 0: off.
+    #[arg(long, value_name = "MICROSECONDS", default_value_t = 0,
+          value_parser = clap::value_parser!(u16).range(0..=1000))]
+    pub busy_poll_us: u16,
+    /// A runtime thread that has answered requests for this many microseconds without once
+    /// running out of work yields its CPU before its next request, so that processes sharing
+    /// the CPUs (a load generator, a proxy) run at request boundaries instead of at the
+    /// kernel's next tick (docs/performance.md, "Round seven, wakeups"). 0: never.
+    #[arg(long, value_name = "MICROSECONDS", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub cpu_slice_us: u32,
     /// The HTTP/1.1 engine: `lean` (its own loop, hyper for anything unusual) or `hyper`.
     #[arg(long, value_enum, default_value_t = HttpArg::Lean)]
     pub http: HttpArg,
@@ -154,6 +168,8 @@ impl Default for ServeArgs {
             runtime: RuntimeArg::PerCore,
             threads: None,
             reuse_port: false,
+            busy_poll_us: 0,
+            cpu_slice_us: 0,
             http: HttpArg::Lean,
             tls_cert: None,
             tls_key: None,
@@ -214,6 +230,8 @@ impl ServeArgs {
             anyhow::bail!("`--threads` needs `--runtime per-core`");
         }
         server.reuse_port = self.reuse_port;
+        server.busy_poll = std::time::Duration::from_micros(self.busy_poll_us.into());
+        server.cpu_slice = std::time::Duration::from_micros(self.cpu_slice_us.into());
         server.http = match self.http {
             HttpArg::Lean => HttpEngine::Lean,
             HttpArg::Hyper => HttpEngine::Hyper,
@@ -409,6 +427,24 @@ mod tests {
                 .contains("`--threads` needs `--runtime per-core`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn busy_poll_is_off_by_default_and_bounded_by_a_millisecond() {
+        use std::time::Duration;
+        assert_eq!(server(&[]).unwrap().busy_poll, Duration::ZERO);
+        let on = server(&["--busy-poll-us", "50"]).unwrap().busy_poll;
+        assert_eq!(on, Duration::from_micros(50));
+        let e = server(&["--busy-poll-us", "1001"]).unwrap_err();
+        assert!(e.to_string().contains("1001"), "{e}");
+    }
+
+    #[test]
+    fn cpu_slice_in_microseconds() {
+        use std::time::Duration;
+        let on = server(&["--cpu-slice-us", "200"]).unwrap().cpu_slice;
+        assert_eq!(on, Duration::from_micros(200));
+        assert!(server(&["--cpu-slice-us", "-1"]).is_err());
     }
 
     #[test]

@@ -1,11 +1,16 @@
 //! The SIGKILL crash test again, with clients that retry with idempotency keys: the charging
 //! server (`soapstone-serve`) is killed in the middle of a concurrent keyed load and restarted on
-//! the same port and store while the clients keep retrying. Every operation ends acknowledged or
-//! refused (none uncertain), and the ledger holds exactly the acknowledged ones: each once, none
-//! twice, every balance explained. On SQLite and on PostgreSQL.
+//! the same store while the clients keep retrying. Every operation ends acknowledged or refused
+//! (none uncertain), and the ledger holds exactly the acknowledged ones: each once, none twice,
+//! every balance explained. On SQLite and on PostgreSQL.
+//!
+//! The clients keep one address across the restart: a relay the test holds (`common/relay.rs`),
+//! in front of a server that binds port 0 each time and says which port it got. Restarting it on
+//! its old port instead would race with the other tests for that port while it is down.
 
 mod common;
 
+use std::net::SocketAddr;
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -13,6 +18,7 @@ use std::time::Duration;
 
 use common::keyed_load;
 use common::load::Control;
+use common::relay::Relay;
 use soapstone_services::charging::{
     postgres::PostgresStore, sqlite::SqliteStore, SeedConfig, Store,
 };
@@ -22,18 +28,18 @@ use tokio::process::{Child, Command};
 const ACCOUNTS: u32 = 20;
 const CLIENTS: usize = 12;
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Starts `soapstone-serve` on `addr` and `db`, and waits for its `listening on` line.
-async fn start(addr: &str, db: &str) -> Child {
+/// Starts `soapstone-serve` on `db` and a port of its choosing, and returns the address of its
+/// `listening on http://ADDR` line.
+async fn start(db: &str) -> (Child, SocketAddr) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_soapstone-serve"))
-        .args(["--services", "charging", "--addr", addr, "--db", db])
+        .args([
+            "--services",
+            "charging",
+            "--addr",
+            "127.0.0.1:0",
+            "--db",
+            db,
+        ])
         .args([
             "--accounts",
             &ACCOUNTS.to_string(),
@@ -46,10 +52,10 @@ async fn start(addr: &str, db: &str) -> Child {
         .spawn()
         .expect("spawn soapstone-serve");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    tokio::time::timeout(Duration::from_secs(60), async {
+    let addr = tokio::time::timeout(Duration::from_secs(60), async {
         while let Some(line) = lines.next_line().await.unwrap() {
-            if line.starts_with("listening on ") {
-                return;
+            if let Some(addr) = line.strip_prefix("listening on http://") {
+                return addr.parse().expect("`listening on http://ADDR`");
             }
         }
         panic!("soapstone-serve exited before listening");
@@ -57,16 +63,17 @@ async fn start(addr: &str, db: &str) -> Child {
     .await
     .expect("soapstone-serve listens within 60 s");
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    child
+    (child, addr)
 }
 
 async fn crash_with_retries(db: &str, open: impl std::future::Future<Output = Arc<dyn Store>>) {
     let seed = SeedConfig::with_accounts(ACCOUNTS);
-    let addr = format!("127.0.0.1:{}", free_port());
-    let mut child = start(&addr, db).await;
+    let relay = Relay::start().await;
+    let (mut child, served) = start(db).await;
+    relay.point_at(Some(served));
     let ctl = Arc::new(Control::default());
     let load = tokio::spawn(keyed_load::run(
-        format!("http://{addr}/charging"),
+        format!("http://{}/charging", relay.addr),
         (1..=ACCOUNTS as i32).collect(),
         CLIENTS,
         ctl.clone(),
@@ -74,11 +81,14 @@ async fn crash_with_retries(db: &str, open: impl std::future::Future<Output = Ar
     // The kill lands in the middle of a running load (not after a fixed time: a loaded machine
     // may not have answered anything yet).
     ctl.wait_acked(120, Duration::from_secs(60)).await;
+    // Nothing more to the dead server's port: it may be somebody else's once the server is gone.
+    relay.point_at(None);
     child.start_kill().expect("SIGKILL");
     assert!(!child.wait().await.unwrap().success());
-    // Down for a moment (the clients retry into refused connections), then back on the port.
+    // Down for a moment (the clients' connections are closed, and they retry), then back.
     tokio::time::sleep(Duration::from_millis(300)).await;
-    let mut child = start(&addr, db).await;
+    let (mut child, served) = start(db).await;
+    relay.point_at(Some(served));
     // The load goes on against the restarted server before it stops.
     let before = ctl.acked();
     ctl.wait_acked(before + 50, Duration::from_secs(60)).await;

@@ -106,12 +106,6 @@ async fn a_replica_killed_under_load_loses_and_doubles_nothing() {
         .tempdir()
         .unwrap();
     let dir = tmp.path().join("c");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-        .to_string();
     let _down = Down(dir.clone());
     let accounts = ACCOUNTS.to_string();
     cluster(
@@ -122,8 +116,9 @@ async fn a_replica_killed_under_load_loses_and_doubles_nothing() {
             "2",
             "--netns",
             "off",
+            // A free port, reserved for the cluster until it is down: its URL is in cluster.env.
             "--port",
-            &port,
+            "0",
             "--accounts",
             &accounts,
             "--bin",
@@ -158,6 +153,13 @@ async fn a_replica_killed_under_load_loses_and_doubles_nothing() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let marked_down = marked_down.expect("HAProxy marks the killed replica down within 20 s");
+    // The dead replica's port is still the cluster's (reserved until `down`, for `start 1`): a
+    // socket binding it as an outgoing connection or a listener without SO_REUSEADDR would is
+    // refused.
+    let r1: std::net::SocketAddr = env["R1_ADDR"].parse().unwrap();
+    let thief = tokio::net::TcpSocket::new_v4().unwrap();
+    let refused = thief.bind(r1).unwrap_err();
+    assert_eq!(refused.kind(), std::io::ErrorKind::AddrInUse, "{refused}");
     // The load goes on through the survivor before it stops.
     let before = ctl.acked();
     ctl.wait_acked(before + 50, Duration::from_secs(60)).await;

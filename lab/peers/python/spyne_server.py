@@ -1,7 +1,8 @@
 """spyne server for Davis & Parashar's TestService (urn:test:soap), the peer standing for a
 Python SOAP server, Ruby's echoFloat at /echo, and the SOAPBuilders Round 2 base echoes
 (http://soapinterop.org/) at /round2. `python spyne_server.py PORT [HOST]` serves it
-on HOST:PORT/dp (default 127.0.0.1) with the
+on HOST:PORT/dp (default 127.0.0.1; PORT 0 picks a free port, named on the `listening on`
+line it prints once it listens) with the
 standard library's single-threaded WSGI server (wsgiref; HTTP/1.0 semantics, a connection per
 call).
 
@@ -203,7 +204,8 @@ def main():
         return [b"not found\n"]
 
     server = make_server(host, port, route, handler_class=QuietHandler)
-    print(f"listening on http://{host}:{port}/dp", flush=True)
+    # The bound port, not the asked one: with PORT 0 the caller learns it here.
+    print(f"listening on http://{host}:{server.server_port}/dp", flush=True)
     server.serve_forever()
 
 

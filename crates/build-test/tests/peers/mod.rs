@@ -52,19 +52,46 @@ pub(crate) fn skip(what: &str, how: &str) {
     eprintln!("\n*** SKIPPED: {what} is not built; {how} ***\n");
 }
 
-/// A free loopback port.
-pub(crate) fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+/// A loopback port held for a peer that takes its port by number, from before it starts until
+/// the test ends. The old way (a listener on port 0, dropped, its number handed over) races:
+/// until the peer binds, any other test may take the port, and the peer then fails to bind or the
+/// test calls somebody else's server.
+///
+/// The reservation is a socket bound to the port with `SO_REUSEADDR` that never listens: Linux
+/// then gives the port to no port-0 bind, no outgoing connection and no socket without
+/// `SO_REUSEADDR`, while the peer, binding it by number with `SO_REUSEADDR` as the JVM, PHP,
+/// Python's servers and the lab's gSOAP server all do, can (the same as
+/// `crates/services/tests/common/port.rs`). A connection to it before the peer listens is
+/// refused, so the wait below cannot mistake anybody else for the peer.
+pub(crate) struct ReservedPort {
+    _socket: tokio::net::TcpSocket,
+    pub(crate) port: u16,
 }
 
-/// Runs `command` (placeholders filled) and waits until `port` accepts, and with `banner`
-/// until it printed `listening on` (a JVM may take a while on a loaded machine: up to two
-/// minutes).
-pub(crate) async fn start(command: &[String], port: u16, banner: bool) -> tokio::process::Child {
+impl ReservedPort {
+    pub(crate) fn new() -> ReservedPort {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a TCP socket");
+        socket.set_reuseaddr(true).expect("SO_REUSEADDR");
+        socket
+            .bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))
+            .expect("bind 127.0.0.1:0");
+        let port = socket.local_addr().expect("its address").port();
+        ReservedPort {
+            _socket: socket,
+            port,
+        }
+    }
+}
+
+/// Runs `command` (placeholders filled) on the reserved `port` and waits until the port
+/// accepts, and with `banner` until it printed `listening on` (a JVM may take a while on a
+/// loaded machine: up to two minutes). A peer that exits first fails the test with its output.
+pub(crate) async fn start(
+    command: &[String],
+    port: &ReservedPort,
+    banner: bool,
+) -> tokio::process::Child {
+    let port = port.port;
     let args: Vec<String> = command
         .iter()
         .map(|a| {
@@ -72,17 +99,21 @@ pub(crate) async fn start(command: &[String], port: u16, banner: bool) -> tokio:
                 .replace("{host}", "127.0.0.1")
         })
         .collect();
+    let shown = args.join(" ");
+    let log =
+        std::env::temp_dir().join(format!("soapstone-peer-{}-{port}.log", std::process::id()));
+    let out = std::fs::File::create(&log).unwrap();
     let mut child = tokio::process::Command::new(&args[0])
         .args(&args[1..])
         .stdout(if banner {
             Stdio::piped()
         } else {
-            Stdio::null()
+            out.try_clone().unwrap().into()
         })
-        .stderr(Stdio::null())
+        .stderr(out)
         .kill_on_drop(true)
         .spawn()
-        .unwrap_or_else(|e| panic!("cannot start `{}`: {e}", args.join(" ")));
+        .unwrap_or_else(|e| panic!("cannot start `{shown}`: {e}"));
     let stdout = child.stdout.take();
     let up = async {
         if let Some(out) = stdout {
@@ -93,16 +124,38 @@ pub(crate) async fn start(command: &[String], port: u16, banner: bool) -> tokio:
                     break;
                 }
             }
+            // Drained from now on: a peer must not block on (or die of) a closed stdout.
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
         }
-        while tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_err()
-        {
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                let said = read_and_remove(&log);
+                panic!("`{shown}` exited ({status}) before listening on port {port}: {said}");
+            }
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                break;
+            }
+            // Polling a port for readiness: there is nothing to wait on instead.
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     };
-    tokio::time::timeout(Duration::from_secs(120), up)
+    if tokio::time::timeout(Duration::from_secs(120), up)
         .await
-        .unwrap_or_else(|_| panic!("`{}` listens in time", args.join(" ")));
+        .is_err()
+    {
+        let said = read_and_remove(&log);
+        panic!("`{shown}` not listening on port {port} within 120 s: {said}");
+    }
+    let _ = std::fs::remove_file(&log);
     child
+}
+
+/// What a peer said before it failed; its log is not left behind.
+fn read_and_remove(log: &std::path::Path) -> String {
+    let said = std::fs::read_to_string(log).unwrap_or_default();
+    let _ = std::fs::remove_file(log);
+    said
 }

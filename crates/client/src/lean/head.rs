@@ -54,6 +54,7 @@ mod tests {
             content_type: true,
             max_body: 1 << 20,
             timeout: std::time::Duration::from_secs(1),
+            busy_poll: std::time::Duration::ZERO,
         }
     }
 

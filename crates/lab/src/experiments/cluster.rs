@@ -89,10 +89,9 @@ impl Cluster {
         serve: &Path,
         extra: &[String],
     ) -> anyhow::Result<Cluster> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?
-            .local_addr()?
-            .port();
-        let mut args: Vec<String> = ["up", "--netns", "off", "--port", &port.to_string()]
+        // `--port 0`: cluster.sh reserves a free port for the balancer (and every other port it
+        // uses) until `down`, and names it in cluster.env's URL.
+        let mut args: Vec<String> = ["up", "--netns", "off", "--port", "0"]
             .map(str::to_owned)
             .to_vec();
         args.extend(["--accounts".into(), ACCOUNTS.to_string()]);

@@ -26,6 +26,7 @@ mod catalogue;
 pub(crate) mod check;
 pub(crate) mod client;
 pub(crate) mod load;
+mod port_owner;
 pub(crate) mod round2;
 pub(crate) mod server;
 #[cfg(test)]

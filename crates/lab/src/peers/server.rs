@@ -1,23 +1,30 @@
 //! Starts a peer server from its manifest command, pinned like soapstone's server, on a free
 //! loopback port, and waits until it can be called.
 //!
-//! Peers cannot all announce an ephemeral port the way `soapstone serve` does (PHP's built-in
-//! server, for one, needs its port on the command line), so the lab picks a free port, puts it
-//! in place of `{port}` (the address to bind in place of `{host}`, and a fresh SQLite file for a
-//! charging store in place of `{db}`), and waits until the port accepts a connection; a CORBA or
-//! RMI server,
-//! and a SOAP server whose manifest says `"banner": true`, must also have printed `listening on`
-//! (its object or endpoint is bound after the port opens). This module
-//! must never leave a peer running (the child is killed on drop) and never wait without a
-//! deadline.
+//! Peers cannot all announce an ephemeral port the way `soapstone serve` does (most take the
+//! port to bind on their command line and print nothing the lab could parse), so the lab picks
+//! a free port, puts it in place of `{port}` (the address to bind in place of `{host}`, and a
+//! fresh SQLite file for a charging store in place of `{db}`), and waits until the port accepts
+//! a connection; a CORBA or RMI server, and a SOAP server whose manifest says `"banner": true`,
+//! must also have printed `listening on` (its object or endpoint is bound after the port opens).
+//!
+//! The port is free when the lab picks it, not necessarily when the peer binds it: another
+//! process may take it in between. A peer that exits saying its address is in use, or a port
+//! that answers from a process outside the peer's tree (`port_owner`), means the port was lost:
+//! the peer is started again on another port, three tries in all, each loss named (a peer
+//! whose listener left its tree, a daemon that forks away, would be taken for another process:
+//! no peer of the manifest does; nginx runs with `daemon off`). This module must never leave a
+//! peer running (the child is killed on drop), never wait without a deadline, and never call a
+//! server ready that `/proc` says is not the peer it started.
 
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context as _};
+use anyhow::{anyhow, bail, Context as _};
 use tokio::process::{Child, Command};
 
+use super::port_owner::{listener_owner, Owner};
 use super::ManifestPeer;
 use crate::netem::{Lan, Side, SERVER_IP};
 use crate::procs::{log_tail, Launcher};
@@ -77,6 +84,22 @@ pub(crate) fn with_cache_on(peer: &ManifestPeer) -> Option<ManifestPeer> {
     Some(on)
 }
 
+/// How many ports a peer may lose to other processes before the lab gives up on it.
+const TRIES: usize = 3;
+
+/// Why one start gave no running peer.
+enum Failed {
+    /// Another process had the port: worth a try on another one.
+    PortLost(String),
+    Other(anyhow::Error),
+}
+
+impl<E: Into<anyhow::Error>> From<E> for Failed {
+    fn from(e: E) -> Failed {
+        Failed::Other(e.into())
+    }
+}
+
 /// A port that was free a moment ago on 127.0.0.1.
 fn free_port() -> anyhow::Result<u16> {
     let l = std::net::TcpListener::bind("127.0.0.1:0").context("cannot find a free port")?;
@@ -107,15 +130,31 @@ impl PeerServer {
         if lan.is_some() && !peer.command.iter().any(|a| a.contains("{host}")) {
             bail!("its command binds loopback only (no `{{host}}` in the manifest's command)");
         }
-        // The free port can be taken by another process between our probe and the peer's bind;
-        // a peer that exits saying so is started again on another port, twice at most.
-        let mut attempt = 0;
-        loop {
-            match Self::start_once(launcher, peer, cpus, ready, lan).await {
-                Err(e) if attempt < 2 && format!("{e:#}").contains("in use") => attempt += 1,
-                other => return other,
+        Self::start_from(launcher, peer, cpus, ready, lan, &mut free_port).await
+    }
+
+    /// [`PeerServer::start_on`] on the ports `ports` gives, one per try.
+    pub(super) async fn start_from(
+        launcher: &Launcher,
+        peer: &ManifestPeer,
+        cpus: Option<&str>,
+        ready: Duration,
+        lan: Option<&Lan>,
+        ports: &mut (dyn FnMut() -> anyhow::Result<u16> + Send),
+    ) -> anyhow::Result<PeerServer> {
+        let mut lost = Vec::new();
+        for _ in 0..TRIES {
+            match Self::start_once(launcher, peer, cpus, ready, lan, ports()?).await {
+                Ok(server) => return Ok(server),
+                Err(Failed::PortLost(why)) => lost.push(why),
+                Err(Failed::Other(e)) => return Err(e),
             }
         }
+        bail!(
+            "`{}` lost its port to another process {TRIES} times: {}",
+            peer.id,
+            lost.join("; ")
+        )
     }
 
     async fn start_once(
@@ -124,11 +163,11 @@ impl PeerServer {
         cpus: Option<&str>,
         ready: Duration,
         lan: Option<&Lan>,
-    ) -> anyhow::Result<PeerServer> {
+        port: u16,
+    ) -> Result<PeerServer, Failed> {
         if peer.command.is_empty() {
-            bail!("the manifest gives `{}` no command", peer.id);
+            return Err(anyhow!("the manifest gives `{}` no command", peer.id).into());
         }
-        let port = free_port()?;
         let host = if lan.is_some() {
             SERVER_IP
         } else {
@@ -169,13 +208,19 @@ impl PeerServer {
             .with_context(|| format!("cannot start `{command}`"))?;
         let needs_banner = peer.transport != "soap-http" || peer.banner;
         let started = Instant::now();
+        let mut owner_known = false;
         loop {
             if let Some(status) = child.try_wait()? {
-                bail!(
-                    "`{command}` exited ({status}) before it could be called; its log: {}{}",
+                let said = log_tail(&log);
+                let why = format!(
+                    "`{command}` exited ({status}) before it could be called; its log: {}{said}",
                     log.display(),
-                    log_tail(&log)
                 );
+                return Err(if said.contains("in use") {
+                    Failed::PortLost(format!("port {port}: {why}"))
+                } else {
+                    Failed::Other(anyhow!(why))
+                });
             }
             let open = match lan {
                 // The lab's own sockets cannot reach into the LAN's namespaces.
@@ -184,6 +229,16 @@ impl PeerServer {
                     .await
                     .is_ok(),
             };
+            // Whose port it is, once: nobody takes a port from a peer that has bound it.
+            if open && !owner_known {
+                if let Some(Owner::Other(pid)) = child.id().map(|id| listener_owner(id, port)) {
+                    let _ = child.kill().await;
+                    return Err(Failed::PortLost(format!(
+                        "port {port} answered from process {pid}, not from `{command}`"
+                    )));
+                }
+                owner_known = true;
+            }
             let announced = !needs_banner
                 || std::fs::read_to_string(&log).is_ok_and(|t| t.contains("listening on"));
             if open && announced {
@@ -191,11 +246,12 @@ impl PeerServer {
             }
             if started.elapsed() > ready {
                 let _ = child.kill().await;
-                bail!(
+                return Err(anyhow!(
                     "`{command}` was not ready on port {port} within {ready:?}; its log: {}{}",
                     log.display(),
                     log_tail(&log)
-                );
+                )
+                .into());
             }
             // Polling a port for readiness: there is nothing to wait on instead.
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -230,149 +286,5 @@ impl PeerServer {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn launcher(dir: &std::path::Path) -> Launcher {
-        Launcher {
-            exe: PathBuf::from("/bin/false"),
-            taskset: crate::procs::find_taskset(),
-            log_dir: dir.to_owned(),
-            wrap: Vec::new(),
-        }
-    }
-
-    fn peer(transport: &str, script: &str) -> ManifestPeer {
-        serde_json::from_value(serde_json::json!({
-            "id": "fake", "status": "ready", "transport": transport,
-            "command": ["python3", "-c", script, "{port}"]
-        }))
-        .unwrap()
-    }
-
-    #[tokio::test]
-    async fn a_peer_listening_on_its_port_is_found_and_stopped() {
-        let dir = tempfile::tempdir().unwrap();
-        let script = "import socket,sys,time\n\
-                      s=socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen()\n\
-                      print('listening on', sys.argv[1], flush=True)\n\
-                      time.sleep(60)";
-        let server = PeerServer::start(
-            &launcher(dir.path()),
-            &peer("corba", script),
-            Some("0"),
-            Duration::from_secs(30),
-        )
-        .await
-        .unwrap();
-        assert!(
-            server.command.contains(&server.port.to_string()),
-            "{}",
-            server.command
-        );
-        tokio::net::TcpStream::connect(server.addr()).await.unwrap();
-        server.stop().await.unwrap();
-    }
-
-    #[tokio::test]
-    async fn a_peer_gets_its_address_and_a_fresh_store_each_start() {
-        let dir = tempfile::tempdir().unwrap();
-        // Appends to its store, and binds the address it is given.
-        let script = "import socket,sys,time\n\
-                      open(sys.argv[3],'a').write('x')\n\
-                      s=socket.socket(); s.bind((sys.argv[2], int(sys.argv[1]))); s.listen()\n\
-                      print('store', sys.argv[3], flush=True)\n\
-                      time.sleep(60)";
-        let p: ManifestPeer = serde_json::from_value(serde_json::json!({
-            "id": "orb", "status": "ready", "transport": "soap-http",
-            "command": ["python3", "-c", script, "{port}", "{host}", "{db}"]
-        }))
-        .unwrap();
-        let launcher = launcher(dir.path());
-        for _ in 0..2 {
-            let server = PeerServer::start(&launcher, &p, None, Duration::from_secs(30))
-                .await
-                .unwrap();
-            assert_eq!(server.host, "127.0.0.1");
-            assert_eq!(
-                fill("corbaloc::{host}:{port}/charging", &server),
-                format!("corbaloc::127.0.0.1:{}/charging", server.port)
-            );
-            let db = dir.path().join("peer-orb-charging-0.sqlite");
-            assert!(
-                server.command.contains(&db.display().to_string()),
-                "{}",
-                server.command
-            );
-            // The second start does not see the first one's store.
-            assert_eq!(std::fs::read_to_string(&db).unwrap(), "x");
-            server.stop().await.unwrap();
-        }
-    }
-
-    #[tokio::test]
-    async fn a_soap_peer_with_a_banner_is_ready_only_once_it_printed_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let marker = dir.path().join("deployed");
-        // The port opens first; the service is "deployed" (the marker) a second later, and only
-        // then announced, as CXF's Jetty does.
-        let script = format!(
-            "import socket,sys,time\n\
-             s=socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen()\n\
-             time.sleep(1)\n\
-             open({marker:?},'w').close()\n\
-             print('listening on', sys.argv[1], flush=True)\n\
-             time.sleep(60)"
-        );
-        let mut p = peer("soap-http", &script);
-        p.banner = true;
-        let server = PeerServer::start(&launcher(dir.path()), &p, None, Duration::from_secs(30))
-            .await
-            .unwrap();
-        assert!(marker.exists(), "ready before the banner");
-        server.stop().await.unwrap();
-    }
-
-    #[tokio::test]
-    async fn a_port_taken_before_the_peer_binds_it_is_retried() {
-        let dir = tempfile::tempdir().unwrap();
-        let marker = dir.path().join("first-try-done");
-        // The first start fails as a bind to a taken port does; the second listens.
-        let script = format!(
-            "import os,socket,sys,time\n\
-             m={marker:?}\n\
-             if not os.path.exists(m):\n    open(m,'w').close()\n    \
-             sys.exit('OSError: [Errno 98] Address already in use')\n\
-             s=socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen()\n\
-             time.sleep(60)"
-        );
-        let server = PeerServer::start(
-            &launcher(dir.path()),
-            &peer("soap-http", &script),
-            None,
-            Duration::from_secs(30),
-        )
-        .await
-        .unwrap();
-        assert!(marker.exists());
-        tokio::net::TcpStream::connect(server.addr()).await.unwrap();
-        server.stop().await.unwrap();
-    }
-
-    #[tokio::test]
-    async fn a_peer_that_dies_is_reported_with_its_log() {
-        let dir = tempfile::tempdir().unwrap();
-        let script = "import sys; print('no php-soap here', file=sys.stderr); sys.exit(3)";
-        let err = PeerServer::start(
-            &launcher(dir.path()),
-            &peer("soap-http", script),
-            None,
-            Duration::from_secs(30),
-        )
-        .await
-        .unwrap_err()
-        .to_string();
-        assert!(err.contains("exited"), "{err}");
-        assert!(err.contains("no php-soap here"), "{err}");
-    }
-}
+#[path = "server_tests.rs"]
+mod tests;

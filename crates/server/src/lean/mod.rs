@@ -23,7 +23,6 @@
 
 mod head;
 
-use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -34,10 +33,15 @@ use http_body_util::Full;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::sync::watch;
 
+<<<<<<< HEAD
 use crate::answer::Answer;
 use crate::dispatch::{busy as busy_response, handle, text, Inner, ResponseBody};
+=======
+use crate::dispatch::{busy as busy_response, handle, recycle_headers, text, Inner, ResponseBody};
+use crate::poll::{BusyPoll, Peek};
+>>>>>>> main
 use crate::rewind::Rewind;
-use crate::serve::{serve_http, OpenConnection, Registered};
+use crate::serve::{serve_http, Conn, OpenConnection};
 use crate::timer::{Clock, Watched};
 use head::{parse, Head, Parsed};
 use soapstone_http1::After;
@@ -54,15 +58,22 @@ const COPY_MAX: usize = 64 << 10;
 pub(crate) async fn serve_lean<S>(
     inner: Arc<Inner>,
     stream: S,
-    peer: SocketAddr,
     client_cert: Option<soapstone_service::TlsClientCert>,
     mut stop: watch::Receiver<bool>,
-    registered: Registered,
-    accepted: Instant,
+    conn: Conn,
 ) where
-    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    S: AsyncRead + AsyncWrite + Peek + Unpin + Send + 'static,
 {
+    let Conn {
+        peer,
+        registered,
+        accepted,
+        member,
+    } = conn;
     let open = OpenConnection::new(&inner.metrics);
+    // Declared after `open` so that it is dropped first: once the connection no longer counts
+    // as open, it no longer keeps another one on its runtime from polling.
+    let poll = BusyPoll::new(inner.config.busy_poll, member);
     let config = &inner.config;
     let clock = Clock::new(config.header_read_timeout, config.idle_timeout, accepted);
     let mut io = Watched::new(stream, clock.clone());
@@ -143,6 +154,10 @@ pub(crate) async fn serve_lean<S>(
                 None => idle_deadline,
             };
             timer.as_mut().reset(deadline.into());
+            // Between requests, a lone connection may look for the next one before parking.
+            if let (Some(poll), None, false) = (&poll, first_byte, first || stopping) {
+                poll.wait(io.get_ref(), &inner.metrics.polls);
+            }
             if rbuf.capacity() - rbuf.len() < 1024 {
                 rbuf.reserve(BUF);
             }
@@ -230,6 +245,7 @@ pub(crate) async fn serve_lean<S>(
         let keep = head.keep_alive && !unread && !stopping;
         let after = if keep { After::KeepAlive } else { After::Close };
         let ok = answer(&mut io, &mut wbuf, resp, head.http10, head_only, after).await;
+        crate::slice::after_answer(config.cpu_slice, &inner.metrics.yields);
         if !ok || !keep {
             if ok && unread {
                 linger(&mut io).await;

@@ -5,6 +5,8 @@ pub mod keyed_load;
 pub mod ledger;
 pub mod load;
 pub mod pg;
+pub mod port;
+pub mod relay;
 pub mod server;
 pub mod xml;
 

@@ -1,6 +1,11 @@
 //! A throwaway PostgreSQL server for tests: `initdb` into a temporary directory and `pg_ctl start`
-//! on a free loopback port (as the `postgres` user when the tests run as root, since PostgreSQL
-//! refuses to run as root). Stopped with `pg_ctl stop -m immediate` on drop.
+//! on a loopback port reserved for it (as the `postgres` user when the tests run as root, since
+//! PostgreSQL refuses to run as root). Stopped with `pg_ctl stop -m immediate` on drop.
+//!
+//! PostgreSQL cannot bind port 0 and say which port it got, so its port is a [`ReservedPort`]
+//! held for the server's whole life: no other test can take it before the server binds it or
+//! while [`PgServer::stop`] has it down, and [`PgServer::create_db`] checks that the server on
+//! the port is this one (its data directory).
 //!
 //! Missing binaries skip the test loudly, or fail it under CI (`CI` set); `SOAPSTONE_SKIP_PG=1`
 //! skips it always.
@@ -8,10 +13,14 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::port::ReservedPort;
+
 pub struct PgServer {
     dir: tempfile::TempDir,
     bin: PathBuf,
     pub port: u16,
+    /// Held until the server is stopped for good (dropped after `Drop::drop` ran).
+    _reserved: ReservedPort,
     opts: String,
 }
 
@@ -50,14 +59,6 @@ fn run(bin: &Path, args: &[&str]) -> std::process::Output {
     cmd.args(args)
         .output()
         .unwrap_or_else(|e| panic!("cannot run `{}`: {e}", bin.display()))
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 impl PgServer {
@@ -112,8 +113,12 @@ impl PgServer {
         );
         let log = dir.path().join("log").to_str().unwrap().to_string();
         let sock = dir.path().to_str().unwrap().to_string();
-        for _ in 0..5 {
-            let port = free_port();
+        // With the port reserved nobody else can take it, so a failed start is not that race;
+        // it is retried all the same (on a fresh port, three tries) and each failure said.
+        let mut failures = Vec::new();
+        for _ in 0..3 {
+            let reserved = ReservedPort::new();
+            let port = reserved.port;
             let opts =
                 format!("-p {port} -k {sock} -c listen_addresses=127.0.0.1 -c max_connections=200");
             let out = run(
@@ -127,14 +132,18 @@ impl PgServer {
                     dir,
                     bin,
                     port,
+                    _reserved: reserved,
                     opts,
                 });
             }
+            failures.push(format!(
+                "port {port}: {}{}",
+                String::from_utf8_lossy(&out.stderr).trim(),
+                std::fs::read_to_string(&log).unwrap_or_default()
+            ));
+            let _ = std::fs::remove_file(&log);
         }
-        panic!(
-            "pg_ctl start failed: {}",
-            std::fs::read_to_string(&log).unwrap_or_default()
-        );
+        panic!("pg_ctl start failed 3 times:\n{}", failures.join("\n"));
     }
 
     /// A URL for database `db` (created with [`PgServer::create_db`]).
@@ -142,12 +151,25 @@ impl PgServer {
         format!("postgres://postgres@127.0.0.1:{}/{db}", self.port)
     }
 
-    /// Creates a fresh database.
+    /// Creates a fresh database, on this server: the one answering on the port must have its
+    /// data directory.
     pub async fn create_db(&self, db: &str) -> String {
         let (client, conn) = tokio_postgres::connect(&self.url("postgres"), tokio_postgres::NoTls)
             .await
             .unwrap();
         let task = tokio::spawn(conn);
+        let answered: String = client
+            .query_one("SHOW data_directory", &[])
+            .await
+            .unwrap()
+            .get(0);
+        let ours = self.dir.path().join("data");
+        assert_eq!(
+            std::fs::canonicalize(&answered).ok(),
+            std::fs::canonicalize(&ours).ok(),
+            "the PostgreSQL server on port {} is not the one this test started (`{answered}`)",
+            self.port
+        );
         client
             .batch_execute(&format!("CREATE DATABASE {db}"))
             .await
@@ -169,7 +191,7 @@ impl PgServer {
         assert!(out.status.success(), "pg_ctl stop: {out:?}");
     }
 
-    /// Starts it again on the same port after [`PgServer::stop`].
+    /// Starts it again on the same port after [`PgServer::stop`] (still reserved for it).
     pub fn start_again(&self) {
         let data = self.dir.path().join("data");
         let log = self.dir.path().join("log");

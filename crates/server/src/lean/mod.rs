@@ -33,13 +33,9 @@ use http_body_util::Full;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::sync::watch;
 
-<<<<<<< HEAD
 use crate::answer::Answer;
 use crate::dispatch::{busy as busy_response, handle, text, Inner, ResponseBody};
-=======
-use crate::dispatch::{busy as busy_response, handle, recycle_headers, text, Inner, ResponseBody};
 use crate::poll::{BusyPoll, Peek};
->>>>>>> main
 use crate::rewind::Rewind;
 use crate::serve::{serve_http, Conn, OpenConnection};
 use crate::timer::{Clock, Watched};

@@ -154,7 +154,8 @@ pub struct ServerConfig {
     /// its CPU (`sched_yield`) before its next request, so that the processes sharing its CPUs
     /// (a load generator, a proxy, the clients) run at request boundaries instead of at the
     /// kernel's next tick (docs/performance.md, "Round seven, wakeups"). `Duration::ZERO`
-    /// never yields. Default: `0`.
+    /// never yields. Default: `0` (the application owns the process; `soapstone serve` sets
+    /// 100 µs).
     pub cpu_slice: Duration,
 }
 

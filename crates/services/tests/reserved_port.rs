@@ -18,16 +18,43 @@ fn thief_binds(port: u16) -> std::io::Result<()> {
 
 #[tokio::test]
 async fn a_reserved_port_is_the_childs_alone_across_a_restart() {
-    let reserved = ReservedPort::new();
-    let port = reserved.port;
+    // A process that binds the number itself with `SO_REUSEADDR` (another test's child handed
+    // a number by the old racy way) is not kept out (`common/port.rs`): seen once in CI, where
+    // the lab's tests run beside this one. Such a loss is taken again on a fresh reservation,
+    // as `pg.rs` does; the thieves below are always kept out.
+    for attempt in 1..=3 {
+        let reserved = ReservedPort::new();
+        if child_keeps(reserved.port) {
+            return;
+        }
+        eprintln!(
+            "attempt {attempt}: another process bound port {} by number",
+            reserved.port
+        );
+    }
+    panic!("three reserved ports taken by other processes");
+}
+
+/// Checks the reservation of `port` through two starts and stops of a child; `false` if a
+/// child's bind found another process's listener there.
+fn child_keeps(port: u16) -> bool {
     let err = thief_binds(port).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse, "{err}");
-    // Nobody listens yet: refused, not accepted by a stranger.
-    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
     for _ in 0..2 {
         // The child binds it by number (std sets `SO_REUSEADDR`, as PostgreSQL does) and is
         // reached there; stopped, the port is still nobody else's.
-        let child = std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+        let child = match std::net::TcpListener::bind(("127.0.0.1", port)) {
+            Ok(child) => child,
+            Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+                // Only a listener of another process may be there (a thief was refused).
+                assert!(
+                    std::net::TcpStream::connect(("127.0.0.1", port)).is_ok(),
+                    "{e}"
+                );
+                return false;
+            }
+            Err(e) => panic!("bind {port}: {e}"),
+        };
         let client = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
         let (served, _) = child.accept().unwrap();
         assert_eq!(served.peer_addr().unwrap(), client.local_addr().unwrap());
@@ -35,6 +62,7 @@ async fn a_reserved_port_is_the_childs_alone_across_a_restart() {
         let err = thief_binds(port).unwrap_err();
         assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse, "{err}");
     }
+    true
 }
 
 /// PostgreSQL keeps its port through `stop` and `start_again`, and `create_db` checks the server

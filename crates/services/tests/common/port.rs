@@ -10,7 +10,11 @@
 //! takes it as its source port, and a socket without `SO_REUSEADDR` cannot bind it; but the
 //! child, which binds it by number with `SO_REUSEADDR` (PostgreSQL, the JVM, PHP, HAProxy and
 //! Python's servers all set it), can, because the reservation does not listen. A connection to
-//! the port while the child is down is refused, as with nobody on it.
+//! the port while the child is down is refused, as with nobody on it. What it cannot keep out
+//! is another process that binds the same number itself with `SO_REUSEADDR` (a number it got
+//! the old racy way, from a listener on port 0 dropped just before this reservation took the
+//! port): the child's bind then fails with "address in use", and the start is tried again on a
+//! fresh reservation (`pg.rs`; `reserved_port.rs` saw it once in CI).
 //!
 //! It must never be used for a child that does not set `SO_REUSEADDR` (its bind fails, every
 //! time) nor for a port a test process listens on itself (that is port 0, read back).

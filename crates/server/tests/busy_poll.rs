@@ -30,22 +30,12 @@ fn counter(srv: &TestServer, name: &str) -> Option<u64> {
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
 }
 
-fn echo(s: &mut std::net::TcpStream) {
-    send(s, &post(ECHO_FLOAT, ""));
-    let r = read_response(s).unwrap();
-    assert!(
-        r.text().contains("<result>3.14159</result>"),
-        "{}",
-        r.text()
-    );
-}
-
 #[test]
 fn a_lone_connection_catches_its_next_request_while_polling() {
     let srv = polling(Duration::from_millis(1));
     let mut s = srv.connect();
     for _ in 0..200 {
-        echo(&mut s);
+        echo_float(&mut s);
     }
     // One poll after each answer (the last one may still be looking): each request after
     // the first is sent as soon as the answer is read, so with a whole millisecond to look
@@ -65,17 +55,17 @@ fn a_connection_sharing_its_runtime_never_polls() {
     // Both are accepted (in order) before the second is answered, so neither is ever alone
     // after an answer.
     let (mut a, mut b) = (srv.connect(), srv.connect());
-    echo(&mut b);
+    echo_float(&mut b);
     for _ in 0..50 {
-        echo(&mut a);
-        echo(&mut b);
+        echo_float(&mut a);
+        echo_float(&mut b);
     }
     assert_eq!(counter(&srv, CAUGHT), None, "{}", srv.server.metrics_text());
     // Alone again once the other has gone: it polls.
     drop(b);
     srv.wait_metric_at_most("soapstone_connections_open", 1);
     for _ in 0..20 {
-        echo(&mut a);
+        echo_float(&mut a);
     }
     let polls = counter(&srv, CAUGHT).unwrap_or(0) + counter(&srv, EXPIRED).unwrap_or(0);
     assert!((19..=20).contains(&polls), "{polls} polls");
@@ -88,7 +78,7 @@ fn off_by_default() {
     let srv = TestServer::start_exact(cfg);
     let mut s = srv.connect();
     for _ in 0..20 {
-        echo(&mut s);
+        echo_float(&mut s);
     }
     assert_eq!(counter(&srv, CAUGHT), None);
     assert_eq!(counter(&srv, EXPIRED), None);
@@ -103,7 +93,7 @@ fn a_polling_connection_still_closes_when_idle_and_when_the_server_stops() {
     cfg.idle_timeout = Duration::from_millis(300);
     let mut srv = TestServer::start_exact(cfg);
     let mut s = srv.connect();
-    echo(&mut s);
+    echo_float(&mut s);
     let asked = Instant::now();
     let mut rest = Vec::new();
     assert_eq!(s.read_to_end(&mut rest).unwrap(), 0, "closed without bytes");
@@ -116,7 +106,7 @@ fn a_polling_connection_still_closes_when_idle_and_when_the_server_stops() {
     assert!(counter(&srv, EXPIRED).is_some_and(|n| n >= 1));
 
     let mut t = srv.connect();
-    echo(&mut t);
+    echo_float(&mut t);
     srv.begin_shutdown();
     srv.wait(Duration::from_secs(30)).unwrap();
     assert!(closed_by_server(&mut t));

@@ -22,13 +22,7 @@ fn sliced(runtime: Runtime, slice: Duration) -> TestServer {
 fn yields_after_20_calls(srv: &TestServer) -> Option<u64> {
     let mut s = srv.connect();
     for _ in 0..20 {
-        send(&mut s, &post(ECHO_FLOAT, ""));
-        let r = read_response(&mut s).unwrap();
-        assert!(
-            r.text().contains("<result>3.14159</result>"),
-            "{}",
-            r.text()
-        );
+        echo_float(&mut s);
     }
     let text = srv.server.metrics_text();
     text.lines()

@@ -44,13 +44,7 @@ fn spreads_evenly_and_drains(reuse_port: bool) {
     assert_eq!((on_thread(&srv, 0), on_thread(&srv, 1)), (4, 4));
     // Handed-over connections keep serving on their new thread.
     for s in conns.iter_mut() {
-        send(s, &post(ECHO_FLOAT, ""));
-        let r = read_response(s).unwrap();
-        assert!(
-            r.text().contains("<result>3.14159</result>"),
-            "{}",
-            r.text()
-        );
+        echo_float(s);
     }
     // Closed connections leave their thread's count.
     drop(conns.split_off(4));

@@ -461,3 +461,14 @@ pub fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 pub fn send(s: &mut TcpStream, bytes: &[u8]) {
     s.write_all(bytes).unwrap();
 }
+
+/// Sends [`ECHO_FLOAT`] on `s` and checks the echoed value comes back.
+pub fn echo_float(s: &mut TcpStream) {
+    send(s, &post(ECHO_FLOAT, ""));
+    let r = read_response(s).unwrap();
+    assert!(
+        r.text().contains("<result>3.14159</result>"),
+        "{}",
+        r.text()
+    );
+}

@@ -31,22 +31,23 @@ pub(crate) fn woke() {
     AWAKE_SINCE.with(|c| c.set(Some(Instant::now())));
 }
 
-/// Between an answer and the next request: yields the CPU when this thread has been awake
-/// for `slice` or longer, and starts a new slice after it. Counts the yields.
-pub(crate) fn after_answer(slice: Duration, yields: &AtomicU64) {
+/// Between an answer and the next request (`now` read by the caller): yields the CPU when
+/// this thread has been awake for `slice` or longer, and starts a new slice after it. Counts
+/// the yields; `true` if it yielded.
+pub(crate) fn after_answer(slice: Duration, yields: &AtomicU64, now: Instant) -> bool {
     if slice.is_zero() {
-        return;
+        return false;
     }
     AWAKE_SINCE.with(|c| {
-        let Some(since) = c.get() else { return };
-        let now = Instant::now();
-        if now.duration_since(since) < slice {
-            return;
+        let Some(since) = c.get() else { return false };
+        if now.saturating_duration_since(since) < slice {
+            return false;
         }
         std::thread::yield_now();
         yields.fetch_add(1, Ordering::Relaxed);
         c.set(Some(Instant::now()));
-    });
+        true
+    })
 }
 
 #[cfg(test)]
@@ -57,17 +58,17 @@ mod tests {
     fn only_a_thread_awake_for_a_slice_yields_and_then_once_per_slice() {
         let yields = AtomicU64::new(0);
         // Not a server thread: never.
-        after_answer(Duration::from_nanos(1), &yields);
+        after_answer(Duration::from_nanos(1), &yields, Instant::now());
         assert_eq!(yields.load(Ordering::Relaxed), 0);
         woke();
-        after_answer(Duration::from_secs(3600), &yields);
+        after_answer(Duration::from_secs(3600), &yields, Instant::now());
         assert_eq!(yields.load(Ordering::Relaxed), 0, "within the slice");
         std::thread::sleep(Duration::from_millis(2));
-        after_answer(Duration::from_millis(1), &yields);
+        after_answer(Duration::from_millis(1), &yields, Instant::now());
         assert_eq!(yields.load(Ordering::Relaxed), 1, "past the slice");
-        after_answer(Duration::from_millis(1), &yields);
+        after_answer(Duration::from_millis(1), &yields, Instant::now());
         assert_eq!(yields.load(Ordering::Relaxed), 1, "a new slice began");
-        after_answer(Duration::ZERO, &yields);
+        after_answer(Duration::ZERO, &yields, Instant::now());
         assert_eq!(yields.load(Ordering::Relaxed), 1, "off");
     }
 }

@@ -90,7 +90,14 @@ pub(crate) async fn serve_lean<S>(
     loop {
         // The head: `header_read_timeout` from its first byte (from the accept for the first
         // one), `idle_timeout` while nothing comes after an answer.
-        let waiting_since = Instant::now();
+        let mut waiting_since = Instant::now();
+        // Between an answer and the next request, a thread busy for a whole slice yields its
+        // CPU (`crate::slice`), reading the clock again only if it did.
+        if !first
+            && crate::slice::after_answer(config.cpu_slice, &inner.metrics.yields, waiting_since)
+        {
+            waiting_since = Instant::now();
+        }
         clock.arm(waiting_since);
         let idle_deadline = if first {
             accepted + config.header_read_timeout.min(config.idle_timeout)
@@ -241,7 +248,6 @@ pub(crate) async fn serve_lean<S>(
         let keep = head.keep_alive && !unread && !stopping;
         let after = if keep { After::KeepAlive } else { After::Close };
         let ok = answer(&mut io, &mut wbuf, resp, head.http10, head_only, after).await;
-        crate::slice::after_answer(config.cpu_slice, &inner.metrics.yields);
         if !ok || !keep {
             if ok && unread {
                 linger(&mut io).await;

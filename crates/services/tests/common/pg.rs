@@ -191,26 +191,45 @@ impl PgServer {
         assert!(out.status.success(), "pg_ctl stop: {out:?}");
     }
 
-    /// Starts it again on the same port after [`PgServer::stop`] (still reserved for it).
+    /// Starts it again on the same port after [`PgServer::stop`] (still reserved for it). The
+    /// port cannot move (the test's URLs hold it), so a start that fails, as when a process
+    /// that took the number the racy way binds it with `SO_REUSEADDR` meanwhile (see
+    /// `port.rs`), is tried again after a pause, three tries in all, each failure said.
     pub fn start_again(&self) {
         let data = self.dir.path().join("data");
         let log = self.dir.path().join("log");
-        let out = run(
-            &self.bin.join("pg_ctl"),
-            &[
-                "-D",
-                data.to_str().unwrap(),
-                "-o",
-                &self.opts,
-                "-l",
-                log.to_str().unwrap(),
-                "-w",
-                "-t",
-                "60",
-                "start",
-            ],
+        let mut failures = Vec::new();
+        for attempt in 0..3 {
+            if attempt > 0 {
+                std::thread::sleep(std::time::Duration::from_secs(2));
+            }
+            let out = run(
+                &self.bin.join("pg_ctl"),
+                &[
+                    "-D",
+                    data.to_str().unwrap(),
+                    "-o",
+                    &self.opts,
+                    "-l",
+                    log.to_str().unwrap(),
+                    "-w",
+                    "-t",
+                    "60",
+                    "start",
+                ],
+            );
+            if out.status.success() {
+                return;
+            }
+            failures.push(format!(
+                "{out:?}\n{}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            ));
+        }
+        panic!(
+            "pg_ctl start (again) failed 3 times:\n{}",
+            failures.join("\n")
         );
-        assert!(out.status.success(), "pg_ctl start: {out:?}");
     }
 }
 

@@ -211,7 +211,9 @@ async fn exchange_io(
             Err(e) => return Err(Failure::Failed(io_failed(e))),
         }
     }
-    busy_poll(stream, want.busy_poll);
+    if busy_poll(stream, want.busy_poll) {
+        read_now(stream, read).map_err(|e| Failure::Failed(io_failed(e)))?;
+    }
     read_answer(stream, read, want)
         .await
         .map_err(Failure::Failed)
@@ -219,11 +221,11 @@ async fn exchange_io(
 
 /// Looks at `stream` for up to `budget` until bytes (or the end, or an error) wait on it,
 /// yielding the CPU between one-byte peeks ([`ClientConfig::busy_poll`](crate::ClientConfig::busy_poll)).
-/// It never reads: the answer is then read as usual, and a socket found empty at the end is
+/// True when something waits: [`read_now`] then takes it. A socket found empty at the end is
 /// waited for as usual.
-fn busy_poll(stream: &TcpStream, budget: Duration) {
+fn busy_poll(stream: &TcpStream, budget: Duration) -> bool {
     if budget.is_zero() {
-        return;
+        return false;
     }
     let end = std::time::Instant::now() + budget;
     let socket = socket2::SockRef::from(stream);
@@ -231,12 +233,35 @@ fn busy_poll(stream: &TcpStream, budget: Duration) {
     loop {
         match socket.peek(&mut one) {
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-            _ => return,
+            _ => return true,
         }
         if std::time::Instant::now() >= end {
-            return;
+            return false;
         }
         std::thread::yield_now();
+    }
+}
+
+/// After a poll that found bytes: reads them straight from the socket into `read`'s spare
+/// room (at most [`READ_CHUNK`]), not through tokio, whose readiness for the socket was
+/// cleared by the last short read and would first cost an `epoll_wait` to learn again what
+/// the poll knows. An end of stream or an error reads nothing here and is met by the usual
+/// read after it; the kernel's event for these bytes is still queued, so tokio at worst tries
+/// one read that finds nothing later. (The server's `poll.rs` does the same; no crate both
+/// share does socket I/O.)
+fn read_now(stream: &TcpStream, read: &mut BytesMut) -> std::io::Result<()> {
+    use std::io::Read as _;
+    read.reserve(READ_CHUNK);
+    let filled = read.len();
+    // Zeroed first: reading into spare capacity would need `unsafe` (forbidden here).
+    read.resize(filled + READ_CHUNK, 0);
+    let socket = socket2::SockRef::from(stream);
+    let got = (&*socket).read(&mut read[filled..]);
+    read.truncate(filled + *got.as_ref().unwrap_or(&0));
+    match got {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(()),
+        Err(e) => Err(e),
     }
 }
 

@@ -304,9 +304,12 @@ async fn a_busy_polling_client_reads_prompt_late_and_split_answers() {
     std::thread::spawn(move || {
         let (mut s, _) = listener.accept().unwrap();
         let mut pending = Vec::new();
-        // Within the budget, after it, in two pieces 20 ms apart, then no answer at all.
+        // Within the budget, larger than one read straight from the socket, after the
+        // budget, in two pieces 20 ms apart, then no answer at all.
         read_request(&mut s, &mut pending).unwrap();
         s.write_all(&ok("<prompt/>")).unwrap();
+        read_request(&mut s, &mut pending).unwrap();
+        s.write_all(&ok(&big())).unwrap();
         read_request(&mut s, &mut pending).unwrap();
         std::thread::sleep(Duration::from_millis(30));
         s.write_all(&ok("<late/>")).unwrap();
@@ -319,10 +322,20 @@ async fn a_busy_polling_client_reads_prompt_late_and_split_answers() {
         // Closed without an answer.
     });
     let client = new_client(addr, |c| c.busy_poll = Duration::from_millis(1));
-    for want in ["<prompt/>", "<late/>", "<split/>"] {
+    for want in [
+        "<prompt/>".to_owned(),
+        big(),
+        "<late/>".to_owned(),
+        "<split/>".to_owned(),
+    ] {
         let r = post(&client).await.unwrap();
         assert_eq!(r.body, want.as_bytes());
     }
     let e = post(&client).await.unwrap_err();
     assert!(e.to_string().contains("connection closed"), "{e}");
+}
+
+/// An answer body of 20,000 bytes: more than the Client reads in one go.
+fn big() -> String {
+    format!("<big>{}</big>", "x".repeat(20_000 - 11))
 }

@@ -12,15 +12,24 @@
 //! It must never poll a connection that shares its runtime with another (that one would wait
 //! for the whole budget), never hold the CPU from another runnable thread (every look that
 //! finds nothing yields), never poll longer than the budget (capped at [`MAX_BUSY_POLL`](crate::MAX_BUSY_POLL)), and
-//! never read: a look is a one-byte `MSG_PEEK`, so every byte still goes through the
-//! connection's reader, its limits and its clocks. A TLS stream is never polled (its records
-//! are the rustls reader's).
+//! never read past what the connection's reader would: a look is a one-byte `MSG_PEEK`. A TLS
+//! stream is never polled (its records are the rustls reader's).
+//!
+//! A look that finds bytes is followed by a read straight from the socket ([`Peek::read_now`]),
+//! not by the runtime's read: tokio cleared the socket's readiness when the last request was
+//! read short, so its read would first park the thread in `epoll_wait` to learn again what the
+//! look already knows. The bytes land in the connection's buffer as any read's do, and the
+//! connection's clock hears of them ([`crate::timer::Watched::read_now`]); the kernel's event
+//! for them is still queued, so the runtime finds it at its next park and at worst tries one
+//! read that finds nothing.
 
+use std::io::{self, Read as _};
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use bytes::BytesMut;
 use tokio::net::TcpStream;
 
 use crate::config::MAX_BUSY_POLL;
@@ -60,7 +69,19 @@ pub(crate) trait Peek {
     fn ready_now(&self) -> Option<bool> {
         None
     }
+
+    /// Reads what waits on the socket now into the spare room of `buf` (at most
+    /// [`READ_NOW`] bytes), without asking the runtime whether it is readable: `Ok(0)` at the
+    /// end of the stream, `WouldBlock` when nothing waits (or this kind of stream cannot).
+    fn read_now(&self, buf: &mut BytesMut) -> io::Result<usize> {
+        let _ = buf;
+        Err(io::ErrorKind::WouldBlock.into())
+    }
 }
+
+/// The most one [`Peek::read_now`] reads: an ordinary request fits, a larger one is read on
+/// by the runtime.
+pub(crate) const READ_NOW: usize = 8 << 10;
 
 impl Peek for TcpStream {
     fn ready_now(&self) -> Option<bool> {
@@ -71,12 +92,28 @@ impl Peek for TcpStream {
             _ => Some(true),
         }
     }
+
+    fn read_now(&self, buf: &mut BytesMut) -> io::Result<usize> {
+        let filled = buf.len();
+        let room = (buf.capacity() - filled).clamp(1, READ_NOW);
+        // Zeroed first: reading into spare capacity would need `unsafe` (forbidden here), and
+        // zeroing a few kilobytes costs less than the `epoll_wait` this read saves.
+        buf.resize(filled + room, 0);
+        let socket = socket2::SockRef::from(self);
+        let read = (&*socket).read(&mut buf[filled..]);
+        buf.truncate(filled + *read.as_ref().unwrap_or(&0));
+        read
+    }
 }
 
 impl<T> Peek for tokio_rustls::server::TlsStream<T> {}
 impl<T: Peek + ?Sized> Peek for Box<T> {
     fn ready_now(&self) -> Option<bool> {
         (**self).ready_now()
+    }
+
+    fn read_now(&self, buf: &mut BytesMut) -> io::Result<usize> {
+        (**self).read_now(buf)
     }
 }
 
@@ -106,30 +143,32 @@ impl BusyPoll {
 
     /// Looks at `socket` until bytes wait on it or the budget is spent, yielding the CPU
     /// after every empty look; does nothing when another connection shares the runtime or
-    /// the socket cannot be peeked.
-    pub(crate) fn wait(&self, socket: &impl Peek, counts: &PollCounts) {
+    /// the socket cannot be peeked. True when bytes wait (read them with
+    /// [`Peek::read_now`]).
+    pub(crate) fn wait(&self, socket: &impl Peek, counts: &PollCounts) -> bool {
         if !self.member.alone() {
-            return;
+            return false;
         }
         let end = match socket.ready_now() {
-            None => return,
-            Some(true) => return count(&counts.caught),
+            None => return false,
+            Some(true) => return count(&counts.caught, true),
             Some(false) => Instant::now() + self.budget,
         };
         loop {
             std::thread::yield_now();
             if socket.ready_now() != Some(false) {
-                return count(&counts.caught);
+                return count(&counts.caught, true);
             }
             if Instant::now() >= end {
-                return count(&counts.expired);
+                return count(&counts.expired, false);
             }
         }
     }
 }
 
-fn count(n: &AtomicU64) {
+fn count(n: &AtomicU64, caught: bool) -> bool {
     n.fetch_add(1, Ordering::Relaxed);
+    caught
 }
 
 #[cfg(test)]

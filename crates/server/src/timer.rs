@@ -26,8 +26,11 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
+use bytes::BytesMut;
 use hyper::rt::{Sleep, Timer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use crate::poll::Peek;
 
 /// One connection's view of when its current request head must be complete.
 #[derive(Debug)]
@@ -245,6 +248,12 @@ impl ReadWake {
         }
     }
 
+    /// Bytes were found on the socket now.
+    fn stamp(&self) {
+        let nanos = u64::try_from(self.born.elapsed().as_nanos()).unwrap_or(u64::MAX - 1);
+        self.woke_at.store(nanos + 1, Ordering::Release);
+    }
+
     fn woke_at(&self) -> Option<Instant> {
         match self.woke_at.load(Ordering::Acquire) {
             0 => None,
@@ -259,8 +268,7 @@ impl Wake for ReadWake {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        let nanos = u64::try_from(self.born.elapsed().as_nanos()).unwrap_or(u64::MAX - 1);
-        self.woke_at.store(nanos + 1, Ordering::Release);
+        self.stamp();
         if let Some(w) = &*self.reader.lock().unwrap_or_else(|e| e.into_inner()) {
             w.wake_by_ref();
         }
@@ -294,6 +302,20 @@ impl<T> Watched<T> {
     /// The socket, to peek at ([`crate::poll`]).
     pub(crate) fn get_ref(&self) -> &T {
         &self.inner
+    }
+
+    /// Reads what waits on the socket now, past the runtime ([`Peek::read_now`]); the clock
+    /// hears of the bytes as of any read's, found now.
+    pub(crate) fn read_now(&self, buf: &mut BytesMut) -> io::Result<usize>
+    where
+        T: Peek,
+    {
+        let n = self.inner.read_now(buf)?;
+        if n > 0 {
+            self.clock.wake.stamp();
+            self.clock.on_read();
+        }
+        Ok(n)
     }
 }
 

@@ -50,6 +50,73 @@ fn a_lone_connection_catches_its_next_request_while_polling() {
 }
 
 #[test]
+fn a_caught_request_is_read_whole_in_pieces_and_past_one_read() {
+    let srv = polling(Duration::from_millis(1));
+    let mut s = srv.connect();
+    s.set_nodelay(true).unwrap();
+    echo_float(&mut s);
+    // A poll that catches a request reads it straight from the socket: a head cut in two
+    // (the rest comes after that read) and a body larger than one such read (8 KiB) must
+    // still make one whole request each.
+    let pad = format!("<soap:Body>{}", " ".repeat(20_000));
+    let big = post(&ECHO_FLOAT.replacen("<soap:Body>", &pad, 1), "");
+    let small = post(ECHO_FLOAT, "");
+    for _ in 0..20 {
+        send(&mut s, &small[..20]);
+        std::thread::sleep(Duration::from_millis(5));
+        send(&mut s, &small[20..]);
+        let r = read_response(&mut s).unwrap();
+        assert!(
+            r.text().contains("<result>3.14159</result>"),
+            "{}",
+            r.text()
+        );
+        send(&mut s, &big);
+        let r = read_response(&mut s).unwrap();
+        assert!(
+            r.text().contains("<result>3.14159</result>"),
+            "{}",
+            r.text()
+        );
+    }
+    // Each request is sent as soon as the answer before it is read: with a whole millisecond
+    // to look, polls catch most of them (all, on an idle machine).
+    let caught = counter(&srv, CAUGHT).unwrap_or(0);
+    assert!(caught >= 10, "caught {caught} of 40");
+}
+
+#[test]
+fn a_client_that_never_pauses_leaves_room_for_another_connection() {
+    let srv = polling(Duration::from_millis(1));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let busy = {
+        let stop = stop.clone();
+        let mut s = srv.connect();
+        s.set_nodelay(true).unwrap();
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                echo_float(&mut s);
+            }
+        })
+    };
+    // The busy connection's requests are all caught and read straight from the socket;
+    // the accept loop on the same thread must still get its turn.
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    let mut other = srv.connect();
+    echo_float(&mut other);
+    let took = started.elapsed();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    busy.join().unwrap();
+    // Starved, it would wait for as long as the busy client kept going (a liveness bound,
+    // not a speed one).
+    assert!(
+        took < Duration::from_secs(10),
+        "the second connection waited {took:?}"
+    );
+}
+
+#[test]
 fn a_connection_sharing_its_runtime_never_polls() {
     let srv = polling(Duration::from_millis(1));
     // Both are accepted (in order) before the second is answered, so neither is ever alone

@@ -157,12 +157,28 @@ pub(crate) async fn serve_lean<S>(
                 None => idle_deadline,
             };
             timer.as_mut().reset(deadline.into());
-            // Between requests, a lone connection may look for the next one before parking.
-            if let (Some(poll), None, false) = (&poll, first_byte, first || stopping) {
-                poll.wait(io.get_ref(), &inner.metrics.polls);
-            }
             if rbuf.capacity() - rbuf.len() < 1024 {
                 rbuf.reserve(BUF);
+            }
+            // Between requests, a lone connection may look for the next one before parking,
+            // and read what it finds at once (`crate::poll`).
+            if let (Some(poll), None, false) = (&poll, first_byte, first || stopping) {
+                if poll.wait(io.get_ref(), &inner.metrics.polls) {
+                    match io.read_now(&mut rbuf) {
+                        Ok(0) => return,
+                        Ok(_) => {
+                            first_byte = Some(Instant::now());
+                            table.touch(slot);
+                            // This read did not go through the runtime, so it spent none of
+                            // the task's budget: spend it here, or a client that always has
+                            // its next request ready could keep the accept loop from running.
+                            tokio::task::consume_budget().await;
+                            continue;
+                        }
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                        Err(_) => return,
+                    }
+                }
             }
             tokio::select! {
                 biased;

@@ -93,7 +93,7 @@ pub struct ClientConfig {
     pub headers: Option<Arc<dyn HeaderSource>>,
     /// After sending a request on a plain `http://` connection, look at the socket for the
     /// answer for up to this long, yielding the CPU between one-byte peeks, before the task
-    /// waits for it: on a virtual machine this spares waking a halted CPU for every answer
+    /// waits for it, and reads what a peek finds straight from the socket: on a virtual machine this spares waking a halted CPU for every answer
     /// (the server's counterpart is `soapstone_server::ServerConfig::busy_poll`;
     /// docs/performance.md, "Round seven, wakeups"). The calling thread runs nothing else
     /// meanwhile, so it suits a caller that makes one call at a time on its thread. Never on

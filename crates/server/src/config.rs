@@ -142,9 +142,10 @@ pub struct ServerConfig {
     /// After answering, a connection that is the only one its runtime serves (with
     /// [`Runtime::PerCore`], the only one on its thread) looks at its socket for the next
     /// request for up to this long, yielding the CPU between looks, instead of parking at
-    /// once: on a virtual machine this spares waking a halted CPU for every request (a
-    /// one-connection round trip across CPUs measured about half as long; docs/performance.md,
-    /// "Round seven, wakeups"). It costs CPU time up to the budget after every answer, and
+    /// once, and reads what a look finds straight from the socket: on a virtual machine this
+    /// spares waking a halted CPU for every request (a one-connection round trip across CPUs
+    /// measured about a third as long; docs/performance.md, "Round seven, wakeups" and "Round
+    /// eight"). It costs CPU time up to the budget after every answer, and
     /// delays the runtime's timers and new connections by as much. Plain TCP on the lean
     /// engine only (never TLS, never [`HttpEngine::Hyper`]); longer budgets are taken as
     /// [`MAX_BUSY_POLL`]. `Duration::ZERO` never polls. Default: `0`.

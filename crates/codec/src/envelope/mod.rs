@@ -13,6 +13,8 @@
 //! Must never: read past the first Body child's start
 //! tag here, or copy the body.
 
+mod opening;
+
 use std::sync::atomic::AtomicUsize;
 
 use crate::error::{DecodeError, Kind};
@@ -269,6 +271,24 @@ impl<'a> Envelope<'a> {
     /// [`DecodeError`] for which [`DecodeError::is_version_mismatch`] holds.
     pub fn parse(input: &'a [u8], limits: &Limits) -> Result<Self, DecodeError> {
         let (text, start) = prolog(input, limits)?;
+        // The whole document was checked above (size, UTF-8, forbidden characters); what is
+        // left depends only on the bytes up to the first body child's start tag, which the
+        // last envelope read on this thread may have had too (`opening.rs`).
+        if let Some(env) = opening::recall(text, limits) {
+            return Ok(env);
+        }
+        let (env, read) = Self::parse_opening(text, start, limits)?;
+        opening::remember(&env, read);
+        Ok(env)
+    }
+
+    /// Reads from just after the prolog to the first body child's start tag; also says how
+    /// many bytes of `text` that read.
+    fn parse_opening(
+        text: &'a str,
+        start: usize,
+        limits: &Limits,
+    ) -> Result<(Self, usize), DecodeError> {
         let src = Source::new(text, limits.clone());
         let mut cur = Cursor::new(&src, start, &[], NsStack::from_bindings(&[]));
         // the root element
@@ -345,7 +365,8 @@ impl<'a> Envelope<'a> {
                     } else if is_env && local == "Body" {
                         env.outer[1] = name;
                         env.read_body_start(&mut cur)?;
-                        return Ok(env);
+                        let read = cur.position();
+                        return Ok((env, read));
                     } else {
                         return Err(cur.malformed(format!(
                             "unexpected element `<{name}>` in Envelope, expected `Header` or `Body`"

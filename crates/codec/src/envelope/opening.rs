@@ -1,0 +1,319 @@
+//! The last envelope's opening, remembered per thread: differential deserialization of the
+//! part of a SOAP message that does not change from one call to the next.
+//!
+//! A client sends the same bytes, call after call, from the XML declaration to the operation
+//! element's start tag (`<soap:Envelope xmlns:...><soap:Body><ns1:echoFloat xmlns:ns1=...>`);
+//! only the values after it change. Reading that opening is most of [`Envelope::parse`]'s
+//! work (namespace declarations, name resolution, the SOAP rules), about a fifth of a server's
+//! whole echoFloat request. So each thread keeps the opening of the last envelope it read:
+//! its bytes and where in them each name the [`Envelope`] holds lies. When the next document
+//! (already checked whole by `prolog`: size, UTF-8, forbidden characters) starts with exactly
+//! those bytes and is read under the same [`Limits`], its envelope is the remembered one laid
+//! over the new bytes: the same byte offsets, since the same bytes read the same way. This is
+//! the technique of Abu-Ghazaleh and Lewis's differential deserialization (bSOAP, 2005) and
+//! Suzumura et al.'s (IBM, 2005), cut down to the one prefix every message of a service shares.
+//!
+//! It must never give an answer a full read would not: it remembers only what is determined
+//! by the bytes it compares (the read stops just past the first body child's `>`, and the
+//! cursor looks no further; the module's test compares both ways of reading on messages that
+//! share the opening and differ anywhere after it), and only envelopes it can lay over new
+//! bytes without allocating: no Header (its blocks are owned), at most [`INLINE_BINDINGS`]
+//! bindings, every name borrowed from the input, and no lenient reading that logs. Anything
+//! else is read in full, every time, and so is an opening over [`MAX_OPENING`] bytes, the most
+//! a thread keeps. The cost of a miss is one comparison that fails and one
+//! copy of the opening (a few hundred bytes, into a buffer the thread keeps).
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::sync::atomic::AtomicUsize;
+
+use super::{Bindings, BodyStart, Envelope, INLINE_BINDINGS};
+use crate::xml::{Binding, NsKind};
+use crate::{Limits, Version};
+
+/// The longest opening remembered: a thread keeps at most this many bytes (an ordinary opening
+/// is a few hundred; one with a long attribute is read in full every time instead).
+const MAX_OPENING: usize = 4 << 10;
+
+/// Where a name lies in the remembered bytes (an empty name needs none).
+#[derive(Clone, Copy, Debug, Default)]
+struct Span {
+    at: usize,
+    len: usize,
+}
+
+impl Span {
+    /// `s`'s place in `text[..read]`; `None` when it is not a part of it (a name the reader
+    /// made, or a constant).
+    fn of(s: &str, text: &str, read: usize) -> Option<Span> {
+        if s.is_empty() {
+            return Some(Span::default());
+        }
+        let at = (s.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+        (at + s.len() <= read).then_some(Span { at, len: s.len() })
+    }
+
+    #[expect(clippy::ptr_arg, reason = "whether it is borrowed is the question")]
+    fn of_cow(s: &Cow<'_, str>, text: &str, read: usize) -> Option<Span> {
+        match s {
+            Cow::Borrowed(s) => Span::of(s, text, read),
+            // No namespace: an empty string, which holds nothing to borrow.
+            Cow::Owned(s) if s.is_empty() => Some(Span::default()),
+            Cow::Owned(_) => None,
+        }
+    }
+
+    fn on(self, text: &str) -> &str {
+        &text[self.at..self.at + self.len]
+    }
+}
+
+/// A thread's remembered opening.
+struct Opening {
+    /// Whether the fields below describe `bytes`.
+    valid: bool,
+    bytes: Vec<u8>,
+    limits: Limits,
+    version: Version,
+    root: Span,
+    body_name: Span,
+    /// The bindings in scope inside Body: prefix, URI, kind.
+    body_ns: Vec<(Span, Span, NsKind)>,
+    body_content: usize,
+    /// The first body child: URI, local name, offset of its `<`.
+    child: (Span, Span, usize),
+}
+
+thread_local! {
+    static LAST: RefCell<Opening> = RefCell::new(Opening {
+        valid: false,
+        bytes: Vec::new(),
+        limits: Limits::default(),
+        version: Version::Soap11,
+        root: Span::default(),
+        body_name: Span::default(),
+        body_ns: Vec::new(),
+        body_content: 0,
+        child: (Span::default(), Span::default(), 0),
+    });
+}
+
+/// The envelope of `text` read under `limits`, when it opens as the last one this thread read.
+pub(super) fn recall<'a>(text: &'a str, limits: &Limits) -> Option<Envelope<'a>> {
+    LAST.with_borrow(|o| {
+        let hit = o.valid && text.as_bytes().starts_with(&o.bytes) && o.limits == *limits;
+        hit.then(|| o.lay_over(text, limits))
+    })
+}
+
+/// Remembers `env`'s opening (the first `read` bytes of its input), when it can be laid over
+/// other bytes as it is.
+pub(super) fn remember(env: &Envelope<'_>, read: usize) {
+    LAST.with_borrow_mut(|o| {
+        o.valid = false;
+        let _ = o.take(env, read);
+    });
+}
+
+impl Opening {
+    fn take(&mut self, env: &Envelope<'_>, read: usize) -> Option<()> {
+        let text = env.input;
+        let body = env.body.as_ref()?;
+        let logs = env.version == Version::Soap12 && env.limits.lenient.body_encoding_style;
+        if !env.header_name.is_empty() || !env.headers.is_empty() || logs {
+            return None;
+        }
+        if env.body_ns.len() > INLINE_BINDINGS || !env.body_ns.spill.is_empty() {
+            return None;
+        }
+        if read > MAX_OPENING {
+            return None;
+        }
+        self.body_ns.clear();
+        for b in env.body_ns.iter() {
+            let prefix = Span::of(b.prefix, text, read)?;
+            let uri = Span::of_cow(&b.uri, text, read)?;
+            self.body_ns.push((prefix, uri, b.kind));
+        }
+        self.root = Span::of(env.outer[0], text, read)?;
+        self.body_name = Span::of(env.outer[1], text, read)?;
+        self.child = (
+            Span::of_cow(&body.uri, text, read)?,
+            Span::of(body.local, text, read)?,
+            body.offset,
+        );
+        self.body_content = env.body_content;
+        self.version = env.version;
+        self.limits.clone_from(&env.limits);
+        self.bytes.clear();
+        self.bytes.extend_from_slice(&text.as_bytes()[..read]);
+        self.valid = true;
+        Some(())
+    }
+
+    /// The remembered envelope over `text`, which starts with the remembered bytes.
+    fn lay_over<'a>(&self, text: &'a str, limits: &Limits) -> Envelope<'a> {
+        let mut body_ns = Bindings::new();
+        for (slot, &(prefix, uri, kind)) in body_ns.inline.iter_mut().zip(&self.body_ns) {
+            *slot = Binding {
+                prefix: prefix.on(text),
+                uri: Cow::Borrowed(uri.on(text)),
+                kind,
+            };
+        }
+        body_ns.len = self.body_ns.len();
+        let (uri, local, offset) = self.child;
+        Envelope {
+            input: text,
+            limits: limits.clone(),
+            version: self.version,
+            headers: Vec::new(),
+            header_extra: Vec::new(),
+            header_ns: Bindings::new(),
+            outer: [self.root.on(text), self.body_name.on(text)],
+            header_name: "",
+            body_ns,
+            body: Some(BodyStart {
+                uri: Cow::Borrowed(uri.on(text)),
+                local: local.on(text),
+                name: std::sync::OnceLock::new(),
+                offset,
+            }),
+            body_content: self.body_content,
+            references_left: AtomicUsize::new(limits.reference_budget(text.len())),
+        }
+    }
+}
+
+/// Reads `input` without the remembered opening (and leaves it as it was).
+#[cfg(test)]
+pub(crate) fn parse_in_full<'a>(
+    input: &'a [u8],
+    limits: &Limits,
+) -> Result<Envelope<'a>, crate::DecodeError> {
+    let (text, start) = super::prolog(input, limits)?;
+    Envelope::parse_opening(text, start, limits).map(|(env, _)| env)
+}
+
+/// Whether this thread remembers an opening now.
+#[cfg(test)]
+pub(crate) fn remembers() -> bool {
+    LAST.with_borrow(|o| o.valid)
+}
+
+/// How many bytes this thread remembers.
+#[cfg(test)]
+fn remembered_len() -> usize {
+    LAST.with_borrow(|o| o.bytes.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ECHO: &str = r#"<?xml version="1.0" encoding="UTF-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><SOAP-ENV:Body><ns1:echoFloat xmlns:ns1="http://soapinterop.org/" SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"><inputFloat xsi:type="xsd:float">654.321</inputFloat></ns1:echoFloat></SOAP-ENV:Body></SOAP-ENV:Envelope>"#;
+
+    /// Both ways of reading, as text: the same envelope or the same error.
+    fn both(input: &[u8], limits: &Limits) -> (String, String) {
+        let full = format!("{:?}", parse_in_full(input, limits));
+        let parsed = format!("{:?}", Envelope::parse(input, limits));
+        (full, parsed)
+    }
+
+    #[test]
+    fn a_message_that_opens_as_the_last_one_is_read_from_memory_and_the_same() {
+        let limits = Limits::default();
+        Envelope::parse(ECHO.as_bytes(), &limits).unwrap();
+        assert!(remembers(), "the echoFloat opening is remembered");
+        let next = ECHO.replace("654.321", "1.5");
+        let (full, parsed) = both(next.as_bytes(), &limits);
+        assert_eq!(full, parsed);
+        // The body decodes from the new bytes, not the remembered ones.
+        let env = Envelope::parse(next.as_bytes(), &limits).unwrap();
+        assert_eq!(
+            env.body_name(),
+            Some(("http://soapinterop.org/", "echoFloat"))
+        );
+        assert!(env.body_content > 0 && env.input.as_ptr() == next.as_ptr());
+    }
+
+    #[test]
+    fn other_limits_or_a_header_are_read_in_full() {
+        let limits = Limits::default();
+        Envelope::parse(ECHO.as_bytes(), &limits).unwrap();
+        let tight = Limits {
+            max_depth: 3,
+            ..Limits::default()
+        };
+        let (full, parsed) = both(ECHO.as_bytes(), &tight);
+        assert_eq!(full, parsed);
+        let with_header = ECHO.replace(
+            "<SOAP-ENV:Body>",
+            r#"<SOAP-ENV:Header><h:t xmlns:h="urn:h">1</h:t></SOAP-ENV:Header><SOAP-ENV:Body>"#,
+        );
+        Envelope::parse(with_header.as_bytes(), &limits).unwrap();
+        assert!(!remembers(), "an envelope with a Header is not remembered");
+        let long = ECHO.replace(
+            "<ns1:echoFloat ",
+            &format!("<ns1:echoFloat a=\"{}\" ", "x".repeat(MAX_OPENING)),
+        );
+        Envelope::parse(long.as_bytes(), &limits).unwrap();
+        assert!(
+            !remembers(),
+            "an opening over {MAX_OPENING} bytes is not kept"
+        );
+        Envelope::parse(ECHO.as_bytes(), &limits).unwrap();
+        assert!(remembers() && remembered_len() < MAX_OPENING);
+    }
+
+    /// The documents of the codec's tests, and Sam Ruby's echoFloat as the bench sends it:
+    /// each read (and remembered), then each of many variants of it read both ways. A variant
+    /// changes one byte (to each of a few that matter to XML) or ends early, before, inside
+    /// and after the opening: read from memory or in full, it must give the same envelope or
+    /// the same error.
+    #[test]
+    fn variants_of_every_test_document_read_the_same_from_memory() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/documents");
+        let mut docs = vec![ECHO.as_bytes().to_vec()];
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_some_and(|x| x == "xml") {
+                docs.push(std::fs::read(path).unwrap());
+            }
+        }
+        let limits = Limits::default();
+        let mut remembered = 0;
+        let mut hits = 0;
+        for doc in &docs {
+            if Envelope::parse(doc, &limits).is_err() || !remembers() {
+                continue;
+            }
+            remembered += 1;
+            let read = remembered_len();
+            let stride = (doc.len() / 150).max(1);
+            // Every byte near the end of the opening (where a reader that looked past it
+            // would differ), a sample of the rest.
+            let near = read.saturating_sub(8)..(read + 8).min(doc.len());
+            let positions = (0..doc.len()).filter(|p| p % stride == 0 || near.contains(p));
+            for p in positions {
+                for b in [b'<', b'>', b'/', b'"', b'&', b' ', b'x', 0x01, 0xC3] {
+                    let mut v = doc.clone();
+                    v[p] = b;
+                    Envelope::parse(doc, &limits).unwrap();
+                    hits += usize::from(p >= read);
+                    let (full, parsed) = both(&v, &limits);
+                    assert_eq!(full, parsed, "byte {p} set to {b:#x}");
+                }
+                Envelope::parse(doc, &limits).unwrap();
+                let (full, parsed) = both(&doc[..p], &limits);
+                assert_eq!(full, parsed, "cut at {p}");
+            }
+        }
+        assert!(
+            remembered >= 8,
+            "{remembered} of {} documents remembered",
+            docs.len()
+        );
+        assert!(hits > 1000, "{hits} variants shared an opening");
+    }
+}

@@ -6,13 +6,15 @@
 //! `cargo run --release -p soapstone-client --example echo_loop -- URL [N] [BUSY_POLL_US]`,
 //! against `soapstone serve --services echo` (URL `http://127.0.0.1:PORT/echo`);
 //! `BUSY_POLL_US` sets `ClientConfig::busy_poll` (default 0, off). `scripts/rpc-compare.sh`
-//! runs it pinned beside the raw bench client, gSOAP and omniORB.
+//! runs it pinned beside the raw bench client, gSOAP and omniORB. For an `https://` URL,
+//! `ECHO_LOOP_CA=FILE` trusts the CA certificates of a PEM file, and `ECHO_LOOP_HTTP=hyper`
+//! calls through hyper instead of the lean exchange (`ClientConfig::http`) in either case.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
-use soapstone_client::{Client, ClientConfig, Operation};
+use soapstone_client::{Client, ClientConfig, HttpEngine, Operation};
 use soapstone_codec::{EncodeOptions, QName, Style};
 
 #[derive(Serialize)]
@@ -53,6 +55,30 @@ async fn main() -> ExitCode {
         }
     };
     let mut config = ClientConfig::default();
+    if let Ok(path) = std::env::var("ECHO_LOOP_CA") {
+        let pem = match std::fs::read(&path) {
+            Ok(pem) => pem,
+            Err(e) => {
+                eprintln!("echo_loop: ECHO_LOOP_CA `{path}`: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        config = match config.tls_ca_pem(&pem) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("echo_loop: ECHO_LOOP_CA `{path}`: {e}");
+                return ExitCode::from(2);
+            }
+        };
+    }
+    match std::env::var("ECHO_LOOP_HTTP").as_deref() {
+        Err(_) | Ok("lean") => {}
+        Ok("hyper") => config.http = HttpEngine::Hyper,
+        Ok(other) => {
+            eprintln!("echo_loop: ECHO_LOOP_HTTP must be `lean` or `hyper`, not `{other}`");
+            return ExitCode::from(2);
+        }
+    }
     config.busy_poll = std::time::Duration::from_micros(busy_poll);
     let client = match Client::with_config(&url, config) {
         Ok(c) => c,

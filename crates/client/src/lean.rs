@@ -10,8 +10,9 @@
 //! client and action ([`Head`]: only `Content-Length` is written per call), the request is
 //! written from a buffer kept by the connection, and the answer is read into a buffer kept by
 //! the connection, whose body is handed on as a `Bytes` slice of it (reclaimed in place by the
-//! next call once dropped). docs/performance.md has the before/after. TLS connections keep
-//! hyper (`conn`). The framing rules (the answer's head, `Content-Length`, `Connection`) are
+//! next call once dropped). docs/performance.md has the before/after. `https://` calls take
+//! the same exchange over rustls ([`Stream::Tls`]): the request is one `write` of plaintext
+//! and a flush, which rustls sends as one record. The framing rules (the answer's head, `Content-Length`, `Connection`) are
 //! `soapstone-http1`'s, shared with the server's lean engine (`soapstone-server`).
 //!
 //! Reads what HTTP/1.1 allows an answer to be: `Content-Length` or chunked framing (trailers
@@ -30,9 +31,10 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use bytes::{Buf as _, Bytes, BytesMut};
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _, ReadBuf};
 use tokio::net::TcpStream;
 
+use crate::tls::Stream;
 use crate::Error;
 
 mod head;
@@ -52,9 +54,9 @@ pub(crate) const KEEP_BUFFER: usize = 64 << 10;
 /// Where the timer rests between requests.
 const PARKED: Duration = Duration::from_secs(24 * 3600);
 
-/// One keep-alive plain-TCP connection and its buffers.
+/// One keep-alive connection (plain TCP, or TLS over it) and its buffers.
 pub(crate) struct LeanConn {
-    stream: TcpStream,
+    stream: Stream,
     /// Bytes read and not yet handed on (empty between exchanges).
     read: BytesMut,
     /// The request being written (head and body).
@@ -105,8 +107,8 @@ pub(crate) struct Want {
 pub(crate) const MAX_BUSY_POLL: Duration = Duration::from_millis(1);
 
 impl LeanConn {
-    /// Wraps a connected `TCP_NODELAY` stream.
-    pub(crate) fn new(stream: TcpStream) -> Self {
+    /// Wraps a connected `TCP_NODELAY` stream (after its TLS handshake, for `https://`).
+    pub(crate) fn new(stream: Stream) -> Self {
         LeanConn {
             stream,
             read: BytesMut::with_capacity(READ_CHUNK),
@@ -120,13 +122,28 @@ impl LeanConn {
     /// readable since the last answer.
     pub(crate) fn is_open(&mut self) -> bool {
         let mut cx = Context::from_waker(Waker::noop());
-        match self.stream.poll_read_ready(&mut cx) {
+        let tcp = match &self.stream {
+            Stream::Plain(tcp) => tcp,
+            Stream::Tls(tls) => tls.get_ref().0,
+        };
+        match tcp.poll_read_ready(&mut cx) {
             Poll::Pending => true,
             Poll::Ready(Err(_)) => false,
             Poll::Ready(Ok(())) => {
                 let mut probe = [0u8; 1];
-                matches!(self.stream.try_read(&mut probe),
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock)
+                match &mut self.stream {
+                    Stream::Plain(tcp) => matches!(tcp.try_read(&mut probe),
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+                    // TLS records wait: rustls reads them. Nothing for the caller (a session
+                    // ticket, a key update) leaves the connection open; an end (the server's
+                    // close_notify, or the TCP end) or a stray byte of plaintext does not.
+                    Stream::Tls(tls) => {
+                        let mut buf = ReadBuf::new(&mut probe);
+                        Pin::new(&mut **tls)
+                            .poll_read(&mut cx, &mut buf)
+                            .is_pending()
+                    }
+                }
             }
         }
     }
@@ -192,12 +209,15 @@ fn eof() -> Error {
 }
 
 async fn exchange_io(
-    stream: &mut TcpStream,
+    stream: &mut Stream,
     read: &mut BytesMut,
     write: &[u8],
     want: &Want,
 ) -> Result<(Answer, bool), Failure> {
-    // A write that fails before its first byte sent nothing: the caller may retry elsewhere.
+    // A plain write that fails before its first byte sent nothing: the caller may retry
+    // elsewhere. Over TLS a failed write may have sent a record already, so no failure there
+    // is `NotSent` (a pooled connection the server closed is told apart before, by `is_open`).
+    let plain = matches!(stream, Stream::Plain(_));
     let mut sent = 0;
     while sent < write.len() {
         match stream.write(&write[sent..]).await {
@@ -207,12 +227,21 @@ async fn exchange_io(
                 )))
             }
             Ok(n) => sent += n,
-            Err(e) if sent == 0 => return Err(Failure::NotSent(io_failed(e))),
+            Err(e) if sent == 0 && plain => return Err(Failure::NotSent(io_failed(e))),
             Err(e) => return Err(Failure::Failed(io_failed(e))),
         }
     }
-    if busy_poll(stream, want.busy_poll) {
-        read_now(stream, read).map_err(|e| Failure::Failed(io_failed(e)))?;
+    match stream {
+        // rustls holds the records until flushed.
+        Stream::Tls(_) => stream
+            .flush()
+            .await
+            .map_err(|e| Failure::Failed(io_failed(e)))?,
+        Stream::Plain(tcp) => {
+            if busy_poll(tcp, want.busy_poll) {
+                read_now(tcp, read).map_err(|e| Failure::Failed(io_failed(e)))?;
+            }
+        }
     }
     read_answer(stream, read, want)
         .await
@@ -267,7 +296,7 @@ fn read_now(stream: &TcpStream, read: &mut BytesMut) -> std::io::Result<()> {
 
 /// Reads one whole answer (skipping interim `1xx` ones) from `read` and then `stream`.
 async fn read_answer(
-    stream: &mut TcpStream,
+    stream: &mut Stream,
     read: &mut BytesMut,
     want: &Want,
 ) -> Result<(Answer, bool), Error> {
@@ -333,14 +362,14 @@ fn too_large(limit: usize) -> Error {
 }
 
 /// One read into the spare room of `read`; 0 at EOF.
-async fn fill(stream: &mut TcpStream, read: &mut BytesMut) -> Result<usize, Error> {
+async fn fill(stream: &mut Stream, read: &mut BytesMut) -> Result<usize, Error> {
     read.reserve(READ_CHUNK);
     stream.read_buf(read).await.map_err(io_failed)
 }
 
 /// A chunked body, its chunks joined (at most `max_body` bytes) and its trailers dropped.
 async fn read_chunked(
-    stream: &mut TcpStream,
+    stream: &mut Stream,
     read: &mut BytesMut,
     max_body: usize,
 ) -> Result<Bytes, Error> {

@@ -3,10 +3,11 @@
 //! On the wire, by design: `TCP_NODELAY`, each request's head and body in one write, responses
 //! framed by `Content-Length` or chunked encoding (never read to EOF to find their end when
 //! they say their length), keep-alive connections reused across calls, connect and request
-//! timeouts, gzip both ways when configured. Plain `http://` calls take a lean HTTP/1.1
-//! exchange of the client's own (`httparse` for the answer's head; the request head built
-//! once per action, buffers kept per client and per connection: no heap allocation per typed
-//! call on a pooled connection); `https://` calls go through hyper. `https://` URLs speak TLS (rustls): the system's
+//! timeouts, gzip both ways when configured. Calls take a lean HTTP/1.1 exchange of the
+//! client's own (`httparse` for the answer's head; the request head built once per action,
+//! buffers kept per client and per connection: no heap allocation per typed call on a pooled
+//! `http://` connection), over plain TCP or rustls; [`ClientConfig::http`] selects hyper's
+//! client connection instead. `https://` URLs speak TLS (rustls): the system's
 //! roots by default (webpki roots where it has none) or the CAs of [`ClientConfig::tls_ca_pem`],
 //! a client certificate with [`ClientConfig::tls_client_cert_pem`], the URL's host sent as SNI
 //! and verified; a failed handshake is an [`Error`] with [`Error::is_tls`], never a plain-HTTP
@@ -73,8 +74,8 @@ pub struct ClientConfig {
     /// Compress request bodies with gzip when at least this big. Default: `None` (never).
     pub compress_requests_over: Option<usize>,
     /// Decoding limits for responses (`max_document_bytes` also bounds a decompressed body,
-    /// and the body of a plain `http://` answer as received: a longer `Content-Length` is an
-    /// error before the body is read),
+    /// and the body of an answer as received on the lean engine: a longer `Content-Length` is
+    /// an error before the body is read),
     /// and the leniency towards old servers ([`ClientConfig::lenient`]). Default:
     /// [`Limits::default`](soapstone_codec::Limits::default) (strict).
     pub limits: soapstone_codec::Limits,
@@ -100,6 +101,22 @@ pub struct ClientConfig {
     /// `https://`. Longer budgets are taken as 1 ms. `Duration::ZERO` never polls.
     /// Default: `0`.
     pub busy_poll: Duration,
+    /// The HTTP/1.1 implementation under calls: the lean exchange (`lean.rs`: a precomputed
+    /// head, one write, buffers kept per connection, no allocation per call) or hyper's client
+    /// connection, for `http://` and `https://` alike. The naive modes always take their own
+    /// path. Default: [`HttpEngine::Lean`].
+    pub http: HttpEngine,
+}
+
+/// Which HTTP/1.1 implementation a [`Client`] calls through ([`ClientConfig::http`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HttpEngine {
+    /// The lean exchange: what SOAP calls need of HTTP/1.1, with no allocation per call.
+    #[default]
+    Lean,
+    /// hyper's HTTP/1.1 client connection.
+    Hyper,
 }
 
 /// Makes the SOAP header blocks of one call (see [`ClientConfig::headers`]). Called once per
@@ -123,6 +140,7 @@ impl Default for ClientConfig {
             tls: None,
             headers: None,
             busy_poll: Duration::ZERO,
+            http: HttpEngine::Lean,
         }
     }
 }
@@ -356,9 +374,9 @@ impl Inner {
         }
     }
 
-    /// Whether calls take the lean exchange: plain `http://`, no naive mode.
+    /// Whether calls take the lean exchange: no naive mode, and not hyper by choice.
     fn lean(&self) -> bool {
-        self.tls.is_none() && !self.config.naive.any()
+        self.config.http == HttpEngine::Lean && !self.config.naive.any()
     }
 }
 
@@ -673,12 +691,16 @@ impl Client {
                         fresh = true;
                         let label = format!("{}:{}", inner.host, inner.port);
                         let timeout = inner.config.connect_timeout;
-                        let stream = tokio::time::timeout(
-                            timeout,
-                            conn::connect_tcp(&inner.host, inner.port, &label),
-                        )
-                        .await
-                        .map_err(|_| Error::connect_timeout(&label, timeout))??;
+                        let connect = async {
+                            let tcp = conn::connect_tcp(&inner.host, inner.port, &label).await?;
+                            match &inner.tls {
+                                None => Ok(tls::Stream::Plain(tcp)),
+                                Some(tls) => tls.handshake(tcp, &label).await,
+                            }
+                        };
+                        let stream = tokio::time::timeout(timeout, connect)
+                            .await
+                            .map_err(|_| Error::connect_timeout(&label, timeout))??;
                         break LeanConn::new(stream);
                     }
                 }

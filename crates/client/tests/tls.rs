@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use common::{Ca, Mirror, ENVELOPE};
-use soapstone_client::{Client, ClientConfig};
+use soapstone_client::{Client, ClientConfig, HttpEngine};
 use soapstone_codec::Version;
-use soapstone_server::Tls;
+use soapstone_server::{Server, ServerConfig, Tls};
 
 /// A CA (its name unique) and a certificate for `localhost` signed by it: (ca pem, leaf pem,
 /// leaf key pem).
@@ -50,6 +50,57 @@ async fn right_ca_works_for_several_calls() {
         let answer = call(&client).await.unwrap();
         assert_eq!(answer.status, 200);
         assert_eq!(answer.body, ENVELOPE.as_bytes());
+    }
+}
+
+/// Both engines over TLS: many calls share one connection (the server counts one), and a
+/// connection the server closed while idle is noticed before the next call and replaced,
+/// not failed on.
+#[tokio::test]
+async fn both_engines_keep_one_tls_connection_and_replace_one_closed_while_idle() {
+    for engine in [HttpEngine::Lean, HttpEngine::Hyper] {
+        let (ca, cert, key) = pki();
+        let mut config = ServerConfig::default();
+        config.tls = Some(Tls::from_pem(cert.as_bytes(), key.as_bytes()).unwrap());
+        config.idle_timeout = std::time::Duration::from_millis(300);
+        let server = Server::builder()
+            .mount("/echo", Arc::new(common::Mirror))
+            .config(config)
+            .build();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let (_stop, rx) = tokio::sync::oneshot::channel::<()>();
+        let serving = server
+            .clone()
+            .serve_with_shutdown(listener, async {
+                let _ = rx.await;
+            })
+            .unwrap();
+        let port = serving.local_addr().port();
+        tokio::spawn(std::future::IntoFuture::into_future(serving));
+        let connections = || {
+            let text = server.metrics_text();
+            text.lines()
+                .find_map(|l| l.strip_prefix("soapstone_connections_total ")?.parse().ok())
+                .unwrap_or(0u64)
+        };
+
+        let mut config = ClientConfig::default().tls_ca_pem(ca.as_bytes()).unwrap();
+        config.http = engine;
+        let url = format!("https://localhost:{port}/echo");
+        let client = Client::with_config(&url, config).unwrap();
+        for _ in 0..20 {
+            let answer = call(&client).await.unwrap();
+            assert_eq!(answer.body, ENVELOPE.as_bytes(), "{engine:?}");
+        }
+        assert_eq!(connections(), 1, "{engine:?}: 20 calls on one connection");
+        tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+        let answer = call(&client).await.unwrap();
+        assert_eq!(answer.body, ENVELOPE.as_bytes(), "{engine:?}");
+        assert_eq!(
+            connections(),
+            2,
+            "{engine:?}: a new one after the idle close"
+        );
     }
 }
 

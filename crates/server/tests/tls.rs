@@ -182,6 +182,27 @@ fn keep_alive_over_tls_and_one_record_per_response() {
     assert_eq!(srv.metric("soapstone_connections_total"), 1);
 }
 
+/// A connection the server ends while idle ends with a close_notify: a TLS client reads a clean
+/// end, not a cut connection (rustls's `UnexpectedEof`).
+#[test]
+fn an_idle_tls_connection_is_ended_with_a_close_notify() {
+    let (ca, cert, key) = pki();
+    let mut config = ServerConfig::default();
+    config.tls = Some(Tls::from_pem(cert.as_bytes(), key.as_bytes()).unwrap());
+    config.idle_timeout = Duration::from_millis(300);
+    let srv = TestServer::start(config);
+    let (mut s, _) = connect_tls(&srv, client_config(&ca, None));
+    s.write_all(&post(ECHO_FLOAT, "")).unwrap();
+    let (status, body) = read_tls_response(&mut s).unwrap();
+    assert_eq!(status, 200, "{body}");
+    let mut rest = [0u8; 64];
+    assert_eq!(
+        s.read(&mut rest).unwrap(),
+        0,
+        "a clean end after the idle timeout"
+    );
+}
+
 #[test]
 fn a_tls_connection_is_never_busy_polled() {
     // Its bytes are TLS records, for rustls to read: a peek at the socket cannot say whether

@@ -150,7 +150,7 @@ pub(crate) async fn serve_lean<S>(
                     }
                 }
             } else if stopping {
-                return; // drained: nothing in flight on this connection
+                return end(&mut io).await; // drained: nothing in flight on this connection
             }
             let deadline = match first_byte {
                 Some(t) => t + config.header_read_timeout,
@@ -193,10 +193,10 @@ pub(crate) async fn serve_lean<S>(
                 },
                 // An idle connection or a head too slow (slowloris): closed without an
                 // answer, as hyper does.
-                () = &mut timer => return,
+                () = &mut timer => return end(&mut io).await,
                 () = &mut evicted => {
                     tracing::debug!(%peer, "idle connection evicted to make room");
-                    return;
+                    return end(&mut io).await;
                 }
                 _ = stop.changed(), if !stopping => stopping = true,
             }
@@ -320,6 +320,16 @@ async fn write_two<S: AsyncWrite + Unpin>(io: &mut S, a: &[u8], b: &[u8]) -> std
     }
     io.write_all(b).await
 }
+
+/// Ends a connection the server gives up on between requests (idle, a head too slow, evicted,
+/// drained): over TLS with a close_notify, so that the client can tell a clean end from a cut
+/// one (rustls reports the latter as an error); within [`END_WAIT`], so that a client that
+/// reads nothing cannot hold the connection by it.
+async fn end<S: AsyncWrite + Unpin>(io: &mut S) {
+    let _ = tokio::time::timeout(END_WAIT, io.shutdown()).await;
+}
+
+const END_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Answers `resp` and closes, without reading what else the client sent.
 async fn refuse<S: AsyncRead + AsyncWrite + Unpin>(

@@ -11,7 +11,7 @@ use bytes::Bytes;
 use common::{Ca, Mirror, ENVELOPE};
 use soapstone_client::{Client, ClientConfig, HttpEngine};
 use soapstone_codec::Version;
-use soapstone_server::{Server, ServerConfig, Tls};
+use soapstone_server::{ServerConfig, Tls};
 
 /// A CA (its name unique) and a certificate for `localhost` signed by it: (ca pem, leaf pem,
 /// leaf key pem).
@@ -63,20 +63,8 @@ async fn both_engines_keep_one_tls_connection_and_replace_one_closed_while_idle(
         let mut config = ServerConfig::default();
         config.tls = Some(Tls::from_pem(cert.as_bytes(), key.as_bytes()).unwrap());
         config.idle_timeout = std::time::Duration::from_millis(300);
-        let server = Server::builder()
-            .mount("/echo", Arc::new(common::Mirror))
-            .config(config)
-            .build();
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let (_stop, rx) = tokio::sync::oneshot::channel::<()>();
-        let serving = server
-            .clone()
-            .serve_with_shutdown(listener, async {
-                let _ = rx.await;
-            })
-            .unwrap();
-        let port = serving.local_addr().port();
-        tokio::spawn(std::future::IntoFuture::into_future(serving));
+        let (server, addr, _stop) = common::serve(config, Arc::new(common::Mirror));
+        let port = addr.port();
         let connections = || {
             let text = server.metrics_text();
             text.lines()

@@ -11,15 +11,7 @@ use std::sync::Arc;
 
 use common::*;
 use http_body_util::Full;
-use soapstone_server::Server;
 use tower::ServiceExt as _;
-
-fn soap_server() -> Server {
-    let gate = Arc::new(Gate::default());
-    Server::builder()
-        .mount("/echo", Arc::new(TestService { gate }))
-        .build()
-}
 
 /// Records the `soap_request` spans: created, entered, and the fields recorded on them.
 #[derive(Default)]

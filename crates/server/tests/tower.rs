@@ -3,19 +3,9 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use common::*;
 use http_body_util::{BodyExt as _, Full};
-use soapstone_server::Server;
 use tower::ServiceExt as _;
-
-fn soap_server() -> Server {
-    let gate = Arc::new(Gate::default());
-    Server::builder()
-        .mount("/echo", Arc::new(TestService { gate }))
-        .build()
-}
 
 #[tokio::test]
 async fn called_as_a_tower_service() {

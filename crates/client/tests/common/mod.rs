@@ -64,6 +64,16 @@ pub fn start(
 ) -> (SocketAddr, tokio::sync::oneshot::Sender<()>) {
     let mut config = ServerConfig::default();
     config.tls = tls;
+    let (_, addr, stop) = serve(config, service);
+    (addr, stop)
+}
+
+/// A server with `config` on the test's runtime, serving `service` at `/echo` until the sender
+/// is dropped; its handle too (for `/metrics`).
+pub fn serve(
+    config: ServerConfig,
+    service: Arc<dyn SoapService>,
+) -> (Server, SocketAddr, tokio::sync::oneshot::Sender<()>) {
     let server = Server::builder()
         .mount("/echo", service)
         .config(config)
@@ -71,11 +81,12 @@ pub fn start(
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let (tx, rx) = tokio::sync::oneshot::channel::<()>();
     let serving = server
+        .clone()
         .serve_with_shutdown(listener, async {
             let _ = rx.await;
         })
         .unwrap();
     let addr = serving.local_addr();
     tokio::spawn(serving.into_future());
-    (addr, tx)
+    (server, addr, tx)
 }

@@ -472,3 +472,11 @@ pub fn echo_float(s: &mut TcpStream) {
         r.text()
     );
 }
+
+/// The test service at `/echo` on a server used as a tower `Service` (not listening).
+pub fn soap_server() -> Server {
+    let gate = Arc::new(Gate::default());
+    Server::builder()
+        .mount("/echo", Arc::new(TestService { gate }))
+        .build()
+}

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::io::{AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinSet;
@@ -557,25 +557,38 @@ pub(crate) async fn serve_http<S>(
             Ok::<_, Infallible>(resp)
         }
     });
-    let conn = builder.serve_connection(io, svc);
-    tokio::pin!(conn);
+    let mut conn = builder.serve_connection(io, svc);
     let res = tokio::select! {
-        res = conn.as_mut() => res,
+        res = &mut conn => res,
         () = registered.slot.evicted() => {
             // Idle (no request being handled): closing loses nothing.
             tracing::debug!(%peer, "idle connection evicted to make room");
-            return;
+            Ok(())
         }
         _ = stop.changed() => {
             // Finish the request in flight (if any), then close; idle connections close now.
-            conn.as_mut().graceful_shutdown();
-            conn.as_mut().await
+            Pin::new(&mut conn).graceful_shutdown();
+            (&mut conn).await
         }
     };
     if let Err(e) = res {
         tracing::debug!(%peer, error = %e, "connection ended with an error");
     }
+    // hyper shuts the connection down when it ends it cleanly, but not when its header timer
+    // (the idle and slow-head timeouts) fires or the connection is evicted: end it here too.
+    // A second shutdown does nothing.
+    end(&mut conn.into_parts().io.into_inner()).await;
 }
+
+/// Ends a connection the server gives up on between requests (idle, a head too slow, evicted,
+/// drained): over TLS with a close_notify, so that the client can tell a clean end from a cut
+/// one (rustls reports the latter as an error); within [`END_WAIT`], so that a client that
+/// reads nothing cannot hold the connection by it.
+pub(crate) async fn end<S: AsyncWrite + Unpin>(io: &mut S) {
+    let _ = tokio::time::timeout(END_WAIT, io.shutdown()).await;
+}
+
+const END_WAIT: Duration = Duration::from_millis(100);
 
 /// A `503` and a close for a connection that found no room.
 async fn refuse(stream: TcpStream, why: Refused, retry_after: Duration) {

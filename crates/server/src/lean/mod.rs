@@ -37,7 +37,7 @@ use crate::answer::Answer;
 use crate::dispatch::{busy as busy_response, handle, text, Inner, ResponseBody};
 use crate::poll::{BusyPoll, Peek};
 use crate::rewind::Rewind;
-use crate::serve::{serve_http, Conn, OpenConnection};
+use crate::serve::{end, serve_http, Conn, OpenConnection};
 use crate::timer::{Clock, Watched};
 use head::{parse, Head, Parsed};
 use soapstone_http1::After;
@@ -320,16 +320,6 @@ async fn write_two<S: AsyncWrite + Unpin>(io: &mut S, a: &[u8], b: &[u8]) -> std
     }
     io.write_all(b).await
 }
-
-/// Ends a connection the server gives up on between requests (idle, a head too slow, evicted,
-/// drained): over TLS with a close_notify, so that the client can tell a clean end from a cut
-/// one (rustls reports the latter as an error); within [`END_WAIT`], so that a client that
-/// reads nothing cannot hold the connection by it.
-async fn end<S: AsyncWrite + Unpin>(io: &mut S) {
-    let _ = tokio::time::timeout(END_WAIT, io.shutdown()).await;
-}
-
-const END_WAIT: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Answers `resp` and closes, without reading what else the client sent.
 async fn refuse<S: AsyncRead + AsyncWrite + Unpin>(

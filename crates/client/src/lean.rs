@@ -43,9 +43,6 @@ use head::{parse_head, Framing};
 
 /// Largest response head (and trailer section) read. Default and only value: `64 KiB`.
 pub(crate) const MAX_HEAD: usize = 64 << 10;
-/// Headers of one response head (or trailer section) at most, as hyper and the naive path
-/// (more is an error).
-const MAX_HEADERS: usize = soapstone_http1::MAX_HEADERS;
 /// Room made in the read buffer before each read.
 const READ_CHUNK: usize = 8 << 10;
 /// A connection's buffers are dropped after an exchange that grew them past this, so an idle
@@ -374,61 +371,20 @@ async fn read_chunked(
     max_body: usize,
 ) -> Result<Bytes, Error> {
     let mut body = BytesMut::new();
+    let mut chunks = soapstone_http1::chunked::Decoder::new();
     loop {
-        let (size_len, size) = loop {
-            match httparse::parse_chunk_size(read) {
-                Ok(httparse::Status::Complete((n, size))) => break (n, size),
-                Ok(httparse::Status::Partial) if read.len() < MAX_HEAD => {}
-                Ok(httparse::Status::Partial) => {
-                    return Err(Error::http("chunk size line too long"))
-                }
-                Err(_) => {
-                    return Err(Error::http(format!(
-                        "malformed chunk size `{}`",
-                        String::from_utf8_lossy(&read[..read.len().min(20)])
-                    )))
-                }
-            }
-            if fill(stream, read).await? == 0 {
-                return Err(eof());
-            }
-        };
-        read.advance(size_len);
-        if size == 0 {
-            break;
+        let step = chunks.step(read, MAX_HEAD).map_err(Error::http)?;
+        // Refused as soon as its size line says so, before its data is read.
+        if step.data.len() as u64 + chunks.chunk_left() > (max_body - body.len()) as u64 {
+            return Err(too_large(max_body));
         }
-        let size = usize::try_from(size)
-            .ok()
-            .filter(|&s| s <= max_body.saturating_sub(body.len()))
-            .ok_or_else(|| too_large(max_body))?;
-        while read.len() < size + 2 {
-            if fill(stream, read).await? == 0 {
-                return Err(eof());
-            }
+        body.extend_from_slice(&read[step.data]);
+        read.advance(step.consumed);
+        if step.done {
+            return Ok(body.freeze());
         }
-        body.extend_from_slice(&read[..size]);
-        if &read[size..size + 2] != b"\r\n" {
-            return Err(Error::http("chunk data not followed by crlf"));
-        }
-        read.advance(size + 2);
-    }
-    // Trailers (usually none): header lines up to an empty line.
-    loop {
-        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-        match httparse::parse_headers(read, &mut headers) {
-            Ok(httparse::Status::Complete((n, _))) => {
-                read.advance(n);
-                break;
-            }
-            Ok(httparse::Status::Partial) if read.len() < MAX_HEAD => {}
-            Ok(httparse::Status::Partial) => {
-                return Err(Error::http(format!("trailers over `{MAX_HEAD}` bytes")))
-            }
-            Err(e) => return Err(Error::http(format!("malformed trailers: {e}"))),
-        }
-        if fill(stream, read).await? == 0 {
+        if step.consumed == 0 && fill(stream, read).await? == 0 {
             return Err(eof());
         }
     }
-    Ok(body.freeze())
 }

@@ -1,10 +1,10 @@
-//! The HTTP/1.1 framing of soapstone's two lean engines, in one place: the server's connection
-//! loop (`soapstone-server`, `lean/`) and the client's plain `http://` exchange
-//! (`soapstone-client`, `lean.rs`). Both parse heads with `httparse` (the parser hyper uses),
-//! frame bodies by one strict `Content-Length` (the client also reads chunked and
-//! read-to-EOF answers), read `Connection` the same way and write heads without allocating;
-//! this crate holds those rules once, with their tests, so that the two sides cannot drift
-//! apart.
+//! The HTTP/1.1 framing of soapstone's lean engines, in one place: the server's connection
+//! loop (`soapstone-server`, `lean/`), the client's exchange (`soapstone-client`, `lean.rs`)
+//! and the load generator's (`soapstone-bench`, `conn/http.rs`). They parse heads with
+//! `httparse` (the parser hyper uses), frame bodies by one strict `Content-Length` (the
+//! client and the generator also read chunked ([`chunked`]) and read-to-EOF answers), read
+//! `Connection` the same way and write heads without allocating; this crate holds those rules
+//! once, with their tests, so that the sides cannot drift apart.
 //!
 //! Why hand-written over `httparse` rather than hyper: measured with callgrind on one
 //! echoFloat request (docs/performance.md, round three), the server's lean loop costs 0.80x
@@ -19,6 +19,7 @@
 //! plain digits or that disagrees with another, decide a body boundary any way RFC 9112
 //! section 6.3 does not, or allocate on the path of a well-formed head.
 
+pub mod chunked;
 pub mod request;
 #[cfg(test)]
 mod request_fuzz;

@@ -1,24 +1,40 @@
-//! SOAP over one HTTP/1.1 keep-alive connection (hyper's `client::conn::http1`), over TLS
-//! (rustls) for an `https://` target, the certificate verified for the URL's host.
+//! SOAP over one HTTP/1.1 keep-alive connection, over TLS (rustls) for an `https://` target,
+//! the certificate verified for the URL's host: a lean exchange of the generator's own.
 //!
-//! hyper's low-level client rather than a pooled client: the task owns exactly one
-//! connection, so there is no pool lock and no hidden second connection. hyper writes head
-//! and body with one vectored write (`TCP_NODELAY`), and frames the answer by
-//! Content-Length or chunked encoding, never by EOF. A successful body is drained and
-//! dropped; an error body is kept (up to 1 MiB) only to tell a SOAP Fault from other errors.
+//! Each request is one write of bytes built once per body (the head, fixed per target, with
+//! the body's `Content-Length`, then the body), and the answer is read into a buffer the
+//! connection keeps. Its head is framed by `soapstone-http1` (`httparse`, the rules the
+//! soapstone Client reads answers by): `Content-Length`, chunked or read to EOF (never by EOF
+//! when a length is given), interim `1xx` answers skipped, `Connection: close` and HTTP/1.0
+//! honoured. A successful body is dropped as it arrives, whatever its size; an error body is
+//! kept (up to 1 MiB) only to tell a SOAP Fault from other errors.
+//!
+//! Why not hyper's client connection, which this module used before: a load generator's own
+//! cost is charged to the server it measures whenever both share a CPU (every one-CPU round
+//! trip, and the load runs with the generator beside the server). hyper's cost per call was
+//! about 19,700 instructions and a dozen heap allocations (a `HeaderMap` cloned per request,
+//! the body's `Bytes`, the response's body channel, the connection's driver task woken through
+//! a channel per request): as much as the soapstone server's whole request. docs/performance.md
+//! ("Round nine") has the before and after.
+//!
+//! It must never: retry a request (a failed call is reported; only an idle connection the
+//! server closed before the request, seen by [`Io::is_open`], is replaced unused), reuse a
+//! connection whose answer was not read to its end or left bytes behind, buffer more than
+//! [`MAX_HEAD`] of a head or [`MAX_ERROR_BODY`] of a body.
 
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
 
-use bytes::Bytes;
-use http::header::{HeaderMap, HeaderValue, CONTENT_TYPE, HOST, USER_AGENT};
-use http::{Method, Request, StatusCode, Uri};
-use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1::{self, SendRequest};
-use hyper_util::rt::TokioIo;
+use bytes::{Buf as _, Bytes, BytesMut};
+use http::header::HeaderValue;
 use rustls_pki_types::ServerName;
-use tokio::task::JoinHandle;
+use soapstone_http1::response::{self, Framing};
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _, ReadBuf};
+use tokio::net::TcpStream;
 use tokio::time::Instant;
+use tokio_rustls::client::TlsStream;
 
 use super::{connect_tcp, Counting, ErrorKind, IoCounters, Outcome};
 use crate::fault::is_soap_fault;
@@ -26,19 +42,28 @@ use crate::target::{SoapTarget, SoapVersion};
 
 /// Error bodies longer than this are cut before the fault check.
 const MAX_ERROR_BODY: usize = 1 << 20;
+/// Largest response head (and chunk size line, and trailer section) read.
+const MAX_HEAD: usize = 64 << 10;
+/// Room made in the read buffer before each read.
+const READ_CHUNK: usize = 16 << 10;
 
 pub(crate) struct HttpConn {
     addr: SocketAddr,
-    path: Uri,
-    headers: HeaderMap,
-    bodies: Vec<Bytes>,
-    /// The bodies with a fresh WS-Security token each time, when the target has one.
+    /// The request head from its request line to its last header before `Content-Length`.
+    fixed: Vec<u8>,
+    /// Each body's whole request, head and body (built once).
+    requests: Vec<Bytes>,
+    /// The bodies with a fresh WS-Security token each time, when the target has one (their
+    /// requests are built per call into `write`).
     wsse: Option<Arc<crate::wsse::WsseBodies>>,
-    /// Index in `bodies` of the next request's body.
+    /// Index in `requests` of the next request.
     next: usize,
     counters: Arc<IoCounters>,
-    sender: Option<SendRequest<Full<Bytes>>>,
-    driver: Option<JoinHandle<()>>,
+    io: Option<Io>,
+    /// Bytes read and not yet used (empty between exchanges).
+    read: BytesMut,
+    /// A request built per call (WS-Security).
+    write: Vec<u8>,
     /// The TLS connector and server name of an `https://` target.
     tls: Option<(tokio_rustls::TlsConnector, ServerName<'static>)>,
 }
@@ -51,23 +76,22 @@ impl HttpConn {
         counters: Arc<IoCounters>,
         idx: usize,
     ) -> Self {
-        let path = target
-            .uri
-            .path_and_query()
-            .map(|p| p.as_str())
-            .unwrap_or("/")
-            .parse()
-            .unwrap_or_else(|_| Uri::from_static("/"));
+        let fixed = fixed_head(target);
+        let requests = target
+            .bodies
+            .iter()
+            .map(|body| Bytes::from(request(&fixed, body)))
+            .collect();
         HttpConn {
             addr,
-            path,
-            headers: headers(target),
-            bodies: target.bodies.clone(),
+            fixed,
+            requests,
             wsse: target.wsse.clone(),
             next: idx % target.bodies.len().max(1),
             counters,
-            sender: None,
-            driver: None,
+            io: None,
+            read: BytesMut::new(),
+            write: Vec::new(),
             tls: target.tls.clone().and_then(|config| {
                 let host = target
                     .uri
@@ -81,12 +105,13 @@ impl HttpConn {
     }
 
     pub(crate) async fn connect(&mut self, deadline: Instant) -> Outcome {
-        self.reset();
+        self.io = None;
+        self.read.clear();
         let stream = connect_tcp(self.addr, deadline).await?;
         // Counted at the socket: over TLS, the encrypted bytes.
         let counted = Counting::new(stream, self.counters.clone());
-        let (sender, driver) = match &self.tls {
-            None => handshake(TokioIo::new(counted), deadline).await?,
+        self.io = Some(match &self.tls {
+            None => Io::Plain(counted),
             Some((connector, name)) => {
                 let tls =
                     tokio::time::timeout_at(deadline, connector.connect(name.clone(), counted))
@@ -96,149 +121,295 @@ impl HttpConn {
                             tracing::debug!(error = %e, "tls handshake failed");
                             ErrorKind::Connect
                         })?;
-                handshake(TokioIo::new(tls), deadline).await?
+                Io::Tls(Box::new(tls))
             }
-        };
-        self.driver = Some(driver);
-        self.sender = Some(sender);
+        });
         Ok(())
     }
 
     pub(crate) async fn call(&mut self, deadline: Instant) -> Outcome {
-        let usable = self.sender.as_ref().is_some_and(|s| !s.is_closed());
-        if !usable {
+        // A keep-alive connection the server closed while idle (or right after its last
+        // answer) is seen before anything is sent: no error of this request, so it gets a
+        // fresh connection.
+        if !self.io.as_mut().is_some_and(Io::is_open) {
             self.connect(deadline).await?;
         }
-        // A keep-alive connection the server closed while idle (or right after its last
-        // answer, `Connection: close`) fails `ready` before anything is sent: that is no
-        // error of this request, so it gets a fresh connection.
-        let ready = match self.sender.as_mut() {
-            Some(sender) => tokio::time::timeout_at(deadline, sender.ready()).await,
-            None => return Err(ErrorKind::Io),
+        let (result, reuse) = match tokio::time::timeout_at(deadline, self.exchange()).await {
+            Ok(done) => done,
+            Err(_) => (Err(ErrorKind::Timeout), false),
         };
-        match ready {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => self.connect(deadline).await?,
-            Err(_) => {
-                self.reset();
-                return Err(ErrorKind::Timeout);
-            }
+        if !reuse {
+            self.io = None;
         }
-        let result = match tokio::time::timeout_at(deadline, self.exchange()).await {
-            Ok(result) => result,
-            Err(_) => Err(ErrorKind::Timeout),
-        };
-        if let Err(kind) = &result {
-            if !kind.is_response() {
-                self.reset();
-            }
+        if self.read.capacity() > 4 * READ_CHUNK {
+            self.read = BytesMut::new();
         }
         result
     }
 
-    async fn exchange(&mut self) -> Outcome {
-        let sender = self.sender.as_mut().ok_or(ErrorKind::Io)?;
-        let body = match &self.wsse {
-            None => self.bodies.get(self.next).cloned().unwrap_or_default(),
-            Some(w) => w.body(self.next),
+    /// Writes the next request and reads its whole answer: the outcome, and whether the
+    /// connection can take another request.
+    async fn exchange(&mut self) -> (Outcome, bool) {
+        let HttpConn {
+            fixed,
+            requests,
+            wsse,
+            next,
+            io,
+            read,
+            write,
+            ..
+        } = self;
+        let Some(io) = io.as_mut() else {
+            return (Err(ErrorKind::Io), false);
         };
-        self.next = (self.next + 1) % self.bodies.len().max(1);
-        let mut request = Request::new(Full::new(body));
-        *request.method_mut() = Method::POST;
-        *request.uri_mut() = self.path.clone();
-        *request.headers_mut() = self.headers.clone();
-        let response = sender
-            .send_request(request)
-            .await
-            .map_err(|_| ErrorKind::Io)?;
-        let status = response.status();
-        let mut body = response.into_body();
-        if status.is_success() {
-            while let Some(frame) = body.frame().await {
-                frame.map_err(|_| ErrorKind::Io)?;
+        let request: &[u8] = match wsse {
+            None => requests.get(*next).map_or(&[], |r| &r[..]),
+            Some(w) => {
+                write.clear();
+                append_request(write, fixed, &w.body(*next));
+                write
             }
-            return Ok(());
+        };
+        *next = (*next + 1) % requests.len().max(1);
+        if io.write_all(request).await.is_err() || io.flush().await.is_err() {
+            return (Err(ErrorKind::Io), false);
         }
-        let mut kept = Vec::new();
-        while let Some(frame) = body.frame().await {
-            let frame = frame.map_err(|_| ErrorKind::Io)?;
-            if let Some(data) = frame.data_ref() {
-                let room = MAX_ERROR_BODY.saturating_sub(kept.len());
-                kept.extend_from_slice(&data[..data.len().min(room)]);
+        match read_answer(io, read).await {
+            Ok(answer) => {
+                let reuse = !answer.close && read.is_empty();
+                (answer.outcome(), reuse)
             }
-        }
-        let fault_status =
-            status == StatusCode::INTERNAL_SERVER_ERROR || status == StatusCode::BAD_REQUEST;
-        if fault_status && is_soap_fault(&kept) {
-            Err(ErrorKind::SoapFault)
-        } else {
-            Err(ErrorKind::HttpStatus(status.as_u16()))
-        }
-    }
-
-    fn reset(&mut self) {
-        self.sender = None;
-        if let Some(driver) = self.driver.take() {
-            driver.abort();
+            Err(kind) => (Err(kind), false),
         }
     }
 }
 
-/// hyper's HTTP/1.1 handshake on `io`, and the task that drives the connection.
-async fn handshake<I>(
-    io: I,
-    deadline: Instant,
-) -> Result<(SendRequest<Full<Bytes>>, JoinHandle<()>), ErrorKind>
-where
-    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
-{
-    let (sender, conn) = tokio::time::timeout_at(deadline, http1::Builder::new().handshake(io))
-        .await
-        .map_err(|_| ErrorKind::Connect)?
-        .map_err(|_| ErrorKind::Connect)?;
-    let driver = tokio::spawn(async move {
-        // The connection ends when the sender is dropped or the peer closes; either way the
-        // next call sees a closed sender and reconnects.
-        let _ = conn.await;
-    });
-    Ok((sender, driver))
-}
-
-impl Drop for HttpConn {
-    fn drop(&mut self) {
-        self.reset();
-    }
-}
-
-fn headers(target: &SoapTarget) -> HeaderMap {
-    let mut headers = HeaderMap::new();
+/// The request line and the headers before `Content-Length`: the target's path, `Host`, the
+/// generator's `User-Agent`, the SOAP version's content type and action.
+fn fixed_head(target: &SoapTarget) -> Vec<u8> {
+    let path = target
+        .uri
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_owned();
+    let mut head = format!("POST {path} HTTP/1.1\r\n").into_bytes();
+    let mut header = |name: &str, value: &str| {
+        // A value that is no valid header value (a control character) is left out, not sent.
+        if let Ok(v) = HeaderValue::from_str(value) {
+            head.extend_from_slice(name.as_bytes());
+            head.extend_from_slice(b": ");
+            head.extend_from_slice(v.as_bytes());
+            head.extend_from_slice(b"\r\n");
+        }
+    };
     if let Some(authority) = target.uri.authority() {
-        if let Ok(v) = HeaderValue::from_str(authority.as_str()) {
-            headers.insert(HOST, v);
-        }
+        header("host", authority.as_str());
     }
-    headers.insert(USER_AGENT, HeaderValue::from_static("soapstone-bench"));
+    header("user-agent", "soapstone-bench");
     let action = target.action.as_deref().unwrap_or("");
     match target.version {
         SoapVersion::Soap11 => {
-            headers.insert(
-                CONTENT_TYPE,
-                HeaderValue::from_static("text/xml; charset=utf-8"),
-            );
-            if let Ok(v) = HeaderValue::from_str(&format!("\"{action}\"")) {
-                headers.insert("soapaction", v);
+            header("content-type", "text/xml; charset=utf-8");
+            header("soapaction", &format!("\"{action}\""));
+        }
+        SoapVersion::Soap12 if action.is_empty() => {
+            header("content-type", "application/soap+xml; charset=utf-8");
+        }
+        SoapVersion::Soap12 => header(
+            "content-type",
+            &format!("application/soap+xml; charset=utf-8; action=\"{action}\""),
+        ),
+    }
+    head
+}
+
+fn request(fixed: &[u8], body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(fixed.len() + 32 + body.len());
+    append_request(&mut out, fixed, body);
+    out
+}
+
+fn append_request(out: &mut Vec<u8>, fixed: &[u8], body: &[u8]) {
+    out.extend_from_slice(fixed);
+    out.extend_from_slice(b"content-length: ");
+    soapstone_http1::write_decimal(out, body.len());
+    out.extend_from_slice(b"\r\n\r\n");
+    out.extend_from_slice(body);
+}
+
+/// What a whole answer came to.
+struct Answer {
+    status: u16,
+    /// The body of an error answer, up to [`MAX_ERROR_BODY`] (empty for a success).
+    kept: Vec<u8>,
+    close: bool,
+}
+
+impl Answer {
+    fn outcome(&self) -> Outcome {
+        if (200..300).contains(&self.status) {
+            return Ok(());
+        }
+        let fault_status = self.status == 500 || self.status == 400;
+        if fault_status && is_soap_fault(&self.kept) {
+            Err(ErrorKind::SoapFault)
+        } else {
+            Err(ErrorKind::HttpStatus(self.status))
+        }
+    }
+}
+
+/// Reads one whole answer (skipping interim `1xx` ones) from `read`, then `io`. A broken or
+/// unframeable answer is [`ErrorKind::Io`].
+async fn read_answer(io: &mut Io, read: &mut BytesMut) -> Result<Answer, ErrorKind> {
+    let head = loop {
+        let head = loop {
+            match response::parse(read, |_, _| {}) {
+                Ok(Some(head)) => break head,
+                Ok(None) if read.len() < MAX_HEAD => fill(io, read).await?,
+                Ok(None) | Err(_) => return Err(ErrorKind::Io),
+            }
+        };
+        read.advance(head.len);
+        if (100..200).contains(&head.status) && head.status != 101 {
+            continue;
+        }
+        break head;
+    };
+    let keep = !(200..300).contains(&head.status);
+    let mut kept = Vec::new();
+    let mut take = |data: &[u8]| {
+        if keep {
+            let room = MAX_ERROR_BODY.saturating_sub(kept.len());
+            kept.extend_from_slice(&data[..data.len().min(room)]);
+        }
+    };
+    match head.framing {
+        Framing::Length(mut left) => loop {
+            let n = left.min(read.len());
+            take(&read[..n]);
+            read.advance(n);
+            left -= n;
+            if left == 0 {
+                break;
+            }
+            fill(io, read).await?;
+        },
+        Framing::Chunked => {
+            let mut chunks = soapstone_http1::chunked::Decoder::new();
+            loop {
+                let step = chunks.step(read, MAX_HEAD).map_err(|_| ErrorKind::Io)?;
+                take(&read[step.data]);
+                read.advance(step.consumed);
+                if step.done {
+                    break;
+                }
+                if step.consumed == 0 {
+                    fill(io, read).await?;
+                }
             }
         }
-        SoapVersion::Soap12 => {
-            let ct = if action.is_empty() {
-                "application/soap+xml; charset=utf-8".to_string()
-            } else {
-                format!("application/soap+xml; charset=utf-8; action=\"{action}\"")
-            };
-            if let Ok(v) = HeaderValue::from_str(&ct) {
-                headers.insert(CONTENT_TYPE, v);
+        Framing::Eof => loop {
+            take(read);
+            read.clear();
+            read.reserve(READ_CHUNK);
+            if io.read_buf(read).await.map_err(|_| ErrorKind::Io)? == 0 {
+                break;
+            }
+        },
+    }
+    Ok(Answer {
+        status: head.status,
+        kept,
+        close: head.close,
+    })
+}
+
+/// One read into the spare room of `read`; the end of the stream is an error (the answer is
+/// not whole).
+async fn fill(io: &mut Io, read: &mut BytesMut) -> Result<(), ErrorKind> {
+    read.reserve(READ_CHUNK);
+    match io.read_buf(read).await {
+        Ok(0) | Err(_) => Err(ErrorKind::Io),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// A task's socket, plain or TLS, counted underneath.
+enum Io {
+    Plain(Counting<TcpStream>),
+    Tls(Box<TlsStream<Counting<TcpStream>>>),
+}
+
+impl Io {
+    /// Whether an idle connection can take a request: not closed by the server, no stray
+    /// bytes waiting. Costs no system call unless the socket was reported readable since the
+    /// last answer (as the soapstone Client's `LeanConn::is_open`).
+    fn is_open(&mut self) -> bool {
+        let mut cx = Context::from_waker(Waker::noop());
+        let tcp = match self {
+            Io::Plain(c) => c.get_ref(),
+            Io::Tls(tls) => tls.get_ref().0.get_ref(),
+        };
+        match tcp.poll_read_ready(&mut cx) {
+            Poll::Pending => true,
+            Poll::Ready(Err(_)) => false,
+            Poll::Ready(Ok(())) => {
+                let mut probe = [0u8; 1];
+                match self {
+                    Io::Plain(c) => matches!(c.get_ref().try_read(&mut probe),
+                        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+                    // TLS records wait: rustls reads them. A session ticket leaves the
+                    // connection open; a close_notify, the TCP end or stray plaintext do not.
+                    Io::Tls(tls) => {
+                        let mut buf = ReadBuf::new(&mut probe);
+                        Pin::new(&mut **tls)
+                            .poll_read(&mut cx, &mut buf)
+                            .is_pending()
+                    }
+                }
             }
         }
     }
-    headers
+}
+
+impl AsyncRead for Io {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            Io::Tls(s) => Pin::new(&mut **s).poll_read(cx, buf),
+        }
+    }
+}
+
+impl AsyncWrite for Io {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            Io::Tls(s) => Pin::new(&mut **s).poll_write(cx, buf),
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_flush(cx),
+            Io::Tls(s) => Pin::new(&mut **s).poll_flush(cx),
+        }
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        match self.get_mut() {
+            Io::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            Io::Tls(s) => Pin::new(&mut **s).poll_shutdown(cx),
+        }
+    }
 }

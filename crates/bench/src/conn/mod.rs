@@ -99,6 +99,10 @@ impl<T> Counting<T> {
     pub(crate) fn new(inner: T, counters: Arc<IoCounters>) -> Self {
         Counting { inner, counters }
     }
+
+    pub(crate) fn get_ref(&self) -> &T {
+        &self.inner
+    }
 }
 
 impl<T: AsyncRead + Unpin> AsyncRead for Counting<T> {

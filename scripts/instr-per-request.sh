@@ -6,6 +6,7 @@
 #   scripts/instr-per-request.sh BIN [BIN...]        # e.g. an old build and target/release/soapstone
 #   scripts/instr-per-request.sh --requests 5000 --runtime per-core BIN...
 #   scripts/instr-per-request.sh BIN::--http=hyper BIN::--http=lean   # one binary, two settings
+#   scripts/instr-per-request.sh --cache-sim OLD NEW   # also L1 instruction and data misses
 #
 # A `BIN::ARGS` entry adds ARGS (space-separated) to that binary's `serve`.
 # For each binary: `serve --services echo --runtime current-thread` (default; queue-delay
@@ -20,12 +21,14 @@ set -euo pipefail
 
 REQUESTS=2000
 RUNTIME=current-thread
+CACHE_SIM=no
 BINS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --requests) shift; REQUESTS="${1:?}" ;;
     --runtime) shift; RUNTIME="${1:?}" ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --cache-sim) CACHE_SIM=yes ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     -*) echo "instr-per-request: unknown option \`$1\` (see --help)" >&2; exit 2 ;;
     *) [ -x "${1%%::*}" ] || { echo "instr-per-request: \`${1%%::*}\` is not an executable" >&2; exit 2; }
        BINS+=("$1") ;;
@@ -75,13 +78,13 @@ EOF
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-declare -a PER
+declare -a PER I1 D1
 for i in "${!BINS[@]}"; do
   bin="${BINS[$i]%%::*}"
   extra=()
   case "${BINS[$i]}" in *::*) read -r -a extra <<<"${BINS[$i]#*::}" ;; esac
   port=$(free_port)
-  valgrind --tool=callgrind --callgrind-out-file="$OUT/cg.$i.%p" \
+  valgrind --tool=callgrind --cache-sim="$CACHE_SIM" --callgrind-out-file="$OUT/cg.$i.%p" \
     "$bin" serve --addr "127.0.0.1:$port" --services echo --runtime "$RUNTIME" --queue-delay-target off \
     "${extra[@]}" >"$OUT/log.$i" 2>&1 &
   PID=$!
@@ -95,18 +98,24 @@ for i in "${!BINS[@]}"; do
   callgrind_control --dump=measured "$PID" >/dev/null 2>&1
   kill "$PID"; wait "$PID" 2>/dev/null || true; PID=""
   # the dump named "measured" holds the counts since --zero (all threads summed)
-  ir=0
-  for f in "$OUT"/cg."$i".*; do
-    grep -q '^desc: Trigger: dump measured' "$f" 2>/dev/null || continue
-    n=$(awk '/^(summary|totals):/ {print $2; exit}' "$f")
-    ir=$((ir + n))
-  done
+  # events Ir (and with --cache-sim: I1mr, D1mr + D1mw), summed over the threads' dumps
+  read -r ir i1 d1 < <(for f in "$OUT"/cg."$i".*; do
+      grep -q '^desc: Trigger: dump measured' "$f" 2>/dev/null || continue
+      awk '/^events:/ { for (k = 2; k <= NF; k++) col[$k] = k }
+           /^(summary|totals):/ { print $col["Ir"], (col["I1mr"] ? $col["I1mr"] : 0),
+             (col["D1mr"] ? $col["D1mr"] + $col["D1mw"] : 0); exit }' "$f"
+    done | awk '{ a += $1; b += $2; c += $3 } END { print a + 0, b + 0, c + 0 }')
   [ "$ir" -gt 0 ] || { echo "instr-per-request: no counts for $bin (see $OUT/log.$i)" >&2; exit 1; }
   PER[$i]=$((ir / REQUESTS))
+  I1[$i]=$((i1 / REQUESTS))
+  D1[$i]=$((d1 / REQUESTS))
 done
 
 echo "instructions per echoFloat request (callgrind, serve --runtime $RUNTIME, $REQUESTS requests after 300)"
+[ "$CACHE_SIM" = no ] || printf '%-60s %10s  %5s  %8s  %8s\n' "" "Ir" "ratio" "L1i miss" "L1d miss"
 for i in "${!BINS[@]}"; do
-  printf '%-60s %10d  %5s\n' "${BINS[$i]}" "${PER[$i]}" \
+  printf '%-60s %10d  %5s' "${BINS[$i]}" "${PER[$i]}" \
     "$(awk -v a="${PER[$i]}" -v b="${PER[0]}" 'BEGIN { printf "%.3f", a / b }')"
+  [ "$CACHE_SIM" = no ] || printf '  %8d  %8d' "${I1[$i]}" "${D1[$i]}"
+  printf '\n'
 done

@@ -13,6 +13,7 @@
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+slice200      # `serve --cpu-slice-us 200`
 #   scripts/rpc-compare.sh --split-load    # load again: servers on CPU 0, load generator on CPU 1
 #   scripts/rpc-compare.sh --before /tmp/old/soapstone --before-loop /tmp/old/echo_loop
+#   scripts/rpc-compare.sh --binaries target/pgo/x86_64-unknown-linux-gnu/release   # PGO build
 #
 # --before BIN adds a soapstone binary built from an earlier commit (`serve --services echo`
 # with the first of --runtimes), measured interleaved with the rest, round trips and load, and
@@ -32,6 +33,9 @@
 # loop (epoll) costs on both sides. Load: `soapstone bench --closed -t 2` with 8 and 64 connections against
 # soapstone and gSOAP (unpinned, both CPUs shared with the load generator, as wrk -t2).
 #
+# --binaries DIR runs DIR/soapstone (server and bench client) and DIR/examples/echo_loop, as
+# scripts/pgo-build.sh leaves them, instead of building the release ones.
+#
 # Builds what it runs: the release `soapstone` binary and the `echo_loop` example, and the
 # gSOAP and omniORB echoFloat peers of scripts/rpc-compare/ into target/rpc-compare (needs
 # the Debian packages gsoap, libgsoap-dev, omniidl, libomniorb4-dev, g++: lab/peers/setup.sh
@@ -50,6 +54,7 @@ LOAD_SECONDS=5
 RUNTIMES="per-core,ambient"
 BEFORE=""
 BEFORE_LOOP=""
+BINARIES=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --repeats) shift; REPEATS="${1:?}" ;;
@@ -61,7 +66,8 @@ while [ $# -gt 0 ]; do
     --runtimes) shift; RUNTIMES="${1:?}" ;;
     --before) shift; BEFORE="${1:?}" ;;
     --before-loop) shift; BEFORE_LOOP="${1:?}" ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    --binaries) shift; BINARIES="${1:?}" ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     *) echo "rpc-compare: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -75,11 +81,19 @@ OUT="$ROOT/target/rpc-compare"
 mkdir -p "$OUT"
 say() { echo "rpc-compare: $*" >&2; }
 
-say "building soapstone (release) and the echo_loop example"
-( cd "$ROOT" && cargo build --release --quiet --bin soapstone -p soapstone \
-    && cargo build --release --quiet -p soapstone-client --example echo_loop )
-BIN="$ROOT/target/release/soapstone"
-LOOP="$ROOT/target/release/examples/echo_loop"
+if [ -n "$BINARIES" ]; then
+  BIN="$BINARIES/soapstone"
+  LOOP="$BINARIES/examples/echo_loop"
+  for b in "$BIN" "$LOOP"; do
+    [ -x "$b" ] || { echo "rpc-compare: --binaries: no executable \`$b\`" >&2; exit 2; }
+  done
+else
+  say "building soapstone (release) and the echo_loop example"
+  ( cd "$ROOT" && cargo build --release --quiet --bin soapstone -p soapstone \
+      && cargo build --release --quiet -p soapstone-client --example echo_loop )
+  BIN="$ROOT/target/release/soapstone"
+  LOOP="$ROOT/target/release/examples/echo_loop"
+fi
 
 say "building the gSOAP and omniORB echoFloat peers"
 SRC="$ROOT/scripts/rpc-compare"

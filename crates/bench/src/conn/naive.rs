@@ -7,7 +7,7 @@
 //! - **`Expect: 100-continue`**: the head goes alone and the body waits for `100 Continue` (or
 //!   [`NaiveCauses::expect_timeout`]), one more round trip (Davis and Parashar's .NET traces).
 //!
-//! A raw HTTP/1.x exchange of its own, beside hyper's ([`super::http`]), so that the cured path
+//! A raw HTTP/1.x exchange of its own, beside the lean one ([`super::http`]), so that the cured path
 //! carries none of it; the names and behaviour are those of `soapstone_client::NaiveModes`
 //! (`crates/client/src/naive.rs`), which the lab's traces use. This module must never be taken
 //! unless a cause was asked for by name ([`NaiveCauses::default`] is all off), never retry, and

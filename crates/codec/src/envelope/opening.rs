@@ -19,9 +19,14 @@
 //! share the opening and differ anywhere after it), and only envelopes it can lay over new
 //! bytes without allocating: no Header (its blocks are owned), at most [`INLINE_BINDINGS`]
 //! bindings, every name borrowed from the input, and no lenient reading that logs. Anything
-//! else is read in full, every time, and so is an opening over [`MAX_OPENING`] bytes, the most
-//! a thread keeps. The cost of a miss is one comparison that fails and one
-//! copy of the opening (a few hundred bytes, into a buffer the thread keeps).
+//! else is read in full, every time, and so is an opening over [`MAX_OPENING`] bytes.
+//!
+//! A thread keeps the last [`SLOTS`] openings, most recently used first, so that a client
+//! calling a few operations in turn (each has its own opening: the operation element differs)
+//! or a few clients served by one thread in turn find theirs; a new one replaces the least
+//! recently used. A thread keeps at most `SLOTS + 1` x `MAX_OPENING` bytes (one buffer spare). The cost of a miss is
+//! a comparison per slot that fails (where the openings part, usually at the operation's
+//! name) and one copy of the opening (a few hundred bytes, into a buffer the thread keeps).
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -34,6 +39,9 @@ use crate::{Limits, Version};
 /// The longest opening remembered: a thread keeps at most this many bytes (an ordinary opening
 /// is a few hundred; one with a long attribute is read in full every time instead).
 const MAX_OPENING: usize = 4 << 10;
+
+/// Openings a thread remembers: enough for a service's few operations called in turn.
+const SLOTS: usize = 4;
 
 /// Where a name lies in the remembered bytes (an empty name needs none).
 #[derive(Clone, Copy, Debug, Default)]
@@ -68,10 +76,8 @@ impl Span {
     }
 }
 
-/// A thread's remembered opening.
+/// A remembered opening.
 struct Opening {
-    /// Whether the fields below describe `bytes`.
-    valid: bool,
     bytes: Vec<u8>,
     limits: Limits,
     version: Version,
@@ -84,38 +90,78 @@ struct Opening {
     child: (Span, Span, usize),
 }
 
-thread_local! {
-    static LAST: RefCell<Opening> = RefCell::new(Opening {
-        valid: false,
-        bytes: Vec::new(),
-        limits: Limits::default(),
-        version: Version::Soap11,
-        root: Span::default(),
-        body_name: Span::default(),
-        body_ns: Vec::new(),
-        body_content: 0,
-        child: (Span::default(), Span::default(), 0),
-    });
+/// A thread's remembered openings.
+struct Memory {
+    /// Most recently used first; at most [`SLOTS`], and only valid ones.
+    slots: Vec<Opening>,
+    /// Buffers for the next opening to remember (the last one forgotten, or one that could
+    /// not be remembered).
+    spare: Option<Opening>,
+    /// Whether the last envelope read on this thread has its opening in `slots[0]` (tests).
+    last_kept: bool,
 }
 
-/// The envelope of `text` read under `limits`, when it opens as the last one this thread read.
+thread_local! {
+    static LAST: RefCell<Memory> = const {
+        RefCell::new(Memory {
+            slots: Vec::new(),
+            spare: None,
+            last_kept: false,
+        })
+    };
+}
+
+/// The envelope of `text` read under `limits`, when it opens as one this thread read lately.
 pub(super) fn recall<'a>(text: &'a str, limits: &Limits) -> Option<Envelope<'a>> {
-    LAST.with_borrow(|o| {
-        let hit = o.valid && text.as_bytes().starts_with(&o.bytes) && o.limits == *limits;
-        hit.then(|| o.lay_over(text, limits))
+    LAST.with_borrow_mut(|m| {
+        let i = m
+            .slots
+            .iter()
+            .position(|o| text.as_bytes().starts_with(&o.bytes) && o.limits == *limits)?;
+        if i > 0 {
+            m.slots[..=i].rotate_right(1);
+        }
+        m.last_kept = true;
+        #[cfg(test)]
+        HITS.set(HITS.get() + 1);
+        Some(m.slots[0].lay_over(text, limits))
     })
 }
 
 /// Remembers `env`'s opening (the first `read` bytes of its input), when it can be laid over
-/// other bytes as it is.
+/// other bytes as it is, in place of the least recently used one.
 pub(super) fn remember(env: &Envelope<'_>, read: usize) {
-    LAST.with_borrow_mut(|o| {
-        o.valid = false;
-        let _ = o.take(env, read);
+    LAST.with_borrow_mut(|m| {
+        let mut o = m.spare.take().unwrap_or_else(Opening::empty);
+        m.last_kept = o.take(env, read).is_some();
+        if m.last_kept {
+            if m.slots.len() == SLOTS {
+                // The least recently used one is forgotten; its buffers serve the next.
+                m.spare = m.slots.pop();
+            }
+            m.slots.insert(0, o);
+        } else {
+            m.spare = Some(o);
+        }
     });
 }
 
 impl Opening {
+    fn empty() -> Self {
+        Opening {
+            bytes: Vec::new(),
+            limits: Limits::default(),
+            version: Version::Soap11,
+            root: Span::default(),
+            body_name: Span::default(),
+            body_ns: Vec::new(),
+            body_content: 0,
+            child: (Span::default(), Span::default(), 0),
+        }
+    }
+
+    /// Describes `env`'s opening, or returns `None` and changes nothing when it cannot be
+    /// laid over other bytes (so a slot is only given up for an opening that is kept).
     fn take(&mut self, env: &Envelope<'_>, read: usize) -> Option<()> {
         let text = env.input;
         let body = env.body.as_ref()?;
@@ -129,25 +175,32 @@ impl Opening {
         if read > MAX_OPENING {
             return None;
         }
-        self.body_ns.clear();
-        for b in env.body_ns.iter() {
-            let prefix = Span::of(b.prefix, text, read)?;
-            let uri = Span::of_cow(&b.uri, text, read)?;
-            self.body_ns.push((prefix, uri, b.kind));
+        let mut body_ns = [(Span::default(), Span::default(), NsKind::None); INLINE_BINDINGS];
+        for (slot, b) in body_ns.iter_mut().zip(env.body_ns.iter()) {
+            *slot = (
+                Span::of(b.prefix, text, read)?,
+                Span::of_cow(&b.uri, text, read)?,
+                b.kind,
+            );
         }
-        self.root = Span::of(env.outer[0], text, read)?;
-        self.body_name = Span::of(env.outer[1], text, read)?;
-        self.child = (
+        let root = Span::of(env.outer[0], text, read)?;
+        let body_name = Span::of(env.outer[1], text, read)?;
+        let child = (
             Span::of_cow(&body.uri, text, read)?,
             Span::of(body.local, text, read)?,
             body.offset,
         );
+        self.body_ns.clear();
+        self.body_ns
+            .extend_from_slice(&body_ns[..env.body_ns.len()]);
+        self.root = root;
+        self.body_name = body_name;
+        self.child = child;
         self.body_content = env.body_content;
         self.version = env.version;
         self.limits.clone_from(&env.limits);
         self.bytes.clear();
         self.bytes.extend_from_slice(&text.as_bytes()[..read]);
-        self.valid = true;
         Some(())
     }
 
@@ -195,16 +248,27 @@ pub(crate) fn parse_in_full<'a>(
     Envelope::parse_opening(text, start, limits).map(|(env, _)| env)
 }
 
-/// Whether this thread remembers an opening now.
 #[cfg(test)]
-pub(crate) fn remembers() -> bool {
-    LAST.with_borrow(|o| o.valid)
+thread_local! {
+    /// Envelopes this thread read from memory.
+    static HITS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// How many bytes this thread remembers.
+/// Whether the last envelope read on this thread has its opening remembered.
+#[cfg(test)]
+pub(crate) fn remembers() -> bool {
+    LAST.with_borrow(|m| m.last_kept)
+}
+
+/// How many bytes of the last envelope read on this thread are remembered.
 #[cfg(test)]
 fn remembered_len() -> usize {
-    LAST.with_borrow(|o| o.bytes.len())
+    LAST.with_borrow(|m| {
+        m.slots
+            .first()
+            .filter(|_| m.last_kept)
+            .map_or(0, |o| o.bytes.len())
+    })
 }
 
 #[cfg(test)]
@@ -235,6 +299,43 @@ mod tests {
             Some(("http://soapinterop.org/", "echoFloat"))
         );
         assert!(env.body_content > 0 && env.input.as_ptr() == next.as_ptr());
+    }
+
+    #[test]
+    fn a_few_operations_in_turn_each_find_their_opening() {
+        let limits = Limits::default();
+        let op = |name: &str| ECHO.replace("echoFloat", name);
+        let ops: Vec<String> = (0..SLOTS).map(|i| op(&format!("echo{i}"))).collect();
+        let read = |doc: &str| {
+            let hits = HITS.get();
+            let env = Envelope::parse(doc.as_bytes(), &limits).unwrap();
+            let (_, local) = env.body_name().unwrap();
+            assert!(doc.contains(&format!("<ns1:{local} ")), "{local}");
+            HITS.get() > hits
+        };
+        for doc in &ops {
+            read(doc);
+        }
+        for round in 0..3 {
+            for (i, doc) in ops.iter().enumerate() {
+                assert!(read(doc), "round {round}, operation {i}: from memory");
+            }
+        }
+        // One more opening forgets the least recently used one (the first operation).
+        assert!(!read(&op("echoOther")));
+        for doc in &ops[1..] {
+            assert!(read(doc));
+        }
+        assert!(!read(&ops[0]), "forgotten");
+        // An envelope that cannot be remembered (a Header) forgets none.
+        let with_header = ECHO.replace(
+            "<SOAP-ENV:Body>",
+            r#"<SOAP-ENV:Header><h:t xmlns:h="urn:h">1</h:t></SOAP-ENV:Header><SOAP-ENV:Body>"#,
+        );
+        assert!(!read(&with_header) && !remembers());
+        for doc in &ops {
+            assert!(read(doc), "still remembered");
+        }
     }
 
     #[test]

@@ -41,15 +41,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$SERVER" serve --addr "127.0.0.1:$port" --services echo --runtime current-thread \
+# The server binds port 0 itself and says which it got (no port handed over from another
+# process, so none can be taken in between).
+"$SERVER" serve --addr 127.0.0.1:0 --services echo --runtime current-thread \
   --queue-delay-target off >"$LOG" 2>&1 &
 PID=$!
+addr=""
 for _ in $(seq 600); do
-  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+  addr="$(sed -n 's|.*listening on http://\([0-9.]*:[0-9]*\).*|\1|p' "$LOG" | head -1)"
+  [ -n "$addr" ] && break
   sleep 0.1
 done
-url="http://127.0.0.1:$port/echo"
+[ -n "$addr" ] || { echo "instr-per-call-client: the server did not start (see $LOG)" >&2; exit 1; }
+url="http://$addr/echo"
 
 # ir LOOP N: the whole process's instruction count for N calls (twice: untimed, timed)
 ir() {

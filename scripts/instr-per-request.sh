@@ -76,22 +76,28 @@ for _ in range(n):
 EOF
 }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# listening_port LOG: the port of the `listening on` line the server wrote to LOG (it binds
+# port 0 itself, so no port is handed over from another process), waited for up to 60 s.
+listening_port() {
+  local port
+  for _ in $(seq 600); do
+    port="$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' "$1" | head -1)"
+    [ -n "$port" ] && { echo "$port"; return 0; }
+    sleep 0.1
+  done
+  echo "instr-per-request: no \`listening on\` line in 60 s (see $1)" >&2; exit 1
+}
 
 declare -a PER I1 D1
 for i in "${!BINS[@]}"; do
   bin="${BINS[$i]%%::*}"
   extra=()
   case "${BINS[$i]}" in *::*) read -r -a extra <<<"${BINS[$i]#*::}" ;; esac
-  port=$(free_port)
   valgrind --tool=callgrind --cache-sim="$CACHE_SIM" --callgrind-out-file="$OUT/cg.$i.%p" \
-    "$bin" serve --addr "127.0.0.1:$port" --services echo --runtime "$RUNTIME" --queue-delay-target off \
+    "$bin" serve --addr 127.0.0.1:0 --services echo --runtime "$RUNTIME" --queue-delay-target off \
     "${extra[@]}" >"$OUT/log.$i" 2>&1 &
   PID=$!
-  for _ in $(seq 600); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
-    sleep 0.1
-  done
+  port="$(listening_port "$OUT/log.$i")"
   drive "$port" 300
   callgrind_control --zero "$PID" >/dev/null 2>&1
   drive "$port" "$REQUESTS"

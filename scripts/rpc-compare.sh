@@ -138,6 +138,24 @@ start() {
   wait_port "$port"
 }
 
+# start_listening CPU CMD...: a soapstone server or baseline started with `--addr 127.0.0.1:0`
+# (in CMD), pinned as by `start`; sets LISTEN to the host:port of its `listening on` line. No
+# port is handed over from another process, so none can be taken in between. (The gSOAP,
+# omniORB and blocking peers take a port as an argument: `free_port` and `start`.)
+start_listening() {
+  local cpu="$1"; shift
+  local log i
+  log="$(mktemp "$TMP/listen.XXXXXX")"
+  if [ "$cpu" = "-" ]; then "$@" >"$log" 2>&1 & else taskset -c "$cpu" "$@" >"$log" 2>&1 & fi
+  PIDS+=($!)
+  for i in $(seq 200); do
+    LISTEN="$(sed -n 's|.*listening on [a-z]*://\([0-9.]*:[0-9]*\).*|\1|p' "$log" | head -1)"
+    [ -n "$LISTEN" ] && return 0
+    sleep 0.1
+  done
+  say "no \`listening on\` line from $1 in 20 s (see $log)"; exit 1
+}
+
 # rt_args RUNTIME: serve's options for a --runtimes entry (`per-core+reuse-port`: --reuse-port
 # too; `per-core+hyper` / `+lean`: --http hyper / lean; `+busy-poll`: --busy-poll-us 50;
 # `+sliceN`: --cpu-slice-us N).
@@ -164,9 +182,8 @@ median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else prin
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 # The floor's byte counts: soapstone's echoFloat exchange as the bench sends and receives it.
-port=$(free_port)
-start - "$port" "$BIN" serve --addr "127.0.0.1:$port" --services echo
-"$BIN" bench "http://127.0.0.1:$port/echo" --body "$BODY" --soap-action "$ACTION" --closed -c 1 \
+start_listening - "$BIN" serve --addr 127.0.0.1:0 --services echo
+"$BIN" bench "http://$LISTEN/echo" --body "$BODY" --soap-action "$ACTION" --closed -c 1 \
   --duration 1s --json "$TMP/sizes.json" >/dev/null
 REQ_BYTES=$(jq '.bytes_sent / .requests.sent | floor' "$TMP/sizes.json")
 RESP_BYTES=$(jq '.bytes_received / .requests.responses | floor' "$TMP/sizes.json")
@@ -181,16 +198,16 @@ for placement in one cross; do
   say "placement $placement: servers on CPU $SCPU, clients on CPU $CCPU"
   declare -A URL=()
   for rt in "${RT_LIST[@]}"; do
-    p=$(free_port); start "$SCPU" "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$rt")
-    URL[$rt]="http://127.0.0.1:$p/echo"
+    start_listening "$SCPU" "$BIN" serve --addr 127.0.0.1:0 --services echo $(rt_args "$rt")
+    URL[$rt]="http://$LISTEN/echo"
   done
   if [ -n "$BEFORE" ]; then
-    p=$(free_port); start "$SCPU" "$p" "$BEFORE" serve --addr "127.0.0.1:$p" --services echo $(rt_args "${RT_LIST[0]}")
-    URL[before]="http://127.0.0.1:$p/echo"
+    start_listening "$SCPU" "$BEFORE" serve --addr 127.0.0.1:0 --services echo $(rt_args "${RT_LIST[0]}")
+    URL[before]="http://$LISTEN/echo"
   fi
-  p=$(free_port); start "$SCPU" "$p" "$BIN" baseline tcp-pingpong --addr "127.0.0.1:$p" \
+  start_listening "$SCPU" "$BIN" baseline tcp-pingpong --addr 127.0.0.1:0 \
     --request-size "$REQ_BYTES" --response-size "$RESP_BYTES"
-  FLOOR="tcp://127.0.0.1:$p"
+  FLOOR="tcp://$LISTEN"
   BPORT=$(free_port); start "$SCPU" "$BPORT" "$OUT/blocking-pingpong" server "$BPORT" "$REQ_BYTES" "$RESP_BYTES"
   POLL_FLOOR=0
   case ",$RUNTIMES," in *+busy-poll*)
@@ -290,13 +307,13 @@ load_table() {
   p=$(free_port); start "$scpu" "$p" "$OUT/echo-gsoap" "$p"; GURL="http://127.0.0.1:$p/echo"
   declare -A SURL=()
   for rt in "${RT_LIST[@]}"; do
-    p=$(free_port); start "$scpu" "$p" "$BIN" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$rt")
-    SURL[$rt]="http://127.0.0.1:$p/echo"
+    start_listening "$scpu" "$BIN" serve --addr 127.0.0.1:0 --services echo $(rt_args "$rt")
+    SURL[$rt]="http://$LISTEN/echo"
   done
   LOAD_RT=("${RT_LIST[@]}")
   if [ -n "$BEFORE" ]; then
-    p=$(free_port); start "$scpu" "$p" "$BEFORE" serve --addr "127.0.0.1:$p" --services echo $(rt_args "$DEF")
-    SURL[before]="http://127.0.0.1:$p/echo"
+    start_listening "$scpu" "$BEFORE" serve --addr 127.0.0.1:0 --services echo $(rt_args "$DEF")
+    SURL[before]="http://$LISTEN/echo"
     LOAD_RT+=(before)
   fi
   for c in 8 64; do

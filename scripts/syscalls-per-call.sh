@@ -65,6 +65,20 @@ serve() {
   PIDS+=($!)
   wait_port "$port"
 }
+# serve_listening NAME CMD...: as `serve`, for a soapstone server or baseline told
+# `--addr 127.0.0.1:0`; sets LISTEN to the host:port of its `listening on` line (no port handed
+# over from another process, so none can be taken in between).
+serve_listening() {
+  local name="$1"; shift
+  taskset -c 0 strace -f -c -o "$TMP/$name.server" "$@" >"$TMP/$name.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 300); do
+    LISTEN="$(sed -n 's|.*listening on [a-z]*://\([0-9.]*:[0-9]*\).*|\1|p' "$TMP/$name.log" | head -1)"
+    [ -n "$LISTEN" ] && return 0
+    sleep 0.1
+  done
+  echo "syscalls-per-call: no \`listening on\` line from $1 (see $TMP/$name.log)" >&2; exit 1
+}
 # stop: stops the traced server (strace writes its summary when the server exits).
 stop() { cleanup; }
 # per_call FILE CALLS: "syscall count/CALLS" for the calls made at least once per 4 calls.
@@ -85,25 +99,21 @@ bench() {
 }
 
 # The floor's byte counts, as rpc-compare measures them.
-port=$(free_port)
-taskset -c 0 "$BIN" serve --addr "127.0.0.1:$port" --services echo >/dev/null 2>&1 &
-PIDS+=($!); wait_port "$port"
-"$BIN" bench "http://127.0.0.1:$port/echo" --body "$BODY" --soap-action "$ACTION" --closed -c 1 \
+serve_listening sizes "$BIN" serve --addr 127.0.0.1:0 --services echo
+"$BIN" bench "http://$LISTEN/echo" --body "$BODY" --soap-action "$ACTION" --closed -c 1 \
   --duration 1s --json "$TMP/sizes.json" >/dev/null
 REQ=$(jq '.bytes_sent / .requests.sent | floor' "$TMP/sizes.json")
 RESP=$(jq '.bytes_received / .requests.responses | floor' "$TMP/sizes.json")
 stop
 
-port=$(free_port)
-serve floor "$port" "$BIN" baseline tcp-pingpong --addr "127.0.0.1:$port" --request-size "$REQ" --response-size "$RESP"
-FLOOR_CALLS=$(bench floor "tcp://127.0.0.1:$port" --request-size "$REQ" --response-size "$RESP")
+serve_listening floor "$BIN" baseline tcp-pingpong --addr 127.0.0.1:0 --request-size "$REQ" --response-size "$RESP"
+FLOOR_CALLS=$(bench floor "tcp://$LISTEN" --request-size "$REQ" --response-size "$RESP")
 stop
 
-port=$(free_port)
-serve soapstone "$port" "$BIN" serve --addr "127.0.0.1:$port" --services echo
-BENCH_CALLS=$(bench soapstone "http://127.0.0.1:$port/echo" --body "$BODY" --soap-action "$ACTION")
+serve_listening soapstone "$BIN" serve --addr 127.0.0.1:0 --services echo
+BENCH_CALLS=$(bench soapstone "http://$LISTEN/echo" --body "$BODY" --soap-action "$ACTION")
 # echo_loop makes CALLS untimed calls, then CALLS timed ones.
-taskset -c 0 strace -f -c -o "$TMP/client.client" "$LOOP" "http://127.0.0.1:$port/echo" "$CALLS" >/dev/null
+taskset -c 0 strace -f -c -o "$TMP/client.client" "$LOOP" "http://$LISTEN/echo" "$CALLS" >/dev/null
 stop
 
 port=$(free_port)

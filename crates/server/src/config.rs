@@ -158,7 +158,27 @@ pub struct ServerConfig {
     /// never yields. Default: `0` (the application owns the process; `soapstone serve` sets
     /// 100 µs).
     pub cpu_slice: Duration,
+    /// Serve up to this many connections at once each on a thread of its own, with blocking
+    /// reads and writes (thread-per-connection, as omniORB and gSOAP serve), and the rest on
+    /// the runtimes as usual. A request then wakes its thread straight from the socket, with no
+    /// readiness loop (`epoll_wait`, a reactor, a task's wake) between them: on one CPU 0.92x
+    /// the round trip of a runtime's connection and 0.85x its instructions
+    /// (docs/performance.md, "Round ten"). It is
+    /// for a server with a few busy connections; a thread costs its stack, and the
+    /// OS schedules each thread alike, so many connections are better served by the runtimes.
+    /// Plain TCP on the lean engine only (TLS and [`HttpEngine::Hyper`] connections always go
+    /// to the runtimes). The threads are kept for a while and reused; timeouts on such a
+    /// connection fire within [`BLOCKING_TICK`] of their deadline, and a connection evicted
+    /// or drained closes within as long. `0` never does it. Default: `0`.
+    pub blocking_connections: usize,
 }
+
+/// How often a blocking connection ([`ServerConfig::blocking_connections`]) that waits wakes
+/// to look at its deadlines, the server's stop and its eviction.
+pub const BLOCKING_TICK: Duration = Duration::from_millis(50);
+
+/// The most [`ServerConfig::blocking_connections`] `soapstone serve` accepts.
+pub const MAX_BLOCKING_CONNECTIONS: usize = 1024;
 
 /// The longest [`ServerConfig::busy_poll`]: a polling runtime does nothing else meanwhile.
 pub const MAX_BUSY_POLL: Duration = Duration::from_millis(1);
@@ -194,6 +214,7 @@ impl Default for ServerConfig {
             tls: None,
             busy_poll: Duration::ZERO,
             cpu_slice: Duration::ZERO,
+            blocking_connections: 0,
         }
     }
 }

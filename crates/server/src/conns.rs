@@ -46,6 +46,12 @@ impl Slot {
     pub(crate) async fn evicted(&self) {
         self.evict.notified().await;
     }
+
+    /// The table evicted this connection (or it was released): for a connection that looks
+    /// now and then instead of awaiting [`Slot::evicted`] (a blocking one).
+    pub(crate) fn is_evicted(&self) -> bool {
+        self.state.load(Ordering::Acquire) == EVICTED
+    }
 }
 
 /// Why a connection was turned away.

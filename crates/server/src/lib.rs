@@ -123,7 +123,9 @@ use bytes::Bytes;
 use http_body::Body;
 use soapstone_service::SoapService;
 
-pub use config::{HttpEngine, Runtime, ServerConfig, MAX_BUSY_POLL};
+pub use config::{
+    HttpEngine, Runtime, ServerConfig, BLOCKING_TICK, MAX_BLOCKING_CONNECTIONS, MAX_BUSY_POLL,
+};
 pub use dispatch::ResponseBody;
 pub use health::ReadinessProbe;
 pub use naive::NaiveModes;

@@ -51,6 +51,9 @@ pub(crate) struct Metrics {
     pub(crate) polls: crate::poll::PollCounts,
     /// Times a runtime thread gave its CPU away at the end of a slice ([`crate::slice`]).
     pub(crate) yields: AtomicU64,
+    /// Connections served by a blocking thread now, and ever ([`crate::lean::blocking`]).
+    pub(crate) blocking_open: AtomicUsize,
+    pub(crate) blocking_total: AtomicU64,
 }
 
 impl Metrics {
@@ -69,6 +72,8 @@ impl Metrics {
             threads: OnceLock::new(),
             polls: crate::poll::PollCounts::default(),
             yields: AtomicU64::new(0),
+            blocking_open: AtomicUsize::new(0),
+            blocking_total: AtomicU64::new(0),
         }
     }
 
@@ -272,6 +277,23 @@ impl Metrics {
                 "counter",
                 "Times a runtime thread busy for a whole `cpu_slice` yielded its CPU before its next request.",
                 yields,
+            );
+        }
+        let blocking_total = self.blocking_total.load(Ordering::Relaxed);
+        if blocking_total > 0 {
+            gauge(
+                w,
+                "soapstone_blocking_connections_open",
+                "gauge",
+                "Open connections served each by a thread of its own with blocking reads (`blocking_connections`).",
+                self.blocking_open.load(Ordering::Relaxed) as u64,
+            );
+            gauge(
+                w,
+                "soapstone_blocking_connections_total",
+                "counter",
+                "Connections served by a blocking thread (`blocking_connections`), counted when the thread takes them.",
+                blocking_total,
             );
         }
         if let Some(threads) = self.threads.get() {

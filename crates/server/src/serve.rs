@@ -28,6 +28,7 @@ use tokio::task::JoinSet;
 use crate::balance::{Handoff, Placed, Threads};
 use crate::conns::{Refused, Slot, Table};
 use crate::dispatch::{busy as busy_response, handle, Inner};
+use crate::lean::blocking::{Ended, Job, Pool};
 use crate::metrics::Metrics;
 use crate::naive::SplitWrites;
 use crate::poll::{Member, Neighbours, Peek};
@@ -161,9 +162,20 @@ where
     };
     let mut loops: Vec<oneshot::Receiver<io::Result<()>>> = Vec::new();
     let mut ambient = None;
+    let config = &inner.config;
+    let blocking = (config.blocking_connections > 0
+        && config.tls.is_none()
+        && config.http == HttpEngine::Lean
+        && !config.naive.split_writes)
+        .then(|| Pool::new(config.blocking_connections));
     if threads == 0 {
         let l = listener.into_tokio()?;
-        ambient = Some(tokio::spawn(accept_loop(inner, l, stop_rx, table, None)));
+        let each = Each {
+            inner,
+            table,
+            blocking,
+        };
+        ambient = Some(tokio::spawn(accept_loop(each, l, stop_rx, None)));
     } else {
         let std_listener = listener.into_std()?;
         std_listener.set_nonblocking(true)?;
@@ -183,7 +195,12 @@ where
                 None => std_listener.try_clone()?,
             };
             let (tx, rx) = oneshot::channel();
-            let (inner, stop_rx, table) = (inner.clone(), stop_rx.clone(), table.clone());
+            let stop_rx = stop_rx.clone();
+            let each = Each {
+                inner: inner.clone(),
+                table: table.clone(),
+                blocking: blocking.clone(),
+            };
             let spread = (threads > 1).then(|| Spread {
                 me: i,
                 threads: spread.clone(),
@@ -199,7 +216,7 @@ where
                         .and_then(|rt| {
                             rt.block_on(async move {
                                 let l = TcpListener::from_std(l)?;
-                                accept_loop(inner, l, stop_rx, table, spread).await
+                                accept_loop(each, l, stop_rx, spread).await
                             })
                         });
                     let _ = tx.send(res);
@@ -277,14 +294,26 @@ async fn handed(spread: &mut Option<Spread>) -> Option<Handoff> {
     }
 }
 
+/// What every accept loop of one server shares.
+struct Each {
+    inner: Arc<Inner>,
+    table: Arc<Table>,
+    /// The blocking threads, when the server has them ([`crate::lean::blocking`]).
+    blocking: Option<Arc<Pool>>,
+}
+
 /// Accepts until stopped, then drains this loop's connections (those handed to it included).
 async fn accept_loop(
-    inner: Arc<Inner>,
+    each: Each,
     listener: TcpListener,
     mut stop: watch::Receiver<bool>,
-    table: Arc<Table>,
     mut spread: Option<Spread>,
 ) -> io::Result<()> {
+    let Each {
+        inner,
+        table,
+        blocking,
+    } = each;
     let mut conns = JoinSet::new();
     // The connections this loop's runtime serves, for busy-polling a lone one.
     let neighbours = Neighbours::default();
@@ -318,6 +347,37 @@ async fn accept_loop(
                 let registered = Registered {
                     table: table.clone(),
                     slot: admitted.slot,
+                };
+                // The first few connections each get a blocking thread, when the server has
+                // them; the others (and any the threads cannot take) stay on the runtimes.
+                let (stream, registered) = match blocking.as_ref().filter(|p| p.has_room()) {
+                    None => (stream, registered),
+                    Some(pool) => {
+                        let Ok(std_stream) = stream.into_std() else {
+                            continue; // deregistering failed: the socket is gone
+                        };
+                        let (done, ended) = oneshot::channel();
+                        let job = Job {
+                            inner: inner.clone(),
+                            stream: std_stream,
+                            peer,
+                            accepted,
+                            registered,
+                            stop: stop.clone(),
+                            runtime: tokio::runtime::Handle::current(),
+                            done,
+                        };
+                        match pool.serve(job) {
+                            Ok(()) => {
+                                conns.spawn(after_blocking(inner.clone(), peer, ended));
+                                continue;
+                            }
+                            Err(job) => match TcpStream::from_std(job.stream) {
+                                Ok(stream) => (stream, job.registered),
+                                Err(_) => continue,
+                            },
+                        }
+                    }
                 };
                 let load = match spread.as_ref().map(|s| (s, s.threads.place(s.me))) {
                     None => None,
@@ -381,6 +441,31 @@ async fn accept_loop(
         }
     }
     Ok(())
+}
+
+/// Waits for a blocking thread to be done with a connection (so that the drain waits for
+/// it, and dropping this on the drain deadline tells the thread to close it), then serves the
+/// rest with hyper if the thread handed it back for that.
+async fn after_blocking(inner: Arc<Inner>, peer: SocketAddr, ended: oneshot::Receiver<Ended>) {
+    let Ok(Ended::Hyper {
+        stream,
+        read,
+        registered,
+        stop,
+    }) = ended.await
+    else {
+        return;
+    };
+    let stream = stream
+        .set_nonblocking(true)
+        .and_then(|()| TcpStream::from_std(stream));
+    let Ok(stream) = stream else {
+        return;
+    };
+    let io = crate::rewind::Rewind::new(read, stream);
+    // Boxed: hyper's connection future is large, and this is the rare path.
+    let hyper = serve_http(inner, io, peer, None, stop, registered, Instant::now());
+    Box::pin(hyper).await;
 }
 
 /// Serves a connection another thread accepted, on this thread's runtime.

@@ -13,7 +13,11 @@ use soapstone_server::{HttpEngine, ServerConfig};
 
 fn lean(mut cfg: ServerConfig) -> TestServer {
     cfg.http = HttpEngine::Lean;
-    // Not `TestServer::start`'s env override: these are the lean loop's own tests.
+    // Not `TestServer::start`'s engine override: these are the lean loop's own tests. Its
+    // blocking connections' too (`SOAPSTONE_TEST_BLOCKING`), which run the same loop.
+    if let Ok(n) = std::env::var("SOAPSTONE_TEST_BLOCKING") {
+        cfg.blocking_connections = n.parse().expect("SOAPSTONE_TEST_BLOCKING: a count");
+    }
     TestServer::start_exact(cfg)
 }
 

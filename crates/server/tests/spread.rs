@@ -14,7 +14,7 @@ fn per_core(reuse_port: bool) -> TestServer {
     let mut cfg = ServerConfig::default();
     cfg.runtime = Runtime::PerCore(2);
     cfg.reuse_port = reuse_port;
-    TestServer::start(cfg)
+    TestServer::start_on_runtimes(cfg)
 }
 
 fn on_thread(srv: &TestServer, i: usize) -> u64 {
@@ -111,7 +111,7 @@ fn a_burst_from_reuse_port_sockets_is_spread() {
 fn a_single_thread_server_shows_no_thread_gauge() {
     let mut cfg = ServerConfig::default();
     cfg.runtime = Runtime::CurrentThread;
-    let srv = TestServer::start(cfg);
+    let srv = TestServer::start_on_runtimes(cfg);
     let _conns = open_answered(&srv, 2);
     let text = srv.server.metrics_text();
     assert!(

@@ -209,7 +209,7 @@ fn an_idle_tls_connection_is_ended_with_a_close_notify() {
 }
 
 #[test]
-fn a_tls_connection_is_never_busy_polled() {
+fn a_tls_connection_is_never_busy_polled_nor_blocking() {
     // Its bytes are TLS records, for rustls to read: a peek at the socket cannot say whether
     // a request is in them (`crate::poll`).
     let (ca, cert, key) = pki();
@@ -218,6 +218,9 @@ fn a_tls_connection_is_never_busy_polled() {
     config.runtime = soapstone_server::Runtime::CurrentThread;
     config.http = soapstone_server::HttpEngine::Lean;
     config.busy_poll = Duration::from_millis(1);
+    // Nor served by a blocking thread (rustls over a blocking socket would need a loop of
+    // its own): it stays on its runtime.
+    config.blocking_connections = 2;
     let srv = TestServer::start_exact(config);
     let (mut s, _) = connect_tls(&srv, client_config(&ca, None));
     for _ in 0..5 {
@@ -227,6 +230,7 @@ fn a_tls_connection_is_never_busy_polled() {
     }
     let text = srv.server.metrics_text();
     assert!(!text.contains("soapstone_busy_polls_total"), "{text}");
+    assert!(!text.contains("soapstone_blocking_connections"), "{text}");
 }
 
 #[test]

@@ -107,6 +107,13 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MICROSECONDS", default_value_t = 100,
           value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub cpu_slice_us: u32,
+    /// Serve up to this many connections at once each on a thread of its own with blocking
+    /// reads (thread-per-connection, as omniORB and gSOAP do), the rest on the runtime
+    /// threads: the shortest round trip for a few busy connections (docs/performance.md,
+    /// "Round ten"). Plain HTTP on the lean engine only. 0: off.
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u16).range(0..=soapstone_server::MAX_BLOCKING_CONNECTIONS as i64))]
+    pub blocking_connections: u16,
     /// The HTTP/1.1 engine: `lean` (its own loop, hyper for anything unusual) or `hyper`.
     #[arg(long, value_enum, default_value_t = HttpArg::Lean)]
     pub http: HttpArg,
@@ -170,6 +177,7 @@ impl Default for ServeArgs {
             threads: None,
             reuse_port: false,
             busy_poll_us: 0,
+            blocking_connections: 0,
             cpu_slice_us: 100,
             http: HttpArg::Lean,
             tls_cert: None,
@@ -233,6 +241,7 @@ impl ServeArgs {
         server.reuse_port = self.reuse_port;
         server.busy_poll = std::time::Duration::from_micros(self.busy_poll_us.into());
         server.cpu_slice = std::time::Duration::from_micros(self.cpu_slice_us.into());
+        server.blocking_connections = self.blocking_connections.into();
         server.http = match self.http {
             HttpArg::Lean => HttpEngine::Lean,
             HttpArg::Hyper => HttpEngine::Hyper,
@@ -438,6 +447,15 @@ mod tests {
         assert_eq!(on, Duration::from_micros(50));
         let e = server(&["--busy-poll-us", "1001"]).unwrap_err();
         assert!(e.to_string().contains("1001"), "{e}");
+    }
+
+    #[test]
+    fn blocking_connections_are_off_by_default_and_bounded() {
+        assert_eq!(server(&[]).unwrap().blocking_connections, 0);
+        let on = server(&["--blocking-connections", "4"]).unwrap();
+        assert_eq!(on.blocking_connections, 4);
+        let e = server(&["--blocking-connections", "1025"]).unwrap_err();
+        assert!(e.to_string().contains("1025"), "{e}");
     }
 
     #[test]

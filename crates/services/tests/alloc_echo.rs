@@ -85,20 +85,54 @@ fn echo_float_allocations_per_request() {
         assert!(!resp.fault);
     });
 
-    // The whole server over a real socket, on its own current-thread runtime.
+    // The whole server over a real socket, on its own current-thread runtime, then on a
+    // blocking connection (`blocking_connections`: a thread of its own).
+    drop(rt);
+    let server_allocs = through_server(0);
+    let blocking_allocs = through_server(1);
+
+    eprintln!(
+        "echoFloat: {server_allocs:.2} allocations per request through the server, {service_allocs:.2} of them in the service call"
+    );
+    assert!(
+        server_allocs < MAX_SERVER + STRAY,
+        "{server_allocs:.2} allocations per echoFloat request through the server, expected at most {MAX_SERVER}"
+    );
+    eprintln!("echoFloat: {blocking_allocs:.2} allocations per request on a blocking connection");
+    assert!(
+        blocking_allocs < MAX_SERVER + STRAY,
+        "{blocking_allocs:.2} allocations per echoFloat request on a blocking connection, expected at most {MAX_SERVER}"
+    );
+    assert!(
+        service_allocs < MAX_SERVICE + STRAY,
+        "{service_allocs:.2} allocations per echoFloat service call, expected at most {MAX_SERVICE}"
+    );
+}
+
+/// Allocations per request through a server with `blocking` blocking connections (its one
+/// connection on a thread of its own when not 0), on a current-thread runtime.
+fn through_server(blocking: usize) -> f64 {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let mut config = soapstone_server::ServerConfig::default();
     config.runtime = soapstone_server::Runtime::CurrentThread;
+    config.blocking_connections = blocking;
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serving = soapstone_server::Server::builder()
+    let server = soapstone_server::Server::builder()
         .mount("/echo", soapstone_services::echo::service())
         .config(config)
+        .build();
+    let serving = server
+        .clone()
         .serve_with_shutdown(listener, async {
             let _ = stopped.await;
         })
         .unwrap();
     let addr = serving.local_addr();
-    let server = std::thread::spawn(move || {
+    let thread = std::thread::spawn(move || {
         rt.block_on(std::future::IntoFuture::into_future(serving))
             .unwrap()
     });
@@ -108,24 +142,21 @@ fn echo_float_allocations_per_request() {
     );
     let mut stream = TcpStream::connect(addr).unwrap();
     let mut buf = vec![0u8; 64 << 10];
-    let server_allocs = per_request(|| {
+    let allocs = per_request(|| {
         round_trip(&mut stream, request.as_bytes(), &mut buf);
     });
+    let blocking_served = server
+        .metrics_text()
+        .contains("soapstone_blocking_connections_total 1\n");
+    assert_eq!(
+        blocking_served,
+        blocking > 0,
+        "served blocking: {blocking_served}"
+    );
     drop(stream);
     let _ = stop.send(());
-    server.join().unwrap();
-
-    eprintln!(
-        "echoFloat: {server_allocs:.2} allocations per request through the server, {service_allocs:.2} of them in the service call"
-    );
-    assert!(
-        server_allocs < MAX_SERVER + STRAY,
-        "{server_allocs:.2} allocations per echoFloat request through the server, expected at most {MAX_SERVER}"
-    );
-    assert!(
-        service_allocs < MAX_SERVICE + STRAY,
-        "{service_allocs:.2} allocations per echoFloat service call, expected at most {MAX_SERVICE}"
-    );
+    thread.join().unwrap();
+    allocs
 }
 
 /// What a request costs today (docs/performance.md: which allocations remain and whose they

@@ -21,6 +21,7 @@
 //! header-read and idle timeouts, limits, eviction, drain, shedding and metrics as the hyper
 //! path (`serve.rs`), which stays selectable beside it so both can be measured.
 
+pub(crate) mod blocking;
 mod head;
 
 use std::sync::atomic::Ordering;
@@ -39,13 +40,14 @@ use crate::poll::{BusyPoll, Peek};
 use crate::rewind::Rewind;
 use crate::serve::{end, serve_http, Conn, OpenConnection};
 use crate::timer::{Clock, Watched};
+use crate::ServerConfig;
 use head::{parse, Head, Parsed};
 use soapstone_http1::After;
 
 /// What a connection's buffers start with and shrink back to after a large request.
-const BUF: usize = 8 << 10;
+pub(super) const BUF: usize = 8 << 10;
 /// A buffer grown past this by a large request is replaced after it.
-const KEEP: usize = 64 << 10;
+pub(super) const KEEP: usize = 64 << 10;
 /// Answers larger than this are written head and body in one vectored write instead of
 /// copied into the write buffer.
 const COPY_MAX: usize = 64 << 10;
@@ -116,12 +118,7 @@ pub(crate) async fn serve_lean<S>(
                     Parsed::Complete => break,
                     Parsed::Partial => {}
                     Parsed::TooLarge => {
-                        let msg = format!(
-                            "request head larger than the limit of `{}` bytes or `{}` headers",
-                            config.max_header_bytes, config.max_headers
-                        );
-                        let resp = text(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, msg);
-                        return refuse(&mut io, &mut wbuf, resp).await;
+                        return refuse(&mut io, &mut wbuf, head_too_large(config)).await;
                     }
                     Parsed::Invalid(msg) => {
                         let resp = text(StatusCode::BAD_REQUEST, msg);
@@ -206,8 +203,7 @@ pub(crate) async fn serve_lean<S>(
 
         // Not evictable from here until answered. `None`: evicted just as this head came.
         let Some(busy) = table.busy(slot) else {
-            let msg = "connection closed to make room for others, retry".to_owned();
-            return refuse(&mut io, &mut wbuf, busy_response(msg, config)).await;
+            return refuse(&mut io, &mut wbuf, evicted_now(config)).await;
         };
         head.bytes = rbuf.split_to(head.len).freeze();
         // A declared body over the limit is not read: dispatch answers `413` from the header,
@@ -234,14 +230,7 @@ pub(crate) async fn serve_lean<S>(
                     // path, which reads the body after the shedding check).
                     Ok(Ok(())) => arrival = Instant::now(),
                     Ok(Err(_)) => return,
-                    Err(_) => {
-                        let msg = format!(
-                            "request body not received within `{:?}`",
-                            config.body_read_timeout
-                        );
-                        let resp = text(StatusCode::REQUEST_TIMEOUT, msg);
-                        return refuse(&mut io, &mut wbuf, resp).await;
-                    }
+                    Err(_) => return refuse(&mut io, &mut wbuf, body_too_slow(config)).await,
                 }
             }
             rbuf.split_to(len).freeze()
@@ -284,6 +273,30 @@ pub(crate) async fn serve_lean<S>(
     }
 }
 
+/// The `431` for a head over the limits.
+fn head_too_large(config: &ServerConfig) -> Response<ResponseBody> {
+    let msg = format!(
+        "request head larger than the limit of `{}` bytes or `{}` headers",
+        config.max_header_bytes, config.max_headers
+    );
+    text(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, msg)
+}
+
+/// The `408` for a body slower than `body_read_timeout`.
+fn body_too_slow(config: &ServerConfig) -> Response<ResponseBody> {
+    let msg = format!(
+        "request body not received within `{:?}`",
+        config.body_read_timeout
+    );
+    text(StatusCode::REQUEST_TIMEOUT, msg)
+}
+
+/// The `503` for a head that came just as its connection was evicted.
+fn evicted_now(config: &ServerConfig) -> Response<ResponseBody> {
+    let msg = "connection closed to make room for others, retry".to_owned();
+    busy_response(msg, config)
+}
+
 /// Writes `resp` (head and body in one write); `false` if the connection failed.
 async fn answer<S: AsyncWrite + Unpin>(
     io: &mut S,
@@ -293,14 +306,33 @@ async fn answer<S: AsyncWrite + Unpin>(
     head_only: bool,
     after: After,
 ) -> bool {
-    wbuf.clear();
-    let body = resp.into().write_head(wbuf, http10, after);
-    let body: &[u8] = if head_only { &[] } else { &body };
-    if body.len() <= COPY_MAX {
-        wbuf.extend_from_slice(body);
+    let rest = compose(wbuf, resp, http10, head_only, after);
+    if rest.is_empty() {
         return io.write_all(wbuf).await.is_ok();
     }
-    write_two(io, wbuf, body).await.is_ok()
+    write_two(io, wbuf, &rest).await.is_ok()
+}
+
+/// Puts `resp`'s head into `wbuf`, and its body after it when the body is small (at most
+/// [`COPY_MAX`]); returns the body still to write after `wbuf` (empty when copied, or for a
+/// `HEAD`).
+fn compose(
+    wbuf: &mut Vec<u8>,
+    resp: impl Into<Answer>,
+    http10: bool,
+    head_only: bool,
+    after: After,
+) -> Bytes {
+    wbuf.clear();
+    let body = resp.into().write_head(wbuf, http10, after);
+    if head_only {
+        return Bytes::new();
+    }
+    if body.len() <= COPY_MAX {
+        wbuf.extend_from_slice(&body);
+        return Bytes::new();
+    }
+    body
 }
 
 /// `a` then `b` in as few writes as the socket takes: one, for an answer the kernel has room
@@ -351,5 +383,5 @@ async fn linger<S: AsyncRead + AsyncWrite + Unpin>(io: &mut S) {
     .await;
 }
 
-const LINGER: std::time::Duration = std::time::Duration::from_secs(1);
-const LINGER_BYTES: usize = 64 << 10;
+pub(super) const LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+pub(super) const LINGER_BYTES: usize = 64 << 10;

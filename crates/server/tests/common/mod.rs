@@ -176,6 +176,16 @@ fn input_text(body: &[u8]) -> Option<String> {
     Some(s[open_end..close].trim().to_owned())
 }
 
+/// The HTTP engine `SOAPSTONE_TEST_HTTP` names, if set.
+fn engine_from_env(config: &mut ServerConfig) {
+    match std::env::var("SOAPSTONE_TEST_HTTP").as_deref() {
+        Ok("hyper") => config.http = soapstone_server::HttpEngine::Hyper,
+        Ok("lean") => config.http = soapstone_server::HttpEngine::Lean,
+        Ok(other) => panic!("SOAPSTONE_TEST_HTTP: `{other}` is neither `hyper` nor `lean`"),
+        Err(_) => {}
+    }
+}
+
 /// A real server on 127.0.0.1:0, run on its own thread and runtime.
 pub struct TestServer {
     pub addr: SocketAddr,
@@ -187,14 +197,21 @@ pub struct TestServer {
 
 impl TestServer {
     /// A server with `config`, its HTTP engine chosen by `SOAPSTONE_TEST_HTTP` (`hyper` or
-    /// `lean`) when set, so the whole suite runs on either engine.
+    /// `lean`) when set, so the whole suite runs on either engine, and its blocking
+    /// connections by `SOAPSTONE_TEST_BLOCKING`.
     pub fn start(mut config: ServerConfig) -> TestServer {
-        match std::env::var("SOAPSTONE_TEST_HTTP").as_deref() {
-            Ok("hyper") => config.http = soapstone_server::HttpEngine::Hyper,
-            Ok("lean") => config.http = soapstone_server::HttpEngine::Lean,
-            Ok(other) => panic!("SOAPSTONE_TEST_HTTP: `{other}` is neither `hyper` nor `lean`"),
-            Err(_) => {}
+        engine_from_env(&mut config);
+        // `SOAPSTONE_TEST_BLOCKING=N`: the whole suite with N blocking connections.
+        if let Ok(n) = std::env::var("SOAPSTONE_TEST_BLOCKING") {
+            config.blocking_connections = n.parse().expect("SOAPSTONE_TEST_BLOCKING: a count");
         }
+        TestServer::start_exact(config)
+    }
+
+    /// As [`TestServer::start`], with every connection on the runtimes
+    /// (`SOAPSTONE_TEST_BLOCKING` ignored): for tests of how the runtimes share connections.
+    pub fn start_on_runtimes(mut config: ServerConfig) -> TestServer {
+        engine_from_env(&mut config);
         TestServer::start_exact(config)
     }
 

@@ -1,0 +1,581 @@
+//! The lean engine on blocking sockets, one thread per connection
+//! ([`ServerConfig::blocking_connections`](crate::ServerConfig::blocking_connections)): for
+//! the first few connections, a thread of their own that sleeps in `recv` until the next
+//! request, as omniORB's and gSOAP's servers do.
+//!
+//! Why it exists: on one CPU, a tokio ping-pong of echoFloat's bytes takes 1.19-1.25x a
+//! blocking one (docs/performance.md, "Round nine: where one call stands against omniORB"):
+//! after an answer the runtime's read finds nothing (one system call), the thread parks in
+//! `epoll_wait` (another), and the request's arrival wakes the reactor, which wakes the task,
+//! which reads (a third). A blocking read is one system call, and the kernel wakes the very
+//! thread that reads. The runtimes stay for everything else: many connections, TLS, hyper.
+//!
+//! The loop is the lean loop's (`super::serve_lean`), with the same parse, limits, answers
+//! and bookkeeping (the connection table, eviction, the drain, `max_in_flight`, metrics), over
+//! `std::net::TcpStream` instead of tokio's. What differs:
+//! - Deadlines are `Instant`s this thread checks itself: before every read, and at every tick
+//!   (the socket's read and write timeouts are [`BLOCKING_TICK`]), when it also looks at the
+//!   server's stop, the connection's eviction and whether the accept loop still waits for the
+//!   connection (it stops waiting when the drain deadline passes). So a timeout fires within a
+//!   tick of its deadline, not on it.
+//! - The service's future is polled once on this thread (in the runtime's context); if it is
+//!   not ready (it awaits I/O, a timer, a lock), this thread blocks on it with the runtime's
+//!   handle, whose own threads drive that I/O and those timers.
+//! - A request the lean loop hands to hyper (chunked, `Expect`, ...) goes back to the accept
+//!   loop's runtime, with the bytes already read, and hyper serves the connection from there.
+//! - Reads land in a buffer of the thread's, zeroed once, and are copied from there to the
+//!   end of the connection's read buffer: reading into the read buffer's spare room needs
+//!   `unsafe` (forbidden here; `Read::read_buf` is not stable), and zeroing that room before
+//!   every read cost 4,460 instructions per request (8 KiB), a fifth of the request, where the
+//!   copy of a 628-byte request costs about a hundred.
+//!
+//! Threads: at most `blocking_connections` connections are served this way at once. A thread
+//! whose connection ended waits [`THREAD_KEEP`] for another before it exits, so a client that
+//! connects per call does not pay a thread's creation per call.
+//!
+//! It must never read or wait without a deadline (every wait is a tick at most, and every tick
+//! looks at the deadline), never serve TLS (rustls over a blocking socket would need its own
+//! loop), never run more than the configured number of connections, and never let the drain
+//! finish before the connection's request is answered (the accept loop awaits each blocking
+//! connection as it awaits its tasks).
+
+use std::collections::VecDeque;
+use std::io::{self, Read as _, Write as _};
+use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::pin::pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::task::{Context, Poll, Waker};
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use http::StatusCode;
+use http_body_util::Full;
+use tokio::runtime::Handle;
+use tokio::sync::{oneshot, watch};
+
+use super::head::{parse, Head, Parsed};
+use super::{body_too_slow, compose, evicted_now, head_too_large, BUF, KEEP, LINGER, LINGER_BYTES};
+use crate::answer::Answer;
+use crate::dispatch::{handle, text, Inner};
+use crate::serve::{OpenConnection, Registered};
+use crate::BLOCKING_TICK;
+use soapstone_http1::After;
+
+/// How long a thread whose connection ended waits for another before it exits.
+pub(crate) const THREAD_KEEP: Duration = Duration::from_secs(10);
+
+/// The thread's read buffer ([`Conn::scratch`]): the most one read takes.
+const SCRATCH: usize = 16 << 10;
+
+/// A connection accepted on a runtime, for a blocking thread to serve.
+pub(crate) struct Job {
+    pub(crate) inner: Arc<Inner>,
+    pub(crate) stream: TcpStream,
+    pub(crate) peer: SocketAddr,
+    pub(crate) accepted: Instant,
+    pub(crate) registered: Registered,
+    pub(crate) stop: watch::Receiver<bool>,
+    /// The accepting runtime: services' futures that are not ready at once block on it.
+    pub(crate) runtime: Handle,
+    /// Sent (or dropped) when the thread is done with the connection; the accept loop awaits
+    /// it, and closes it when it stops waiting (the drain deadline passed).
+    pub(crate) done: oneshot::Sender<Ended>,
+}
+
+/// How a blocking connection ended.
+pub(crate) enum Ended {
+    /// Closed.
+    Closed,
+    /// The connection's next request is one the lean engine hands to hyper: the accept loop
+    /// serves the rest of the connection with hyper, starting with `read`.
+    Hyper {
+        stream: TcpStream,
+        read: Bytes,
+        registered: Registered,
+        stop: watch::Receiver<bool>,
+    },
+}
+
+/// The server's blocking threads: at most `max` connections at once.
+pub(crate) struct Pool {
+    max: usize,
+    state: Mutex<PoolState>,
+    wake: Condvar,
+}
+
+#[derive(Default)]
+struct PoolState {
+    /// Connections taken (queued or being served).
+    taken: usize,
+    /// Threads waiting for a connection.
+    idle: usize,
+    /// Connections handed to an idle thread that has not picked them up yet (never more than
+    /// `idle`).
+    queue: VecDeque<Job>,
+}
+
+impl Pool {
+    pub(crate) fn new(max: usize) -> Arc<Pool> {
+        Arc::new(Pool {
+            max,
+            state: Mutex::new(PoolState::default()),
+            wake: Condvar::new(),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Fewer than `max` connections are taken now (another accept loop may take the last
+    /// one before this one does: [`Pool::serve`] decides).
+    pub(crate) fn has_room(&self) -> bool {
+        self.lock().taken < self.max
+    }
+
+    /// Hands `job` to a blocking thread (an idle one, or a new one); gives it back when
+    /// `max` connections are taken already or no thread could be started.
+    pub(crate) fn serve(self: &Arc<Self>, job: Job) -> Result<(), Job> {
+        let mut st = self.lock();
+        if st.taken >= self.max {
+            return Err(job);
+        }
+        if st.idle > st.queue.len() {
+            st.taken += 1;
+            st.queue.push_back(job);
+            drop(st);
+            self.wake.notify_one();
+            return Ok(());
+        }
+        // A new thread, started with the lock held so that `taken` never overshoots; the job
+        // goes through a slot the thread empties, so that it comes back if the start fails.
+        let first = Arc::new(Mutex::new(Some(job)));
+        let pool = self.clone();
+        let handed = first.clone();
+        let started = std::thread::Builder::new()
+            .name("soapstone-conn".to_owned())
+            .spawn(move || {
+                let job = handed.lock().unwrap_or_else(|e| e.into_inner()).take();
+                if let Some(job) = job {
+                    pool.run(job);
+                }
+            });
+        match started {
+            Ok(_) => {
+                st.taken += 1;
+                Ok(())
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot start a blocking connection thread");
+                // The thread never ran, so the job is still in its slot.
+                let job = first.lock().unwrap_or_else(|e| e.into_inner()).take();
+                job.map_or(Ok(()), Err)
+            }
+        }
+    }
+
+    /// A thread's life: serves `job`, then each connection queued for it, until none comes
+    /// for [`THREAD_KEEP`].
+    fn run(&self, mut job: Job) {
+        let mut scratch = vec![0; SCRATCH];
+        loop {
+            let Job {
+                inner,
+                stream,
+                peer,
+                accepted,
+                registered,
+                stop,
+                runtime,
+                done,
+            } = job;
+            {
+                let _open = Count::new(&inner.metrics.blocking_open);
+                inner.metrics.blocking_total.fetch_add(1, Ordering::Relaxed);
+                let mut conn = Conn {
+                    inner: &inner,
+                    peer,
+                    accepted,
+                    runtime: &runtime,
+                    done,
+                    scratch: &mut scratch,
+                };
+                let ended = conn.serve(stream, registered, stop);
+                let _ = conn.done.send(ended);
+            }
+            let mut st = self.lock();
+            st.taken -= 1;
+            st.idle += 1;
+            let deadline = Instant::now() + THREAD_KEEP;
+            loop {
+                if let Some(next) = st.queue.pop_front() {
+                    st.idle -= 1;
+                    job = next;
+                    break;
+                }
+                let now = Instant::now();
+                if now >= deadline {
+                    st.idle -= 1;
+                    return;
+                }
+                st = self
+                    .wake
+                    .wait_timeout(st, deadline - now)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+        }
+    }
+}
+
+/// Counts one while alive.
+struct Count<'a>(&'a AtomicUsize);
+
+impl<'a> Count<'a> {
+    fn new(n: &'a AtomicUsize) -> Self {
+        n.fetch_add(1, Ordering::Relaxed);
+        Count(n)
+    }
+}
+
+impl Drop for Count<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// What a wait for bytes found.
+enum Got {
+    /// Bytes were read.
+    Bytes,
+    /// The end of the stream, an error, or the accept loop no longer waits for the connection.
+    Closed,
+    /// The deadline passed first.
+    Deadline,
+    /// The server is stopping.
+    Stop,
+    /// The table evicted the connection.
+    Evicted,
+}
+
+/// One connection on its thread: what every step needs.
+struct Conn<'a> {
+    inner: &'a Arc<Inner>,
+    peer: SocketAddr,
+    accepted: Instant,
+    runtime: &'a Handle,
+    /// Closed by the accept loop when it gives up on the connection (the drain deadline).
+    done: oneshot::Sender<Ended>,
+    /// The thread's buffer every read lands in (see the module doc).
+    scratch: &'a mut [u8],
+}
+
+impl Conn<'_> {
+    /// Serves the connection until it closes, the server stops, or a request needs hyper.
+    /// The steps and their order are `serve_lean`'s; see its comments for the reasons.
+    fn serve(
+        &mut self,
+        stream: TcpStream,
+        registered: Registered,
+        stop: watch::Receiver<bool>,
+    ) -> Ended {
+        let inner = self.inner;
+        let config = &inner.config;
+        let open = OpenConnection::new(&inner.metrics);
+        if let Err(e) = blocking_socket(&stream, config.naive.nagle) {
+            tracing::debug!(peer = %self.peer, error = %e, "cannot make the socket blocking");
+            return Ended::Closed;
+        }
+        let mut rbuf = BytesMut::with_capacity(BUF);
+        let mut wbuf: Vec<u8> = Vec::with_capacity(BUF);
+        let mut head = Head::default();
+        let (table, slot) = (&registered.table, &registered.slot);
+        let mut first = true;
+        let mut stopping = *stop.borrow();
+        loop {
+            let waiting_since = Instant::now();
+            let idle_deadline = if first {
+                self.accepted + config.header_read_timeout.min(config.idle_timeout)
+            } else {
+                waiting_since + config.idle_timeout
+            };
+            let mut first_byte = (!rbuf.is_empty()).then_some(waiting_since);
+            loop {
+                if !rbuf.is_empty() {
+                    match parse(
+                        &rbuf,
+                        config.max_header_bytes,
+                        config.max_headers,
+                        &mut head,
+                    ) {
+                        Parsed::Complete => break,
+                        Parsed::Partial => {}
+                        Parsed::TooLarge => {
+                            return self.refuse(&stream, &mut wbuf, head_too_large(config))
+                        }
+                        Parsed::Invalid(msg) => {
+                            let resp = text(StatusCode::BAD_REQUEST, msg);
+                            return self.refuse(&stream, &mut wbuf, resp);
+                        }
+                        Parsed::Unusual => {
+                            // hyper's loop counts the connection again: it is one.
+                            drop(open);
+                            inner
+                                .metrics
+                                .connections_total
+                                .fetch_sub(1, Ordering::Relaxed);
+                            let read = rbuf.freeze();
+                            return Ended::Hyper {
+                                stream,
+                                read,
+                                registered,
+                                stop,
+                            };
+                        }
+                    }
+                } else if stopping {
+                    return end(&stream); // drained: nothing in flight on this connection
+                }
+                let deadline = match first_byte {
+                    Some(t) => t + config.header_read_timeout,
+                    None => idle_deadline,
+                };
+                if rbuf.capacity() - rbuf.len() < 1024 {
+                    rbuf.reserve(BUF);
+                }
+                let watch_stop = (!stopping).then_some(&stop);
+                match self.read(&stream, &mut rbuf, deadline, Some(slot), watch_stop) {
+                    Got::Bytes => {
+                        if first_byte.is_none() {
+                            first_byte = Some(Instant::now());
+                            table.touch(slot);
+                        }
+                    }
+                    Got::Closed => return Ended::Closed,
+                    // An idle connection, a head too slow (slowloris), or evicted: closed
+                    // without an answer, as hyper does.
+                    Got::Deadline => return end(&stream),
+                    Got::Evicted => {
+                        tracing::debug!(peer = %self.peer, "idle connection evicted to make room");
+                        return end(&stream);
+                    }
+                    Got::Stop => stopping = true,
+                }
+            }
+            first = false;
+            let Some(busy) = table.busy(slot) else {
+                return self.refuse(&stream, &mut wbuf, evicted_now(config));
+            };
+            head.bytes = rbuf.split_to(head.len).freeze();
+            let unread = head.content_length > config.max_body_bytes as u64;
+            let body = if unread || head.content_length == 0 {
+                Bytes::new()
+            } else {
+                let len = head.content_length as usize; // at most max_body_bytes
+                if rbuf.len() < len {
+                    rbuf.reserve(len - rbuf.len());
+                    let deadline = Instant::now() + config.body_read_timeout;
+                    while rbuf.len() < len {
+                        match self.read(&stream, &mut rbuf, deadline, None, None) {
+                            Got::Bytes => {}
+                            Got::Deadline => {
+                                return self.refuse(&stream, &mut wbuf, body_too_slow(config))
+                            }
+                            _ => return Ended::Closed,
+                        }
+                    }
+                }
+                rbuf.split_to(len).freeze()
+            };
+            let head_only = head.method == http::Method::HEAD;
+            let view = match head.view(Full::new(body), None) {
+                Ok(view) => view,
+                Err(msg) => {
+                    let resp = text(StatusCode::BAD_REQUEST, msg);
+                    return self.refuse(&stream, &mut wbuf, resp);
+                }
+            };
+            // No arrival: no queue stands between this thread's read and its handler, and
+            // these requests' zero waits would hide from queue-delay shedding the queue the
+            // runtimes' connections may be in.
+            let Some(resp) = self.run(handle(inner.clone(), view, None, Some(self.peer))) else {
+                return Ended::Closed; // given up on, as the runtimes drop an aborted task
+            };
+            head.bytes = Bytes::new();
+            drop(busy);
+            let stopping_now = stop.has_changed().unwrap_or(true);
+            stopping |= stopping_now;
+            let keep = head.keep_alive && !unread && !stopping;
+            let after = if keep { After::KeepAlive } else { After::Close };
+            let ok = self.answer(&stream, &mut wbuf, resp, head.http10, head_only, after);
+            if !ok || !keep {
+                if ok && unread {
+                    self.linger(&stream);
+                } else if ok {
+                    let _ = stream.shutdown(Shutdown::Write);
+                }
+                return Ended::Closed;
+            }
+            // Bounded memory: a connection keeps at most `KEEP` bytes of buffer between requests.
+            if rbuf.capacity() > KEEP && rbuf.len() <= BUF {
+                let mut fresh = BytesMut::with_capacity(BUF);
+                fresh.extend_from_slice(&rbuf);
+                rbuf = fresh;
+            }
+            if wbuf.capacity() > KEEP {
+                wbuf = Vec::with_capacity(BUF);
+            }
+        }
+    }
+
+    /// Runs a service's future on this thread: polled once in the runtime's context (a
+    /// service that needs no I/O is done then), else blocked on with the runtime's handle,
+    /// whose threads drive the I/O and timers it waits for. `None` when the accept loop gave
+    /// up on the connection first (the future is dropped).
+    fn run<F: std::future::Future>(&mut self, fut: F) -> Option<F::Output> {
+        let _context = self.runtime.enter();
+        let mut fut = pin!(fut);
+        if let Poll::Ready(out) = fut.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
+            return Some(out);
+        }
+        let done = &mut self.done;
+        self.runtime.block_on(async {
+            tokio::select! {
+                out = fut => Some(out),
+                () = done.closed() => None,
+            }
+        })
+    }
+
+    /// Reads what comes into `buf`, waking every tick to look at `deadline`, the accept
+    /// loop, and (when given) the connection's eviction and the server's stop.
+    fn read(
+        &mut self,
+        stream: &TcpStream,
+        buf: &mut BytesMut,
+        deadline: Instant,
+        slot: Option<&crate::conns::Slot>,
+        stop: Option<&watch::Receiver<bool>>,
+    ) -> Got {
+        loop {
+            // Before every read, not only at a tick: a client trickling a byte per tick must
+            // still meet its deadline.
+            if Instant::now() >= deadline {
+                return Got::Deadline;
+            }
+            match read_into(stream, self.scratch, buf) {
+                Ok(0) => return Got::Closed,
+                Ok(_) => return Got::Bytes,
+                Err(e) if ticked(&e) => {}
+                Err(_) => return Got::Closed,
+            }
+            if self.done.is_closed() {
+                return Got::Closed;
+            }
+            if slot.is_some_and(|s| s.is_evicted()) {
+                return Got::Evicted;
+            }
+            if stop.is_some_and(|s| s.has_changed().unwrap_or(true)) {
+                return Got::Stop;
+            }
+        }
+    }
+
+    /// Writes `resp` (head and body in one write when it fits); `false` if the connection
+    /// failed or the accept loop gave up on it.
+    fn answer(
+        &self,
+        stream: &TcpStream,
+        wbuf: &mut Vec<u8>,
+        resp: impl Into<Answer>,
+        http10: bool,
+        head_only: bool,
+        after: After,
+    ) -> bool {
+        let rest = compose(wbuf, resp, http10, head_only, after);
+        self.write_two(stream, wbuf, &rest)
+    }
+
+    /// `a` then `b`, in one write when the socket takes both.
+    fn write_two(&self, stream: &TcpStream, a: &[u8], b: &[u8]) -> bool {
+        let (mut a, mut b) = (a, b);
+        while !a.is_empty() || !b.is_empty() {
+            let slices = [io::IoSlice::new(a), io::IoSlice::new(b)];
+            match (&*stream).write_vectored(&slices) {
+                Ok(0) => return false,
+                Ok(n) => {
+                    let from_a = n.min(a.len());
+                    a = &a[from_a..];
+                    b = &b[n - from_a..];
+                }
+                Err(e) if ticked(&e) => {
+                    if self.done.is_closed() {
+                        return false;
+                    }
+                }
+                Err(_) => return false,
+            }
+        }
+        true
+    }
+
+    /// Answers `resp` and closes, without reading what else the client sent.
+    fn refuse(
+        &self,
+        stream: &TcpStream,
+        wbuf: &mut Vec<u8>,
+        resp: http::Response<crate::dispatch::ResponseBody>,
+    ) -> Ended {
+        if self.answer(stream, wbuf, resp, false, false, After::Close) {
+            self.linger(stream);
+        }
+        Ended::Closed
+    }
+
+    /// Stops writing, then reads and drops what the client still sends for a moment (the
+    /// lean loop's `linger`).
+    fn linger(&self, stream: &TcpStream) {
+        let _ = stream.shutdown(Shutdown::Write);
+        let deadline = Instant::now() + LINGER;
+        let mut buf = [0u8; 4096];
+        let mut discarded = 0;
+        while discarded < LINGER_BYTES && Instant::now() < deadline && !self.done.is_closed() {
+            match (&*stream).read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => discarded += n,
+                Err(e) if ticked(&e) => {}
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+/// Ends a connection between requests (a plain socket: no close_notify to send).
+fn end(stream: &TcpStream) -> Ended {
+    let _ = stream.shutdown(Shutdown::Write);
+    Ended::Closed
+}
+
+/// A socket tokio handed over, made blocking with the tick as its read and write timeouts.
+fn blocking_socket(stream: &TcpStream, nagle: bool) -> io::Result<()> {
+    stream.set_nonblocking(false)?;
+    stream.set_nodelay(!nagle)?;
+    stream.set_read_timeout(Some(BLOCKING_TICK))?;
+    stream.set_write_timeout(Some(BLOCKING_TICK))
+}
+
+/// A read or write that ended at the tick (or by a signal), not by an error.
+fn ticked(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+    )
+}
+
+/// One read into `scratch`, appended to `buf`.
+fn read_into(stream: &TcpStream, scratch: &mut [u8], buf: &mut BytesMut) -> io::Result<usize> {
+    let n = (&*stream).read(scratch)?;
+    buf.extend_from_slice(&scratch[..n]);
+    Ok(n)
+}

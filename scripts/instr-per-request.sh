@@ -7,6 +7,7 @@
 #   scripts/instr-per-request.sh --requests 5000 --runtime per-core BIN...
 #   scripts/instr-per-request.sh BIN::--http=hyper BIN::--http=lean   # one binary, two settings
 #   scripts/instr-per-request.sh --cache-sim OLD NEW   # also L1 instruction and data misses
+#   scripts/instr-per-request.sh --keep /tmp/cg BIN    # keep the callgrind files (callgrind_annotate)
 #
 # A `BIN::ARGS` entry adds ARGS (space-separated) to that binary's `serve`.
 # For each binary: `serve --services echo --runtime current-thread` (default; queue-delay
@@ -22,13 +23,15 @@ set -euo pipefail
 REQUESTS=2000
 RUNTIME=current-thread
 CACHE_SIM=no
+KEEP=""
 BINS=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --requests) shift; REQUESTS="${1:?}" ;;
     --runtime) shift; RUNTIME="${1:?}" ;;
     --cache-sim) CACHE_SIM=yes ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --keep) shift; KEEP="${1:?}" ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "instr-per-request: unknown option \`$1\` (see --help)" >&2; exit 2 ;;
     *) [ -x "${1%%::*}" ] || { echo "instr-per-request: \`${1%%::*}\` is not an executable" >&2; exit 2; }
        BINS+=("$1") ;;
@@ -42,6 +45,7 @@ OUT="$(mktemp -d)"
 PID=""
 cleanup() {
   [ -z "$PID" ] || { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; }
+  [ -z "$KEEP" ] || { mkdir -p "$KEEP" && cp "$OUT"/cg.* "$KEEP"/ 2>/dev/null || true; }
   rm -rf "$OUT"
 }
 trap cleanup EXIT

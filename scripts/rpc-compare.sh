@@ -11,6 +11,7 @@
 #                                          # and the Client polling too (`client+busy-poll`),
 #                                          # and the blocking floor polling (SPIN_US=50)
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+slice200      # `serve --cpu-slice-us 200`
+#   scripts/rpc-compare.sh --runtimes per-core,per-core+blocking      # `serve --blocking-connections 4`
 #   scripts/rpc-compare.sh --split-load    # load again: servers on CPU 0, load generator on CPU 1
 #   scripts/rpc-compare.sh --before /tmp/old/soapstone --before-loop /tmp/old/echo_loop
 #   scripts/rpc-compare.sh --binaries target/pgo/x86_64-unknown-linux-gnu/release   # PGO build
@@ -30,7 +31,10 @@
 # has on the wire; the blocking floor (`floor-blocking`, scripts/rpc-compare/blocking_pingpong.c)
 # moves the same bytes with blocking read/write on both sides and times its own calls, as
 # omniORB's thread-per-connection server and client do: the floor minus it is what a readiness
-# loop (epoll) costs on both sides. Load: `soapstone bench --closed -t 2` with 8 and 64 connections against
+# loop (epoll) costs on both sides. Every HTTP server (soapstone's, gSOAP) is also timed with
+# a blocking raw HTTP client (`@blocking-client` rows, scripts/rpc-compare/blocking_http.c: the
+# bench's request bytes, answers framed by Content-Length), the kind of client omniORB's row
+# has, so that the CORBA row and the HTTP rows differ by their servers only. Load: `soapstone bench --closed -t 2` with 8 and 64 connections against
 # soapstone and gSOAP (unpinned, both CPUs shared with the load generator, as wrk -t2).
 #
 # --binaries DIR runs DIR/soapstone (server and bench client) and DIR/examples/echo_loop, as
@@ -67,7 +71,7 @@ while [ $# -gt 0 ]; do
     --before) shift; BEFORE="${1:?}" ;;
     --before-loop) shift; BEFORE_LOOP="${1:?}" ;;
     --binaries) shift; BINARIES="${1:?}" ;;
-    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
     *) echo "rpc-compare: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -103,7 +107,8 @@ SRC="$ROOT/scripts/rpc-compare"
   && omniidl -bcxx -Wbh=.hh -Wbs=SK.cc echo.idl \
   && g++ -O2 -I. -o echo-omniorb-server "$SRC/echo_omniorb_server.cc" echoSK.cc -lomniORB4 -lomnithread \
   && g++ -O2 -I. -o echo-omniorb-client "$SRC/echo_omniorb_client.cc" echoSK.cc -lomniORB4 -lomnithread \
-  && gcc -O2 -o blocking-pingpong "$SRC/blocking_pingpong.c" ) \
+  && gcc -O2 -o blocking-pingpong "$SRC/blocking_pingpong.c" \
+  && gcc -O2 -o blocking-http "$SRC/blocking_http.c" ) \
   > "$OUT/build.log" 2>&1 || { say "peer build failed, see $OUT/build.log"; exit 1; }
 
 BODY="$OUT/echoFloat.xml"
@@ -158,13 +163,14 @@ start_listening() {
 
 # rt_args RUNTIME: serve's options for a --runtimes entry (`per-core+reuse-port`: --reuse-port
 # too; `per-core+hyper` / `+lean`: --http hyper / lean; `+busy-poll`: --busy-poll-us 50;
-# `+sliceN`: --cpu-slice-us N).
+# `+blocking`: --blocking-connections 4; `+sliceN`: --cpu-slice-us N).
 rt_args() {
   local rt="$1"
   echo "--runtime ${rt%%+*}"
   case "$rt" in *+reuse-port*) echo "--reuse-port" ;; esac
   case "$rt" in *+hyper*) echo "--http hyper" ;; *+lean*) echo "--http lean" ;; esac
   case "$rt" in *+busy-poll*) echo "--busy-poll-us 50" ;; esac
+  case "$rt" in *+blocking*) echo "--blocking-connections 4" ;; esac
   if [[ "$rt" =~ \+slice([0-9]+) ]]; then echo "--cpu-slice-us ${BASH_REMATCH[1]}"; fi
 }
 
@@ -177,6 +183,13 @@ bench_mean() {
   jq -e '.requests.errors == 0 and .requests.ok > 0' "$TMP/p.json" >/dev/null \
     || { say "errors in a run against $url"; exit 1; }
   jq -r '.latency.uncorrected.mean_us' "$TMP/p.json"
+}
+# blocking_mean CPU URL: the blocking raw HTTP client's mean over $CALLS calls.
+blocking_mean() {
+  local hostport="${2#http://}"
+  local port="${hostport%%/*}"; port="${port##*:}"
+  taskset -c "$1" "$OUT/blocking-http" "$port" "/${hostport#*/}" "$ACTION" "$BODY" "$CALLS" \
+    || { say "errors in a blocking-client run against $2"; exit 1; }
 }
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.3f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -230,6 +243,10 @@ for placement in one cross; do
       MEANS[$placement,before]+="$(bench_mean "$CCPU" "${URL[before]}" --body "$BODY" --soap-action "$ACTION") "
     fi
     MEANS[$placement,gsoap]+="$(bench_mean "$CCPU" "$GSOAP" --body "$BODY" --soap-action "$ACTION") "
+    for rt in "${RT_LIST[@]}"; do
+      MEANS[$placement,$rt@blocking-client]+="$(blocking_mean "$CCPU" "${URL[$rt]}") "
+    done
+    MEANS[$placement,gsoap@blocking-client]+="$(blocking_mean "$CCPU" "$GSOAP") "
     MEANS[$placement,omniorb]+="$(taskset -c "$CCPU" "$OUT/echo-omniorb-client" "$ORB" "$CALLS") "
     MEANS[$placement,client]+="$(taskset -c "$CCPU" "$LOOP" "${URL[${RT_LIST[0]}]}" "$CALLS") "
     # Both ends polling: the Client (BUSY_POLL_US 50) against a `+busy-poll` server.
@@ -256,6 +273,8 @@ SYSTEMS=(floor floor-blocking)
 SYSTEMS+=("${RT_LIST[@]}")
 [ -z "$BEFORE" ] || SYSTEMS+=(before)
 SYSTEMS+=(gsoap omniorb client)
+for rt in "${RT_LIST[@]}"; do SYSTEMS+=("$rt@blocking-client"); done
+SYSTEMS+=(gsoap@blocking-client)
 [ -z "${MEANS[one,client+busy-poll]:-}" ] || SYSTEMS+=(client+busy-poll)
 [ -z "$BEFORE_LOOP" ] || SYSTEMS+=(client-before)
 for k in "${SYSTEMS[@]}"; do
@@ -275,6 +294,10 @@ for rt in "${RT_LIST[@]:1}"; do
   row "soapstone $rt / $DEF" "$rt" "$DEF"
   row "soapstone $rt / omniORB 4" "$rt" omniorb
 done
+for rt in "${RT_LIST[@]}"; do
+  row "soapstone $rt / omniORB 4, blocking clients" "$rt@blocking-client" omniorb
+done
+row "soapstone / gSOAP 2.8, blocking client" "$DEF@blocking-client" gsoap@blocking-client
 [ -z "$BEFORE" ] || row "soapstone / before ($DEF)" "$DEF" before
 [ -z "$BEFORE_LOOP" ] || row "Client / Client before" client client-before
 if [ -n "${MEANS[one,client+busy-poll]:-}" ]; then

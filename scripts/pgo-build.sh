@@ -13,7 +13,8 @@
 #       both SOAP versions, the Client, TLS, the seeds' message shapes, so that no path a user
 #       runs is left untrained (an untrained function is compiled for size, as cold);
 #     - then the echoFloat round trip the one-CPU goal is about: `serve --services echo`
-#       with `bench --closed -c 1` and `-c 8`, and `echo_loop` (the Client), plain and polling;
+#       with `bench --closed -c 1` and `-c 8`, and `echo_loop` (the Client), plain and polling,
+#       against the runtimes and again against blocking connections (`--blocking-connections 4`);
 #  3. `llvm-profdata merge`, then the release build with `-Cprofile-use` in target/pgo.
 # Needs `llvm-profdata` of rustc's own LLVM: the rustup component `llvm-tools` (installed here
 # if missing; rustup needs its distribution server). Takes two full release builds (about
@@ -80,19 +81,24 @@ BODY="$DATA/echoFloat.xml"
 cat > "$BODY" <<'EOF'
 <?xml version="1.0" encoding="UTF-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><SOAP-ENV:Body><ns1:echoFloat xmlns:ns1="http://soapinterop.org/" SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"><inputFloat xsi:type="xsd:float">654.321</inputFloat></ns1:echoFloat></SOAP-ENV:Body></SOAP-ENV:Envelope>
 EOF
-"$GEN/soapstone" serve --addr 127.0.0.1:0 --services echo > "$DATA/serve.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 100); do grep -q "listening on" "$DATA/serve.log" && break; sleep 0.1; done
-ADDR="$(sed -n 's/.*listening on \(http:\/\/\)\{0,1\}\([0-9.]*:[0-9]*\).*/\2/p' "$DATA/serve.log" | head -1)"
-[ -n "$ADDR" ] || { say "the training server did not start: $DATA/serve.log"; exit 1; }
-URL="http://$ADDR/echo"
-for c in 1 8; do
-  "$GEN/soapstone" bench "$URL" --body "$BODY" --soap-action "http://soapinterop.org/" --closed \
-    -c "$c" --duration "${TRAIN_SECONDS}s" --warmup 0 >/dev/null
-done
-timeout 120 "$GEN/examples/echo_loop" "$URL" 20000 >/dev/null
-timeout 120 "$GEN/examples/echo_loop" "$URL" 20000 50 >/dev/null
-cleanup
+# train_server ARGS...: `serve --services echo ARGS` under the round trips above.
+train_server() {
+  "$GEN/soapstone" serve --addr 127.0.0.1:0 --services echo "$@" > "$DATA/serve.log" 2>&1 &
+  PIDS+=($!)
+  for _ in $(seq 100); do grep -q "listening on" "$DATA/serve.log" && break; sleep 0.1; done
+  ADDR="$(sed -n 's/.*listening on \(http:\/\/\)\{0,1\}\([0-9.]*:[0-9]*\).*/\2/p' "$DATA/serve.log" | head -1)"
+  [ -n "$ADDR" ] || { say "the training server did not start: $DATA/serve.log"; exit 1; }
+  URL="http://$ADDR/echo"
+  for c in 1 8; do
+    "$GEN/soapstone" bench "$URL" --body "$BODY" --soap-action "http://soapinterop.org/" --closed \
+      -c "$c" --duration "${TRAIN_SECONDS}s" --warmup 0 >/dev/null
+  done
+  timeout 120 "$GEN/examples/echo_loop" "$URL" 20000 >/dev/null
+  timeout 120 "$GEN/examples/echo_loop" "$URL" 20000 50 >/dev/null
+  cleanup
+}
+train_server
+train_server --blocking-connections 4
 
 say "3/3 merging $(ls "$DATA/raw" | wc -l) profiles, then the optimized build (target/pgo)"
 "$PROFDATA" merge -o "$DATA/merged.profdata" "$DATA"/raw/*.profraw

@@ -54,6 +54,8 @@ pub(crate) struct Metrics {
     /// Connections served by a blocking thread now, and ever ([`crate::lean::blocking`]).
     pub(crate) blocking_open: AtomicUsize,
     pub(crate) blocking_total: AtomicU64,
+    /// Blocking connections handed back to a runtime because others were there.
+    pub(crate) blocking_handed_back: AtomicU64,
 }
 
 impl Metrics {
@@ -74,6 +76,7 @@ impl Metrics {
             yields: AtomicU64::new(0),
             blocking_open: AtomicUsize::new(0),
             blocking_total: AtomicU64::new(0),
+            blocking_handed_back: AtomicU64::new(0),
         }
     }
 
@@ -294,6 +297,13 @@ impl Metrics {
                 "counter",
                 "Connections served by a blocking thread (`blocking_connections`), counted when the thread takes them.",
                 blocking_total,
+            );
+            gauge(
+                w,
+                "soapstone_blocking_connections_handed_back_total",
+                "counter",
+                "Blocking connections handed to a runtime between two requests because other connections were on the runtimes.",
+                self.blocking_handed_back.load(Ordering::Relaxed),
             );
         }
         if let Some(threads) = self.threads.get() {

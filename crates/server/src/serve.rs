@@ -350,7 +350,7 @@ async fn accept_loop(
                 };
                 // The first few connections each get a blocking thread, when the server has
                 // them; the others (and any the threads cannot take) stay on the runtimes.
-                let (stream, registered) = match blocking.as_ref().filter(|p| p.has_room()) {
+                let (stream, registered) = match blocking.as_ref().filter(|p| p.takes(metrics)) {
                     None => (stream, registered),
                     Some(pool) => {
                         let Ok(std_stream) = stream.into_std() else {
@@ -369,7 +369,8 @@ async fn accept_loop(
                         };
                         match pool.serve(job) {
                             Ok(()) => {
-                                conns.spawn(after_blocking(inner.clone(), peer, ended));
+                                let back = (inner.clone(), peer, neighbours.clone());
+                                conns.spawn(after_blocking(back, ended));
                                 continue;
                             }
                             Err(job) => match TcpStream::from_std(job.stream) {
@@ -407,6 +408,7 @@ async fn accept_loop(
                         registered,
                         accepted,
                         member,
+                        resumed: false,
                     };
                     serve_conn(inner, stream, stop, conn).await
                 });
@@ -445,22 +447,46 @@ async fn accept_loop(
 
 /// Waits for a blocking thread to be done with a connection (so that the drain waits for
 /// it, and dropping this on the drain deadline tells the thread to close it), then serves the
-/// rest with hyper if the thread handed it back for that.
-async fn after_blocking(inner: Arc<Inner>, peer: SocketAddr, ended: oneshot::Receiver<Ended>) {
-    let Ok(Ended::Hyper {
-        stream,
-        read,
-        registered,
-        stop,
-    }) = ended.await
-    else {
-        return;
+/// rest on this runtime if the thread handed it back: with hyper from the bytes read, or with
+/// the lean loop between two requests.
+async fn after_blocking(
+    (inner, peer, neighbours): (Arc<Inner>, SocketAddr, Neighbours),
+    ended: oneshot::Receiver<Ended>,
+) {
+    let (stream, read, registered, stop) = match ended.await {
+        Ok(Ended::Hyper {
+            stream,
+            read,
+            registered,
+            stop,
+        }) => (stream, Some(read), registered, stop),
+        Ok(Ended::Runtime {
+            stream,
+            registered,
+            stop,
+        }) => (stream, None, registered, stop),
+        Ok(Ended::Closed) | Err(_) => return,
     };
     let stream = stream
         .set_nonblocking(true)
         .and_then(|()| TcpStream::from_std(stream));
     let Ok(stream) = stream else {
         return;
+    };
+    // The lean loop and hyper's count the connection again: it is one.
+    inner
+        .metrics
+        .connections_total
+        .fetch_sub(1, Ordering::Relaxed);
+    let Some(read) = read else {
+        let conn = Conn {
+            peer,
+            registered,
+            accepted: Instant::now(),
+            member: neighbours.join(),
+            resumed: true,
+        };
+        return crate::lean::serve_lean(inner, stream, None, stop, conn).await;
     };
     let io = crate::rewind::Rewind::new(read, stream);
     // Boxed: hyper's connection future is large, and this is the rare path.
@@ -488,6 +514,7 @@ fn serve_handed(
             registered: h.registered,
             accepted: h.accepted,
             member,
+            resumed: false,
         };
         serve_conn(inner, stream, stop, conn).await
     });
@@ -503,6 +530,9 @@ pub(crate) struct Conn {
     pub(crate) accepted: Instant,
     /// Counted among the runtime's connections, for busy-polling a lone one.
     pub(crate) member: Member,
+    /// Served elsewhere until now (a blocking thread handed it back between requests): its
+    /// next head is awaited as a keep-alive connection's, not as a first one.
+    pub(crate) resumed: bool,
 }
 
 /// Serves one connection until it closes or the server stops: the TLS handshake first when

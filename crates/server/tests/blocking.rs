@@ -1,7 +1,8 @@
-//! Blocking connections (`ServerConfig::blocking_connections`): the first few connections each
-//! on a thread of its own, over real sockets. What they must keep of the lean loop on the
-//! runtimes: deadlines (also against a client that trickles a byte per tick), eviction, the
-//! drain and its deadline, the hand-over to hyper, and services that await.
+//! Blocking connections (`ServerConfig::blocking_connections`): while a server has a few
+//! connections, each on a thread of its own, over real sockets; a crowd goes back to the
+//! runtimes. What they must keep of the lean loop on the runtimes: deadlines (also against a
+//! client that trickles a byte per tick), eviction, the drain and its deadline, the hand-over
+//! to hyper, and services that await.
 //! (`SOAPSTONE_TEST_BLOCKING=N` runs the rest of the suite with N blocking connections.)
 
 mod common;
@@ -21,9 +22,9 @@ fn blocking(n: usize) -> ServerConfig {
 }
 
 #[test]
-fn the_first_connections_get_threads_of_their_own_and_the_rest_the_runtimes() {
+fn a_few_connections_get_threads_of_their_own() {
     let srv = TestServer::start_exact(blocking(2));
-    let mut conns: Vec<_> = (0..3).map(|_| srv.connect()).collect();
+    let mut conns: Vec<_> = (0..2).map(|_| srv.connect()).collect();
     for _ in 0..3 {
         for s in &mut conns {
             echo_float(s);
@@ -31,23 +32,60 @@ fn the_first_connections_get_threads_of_their_own_and_the_rest_the_runtimes() {
     }
     assert_eq!(srv.metric("soapstone_blocking_connections_open"), 2);
     assert_eq!(srv.metric("soapstone_blocking_connections_total"), 2);
-    assert_eq!(srv.metric("soapstone_connections_open"), 3);
+    assert_eq!(srv.metric("soapstone_blocking_connections_handed_back_total"), 0);
     // A closed blocking connection frees its place for the next connection.
     drop(conns.remove(0));
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while srv.metric("soapstone_blocking_connections_open") != 1 {
-        assert!(
-            Instant::now() < deadline,
-            "the closed connection kept its thread"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until(&srv, "soapstone_blocking_connections_open", 1);
     let mut next = srv.connect();
     echo_float(&mut next);
     assert_eq!(srv.metric("soapstone_blocking_connections_open"), 2);
     assert_eq!(srv.metric("soapstone_blocking_connections_total"), 3);
-    for s in &mut conns {
+    echo_float(&mut conns[0]);
+}
+
+#[test]
+fn a_crowd_goes_back_to_the_runtimes_between_requests() {
+    let mut cfg = blocking(2);
+    // A connection handed back waits for its next head as a keep-alive one (10 s), not as a
+    // new one (300 ms).
+    cfg.header_read_timeout = Duration::from_millis(300);
+    cfg.idle_timeout = Duration::from_secs(10);
+    let srv = TestServer::start_exact(cfg);
+    let mut a = srv.connect();
+    echo_float(&mut a);
+    let mut b = srv.connect();
+    echo_float(&mut b);
+    // The threads are taken: the third goes to the runtime, and the two blocking ones follow
+    // it there at their next tick (they are idle).
+    let mut c = srv.connect();
+    echo_float(&mut c);
+    srv.wait_metric("soapstone_blocking_connections_handed_back_total", 2);
+    wait_until(&srv, "soapstone_blocking_connections_open", 0);
+    std::thread::sleep(Duration::from_millis(800));
+    for s in [&mut a, &mut b, &mut c] {
         echo_float(s);
+    }
+    // While a connection is on the runtimes, new ones go there too.
+    let mut d = srv.connect();
+    echo_float(&mut d);
+    assert_eq!(srv.metric("soapstone_blocking_connections_total"), 2);
+    assert_eq!(srv.metric("soapstone_connections_total"), 4);
+    assert_eq!(srv.metric("soapstone_connections_open"), 4);
+    // Once the crowd is gone, a new connection has a thread again.
+    drop((a, b, c, d));
+    wait_until(&srv, "soapstone_connections_open", 0);
+    let mut e = srv.connect();
+    echo_float(&mut e);
+    assert_eq!(srv.metric("soapstone_blocking_connections_open"), 1);
+    assert_eq!(srv.metric("soapstone_blocking_connections_total"), 3);
+}
+
+/// Waits (up to 10 s) until the metric `name` is `value`.
+fn wait_until(srv: &TestServer, name: &str, value: u64) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while srv.metric(name) != value {
+        assert!(Instant::now() < deadline, "{name} stayed at {}", srv.metric(name));
+        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -120,13 +158,20 @@ fn an_unusual_request_goes_to_hyper_with_what_was_read() {
         "{}",
         r.text()
     );
-    // hyper serves the rest of the connection, and the thread is free for another
+    // hyper serves the rest of the connection on the runtime, so the next connection goes
+    // there too (the server is no longer "a few blocking connections")
     echo_float(&mut s);
     let mut other = srv.connect();
     echo_float(&mut other);
-    assert_eq!(srv.metric("soapstone_blocking_connections_total"), 2);
+    assert_eq!(srv.metric("soapstone_blocking_connections_total"), 1);
     assert_eq!(srv.metric("soapstone_connections_total"), 2);
     assert_eq!(srv.metric("soapstone_connections_open"), 2);
+    // and once both are gone, the thread is free for another
+    drop((s, other));
+    wait_until(&srv, "soapstone_connections_open", 0);
+    let mut last = srv.connect();
+    echo_float(&mut last);
+    assert_eq!(srv.metric("soapstone_blocking_connections_total"), 2);
 }
 
 #[test]

@@ -58,6 +58,7 @@ use super::head::{parse, Head, Parsed};
 use super::{body_too_slow, compose, evicted_now, head_too_large, BUF, KEEP, LINGER, LINGER_BYTES};
 use crate::answer::Answer;
 use crate::dispatch::{handle, text, Inner};
+use crate::metrics::Metrics;
 use crate::serve::{OpenConnection, Registered};
 use crate::BLOCKING_TICK;
 use soapstone_http1::After;
@@ -95,6 +96,14 @@ pub(crate) enum Ended {
         registered: Registered,
         stop: watch::Receiver<bool>,
     },
+    /// Other connections are served by the runtimes: between two requests (nothing read of
+    /// the next), the connection goes back to the accept loop's runtime, for the rest of its
+    /// life, so that a crowd of connections shares the runtimes fairly.
+    Runtime {
+        stream: TcpStream,
+        registered: Registered,
+        stop: watch::Receiver<bool>,
+    },
 }
 
 /// The server's blocking threads: at most `max` connections at once.
@@ -128,10 +137,11 @@ impl Pool {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Fewer than `max` connections are taken now (another accept loop may take the last
-    /// one before this one does: [`Pool::serve`] decides).
-    pub(crate) fn has_room(&self) -> bool {
-        self.lock().taken < self.max
+    /// Whether a connection accepted now should go to a blocking thread: fewer than `max` are
+    /// taken, and no connection is on the runtimes (another accept loop may take the last
+    /// place before this one does: [`Pool::serve`] decides).
+    pub(crate) fn takes(&self, metrics: &Metrics) -> bool {
+        !crowded(metrics) && self.lock().taken < self.max
     }
 
     /// Hands `job` to a blocking thread (an idle one, or a new one); gives it back when
@@ -229,6 +239,12 @@ impl Pool {
     }
 }
 
+/// Some open connection is served by the runtimes, not by a blocking thread: the server is
+/// past "a few connections".
+fn crowded(metrics: &Metrics) -> bool {
+    metrics.connections_open.load(Ordering::Relaxed) > metrics.blocking_open.load(Ordering::Relaxed)
+}
+
 /// Counts one while alive.
 struct Count<'a>(&'a AtomicUsize);
 
@@ -257,6 +273,8 @@ enum Got {
     Stop,
     /// The table evicted the connection.
     Evicted,
+    /// Other connections are served by the runtimes (see [`Ended::Runtime`]).
+    Crowded,
 }
 
 /// One connection on its thread: what every step needs.
@@ -319,12 +337,9 @@ impl Conn<'_> {
                             return self.refuse(&stream, &mut wbuf, resp);
                         }
                         Parsed::Unusual => {
-                            // hyper's loop counts the connection again: it is one.
+                            // (hyper's loop counts the connection again: the accept loop
+                            // takes one off.)
                             drop(open);
-                            inner
-                                .metrics
-                                .connections_total
-                                .fetch_sub(1, Ordering::Relaxed);
                             let read = rbuf.freeze();
                             return Ended::Hyper {
                                 stream,
@@ -336,6 +351,8 @@ impl Conn<'_> {
                     }
                 } else if stopping {
                     return end(&stream); // drained: nothing in flight on this connection
+                } else if !first && first_byte.is_none() && crowded(&inner.metrics) {
+                    return self.hand_back(stream, registered, stop);
                 }
                 let deadline = match first_byte {
                     Some(t) => t + config.header_read_timeout,
@@ -345,7 +362,9 @@ impl Conn<'_> {
                     rbuf.reserve(BUF);
                 }
                 let watch_stop = (!stopping).then_some(&stop);
-                match self.read(&stream, &mut rbuf, deadline, Some(slot), watch_stop) {
+                // Between requests (not before the first), a tick also looks for a crowd.
+                let between = !first && first_byte.is_none() && !stopping;
+                match self.read(&stream, &mut rbuf, deadline, Some(slot), watch_stop, between) {
                     Got::Bytes => {
                         if first_byte.is_none() {
                             first_byte = Some(Instant::now());
@@ -361,6 +380,7 @@ impl Conn<'_> {
                         return end(&stream);
                     }
                     Got::Stop => stopping = true,
+                    Got::Crowded => return self.hand_back(stream, registered, stop),
                 }
             }
             first = false;
@@ -377,7 +397,7 @@ impl Conn<'_> {
                     rbuf.reserve(len - rbuf.len());
                     let deadline = Instant::now() + config.body_read_timeout;
                     while rbuf.len() < len {
-                        match self.read(&stream, &mut rbuf, deadline, None, None) {
+                        match self.read(&stream, &mut rbuf, deadline, None, None, false) {
                             Got::Bytes => {}
                             Got::Deadline => {
                                 return self.refuse(&stream, &mut wbuf, body_too_slow(config))
@@ -429,6 +449,23 @@ impl Conn<'_> {
         }
     }
 
+    /// Gives the connection back to the accept loop's runtime (between requests, nothing
+    /// read of the next one).
+    fn hand_back(
+        &self,
+        stream: TcpStream,
+        registered: Registered,
+        stop: watch::Receiver<bool>,
+    ) -> Ended {
+        let metrics = &self.inner.metrics;
+        metrics.blocking_handed_back.fetch_add(1, Ordering::Relaxed);
+        Ended::Runtime {
+            stream,
+            registered,
+            stop,
+        }
+    }
+
     /// Runs a service's future on this thread: polled once in the runtime's context (a
     /// service that needs no I/O is done then), else blocked on with the runtime's handle,
     /// whose threads drive the I/O and timers it waits for. `None` when the accept loop gave
@@ -457,6 +494,7 @@ impl Conn<'_> {
         deadline: Instant,
         slot: Option<&crate::conns::Slot>,
         stop: Option<&watch::Receiver<bool>>,
+        watch_crowd: bool,
     ) -> Got {
         loop {
             // Before every read, not only at a tick: a client trickling a byte per tick must
@@ -478,6 +516,9 @@ impl Conn<'_> {
             }
             if stop.is_some_and(|s| s.has_changed().unwrap_or(true)) {
                 return Got::Stop;
+            }
+            if watch_crowd && crowded(&self.inner.metrics) {
+                return Got::Crowded;
             }
         }
     }

@@ -67,6 +67,7 @@ pub(crate) async fn serve_lean<S>(
         registered,
         accepted,
         member,
+        resumed,
     } = conn;
     let open = OpenConnection::new(&inner.metrics);
     // Declared after `open` so that it is dropped first: once the connection no longer counts
@@ -87,7 +88,7 @@ pub(crate) async fn serve_lean<S>(
     let evict_signal = slot.clone();
     let evicted = evict_signal.evicted();
     tokio::pin!(evicted);
-    let mut first = true;
+    let mut first = !resumed;
     let mut stopping = *stop.borrow();
     loop {
         // The head: `header_read_timeout` from its first byte (from the accept for the first

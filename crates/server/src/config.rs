@@ -147,7 +147,8 @@ pub struct ServerConfig {
     /// measured about a third as long; docs/performance.md, "Round seven, wakeups" and "Round
     /// eight"). It costs CPU time up to the budget after every answer, and
     /// delays the runtime's timers and new connections by as much. Plain TCP on the lean
-    /// engine only (never TLS, never [`HttpEngine::Hyper`]); longer budgets are taken as
+    /// engine only (never TLS, never [`HttpEngine::Hyper`]), blocking connections included
+    /// ([`blocking_connections`](Self::blocking_connections)); longer budgets are taken as
     /// [`MAX_BUSY_POLL`]. `Duration::ZERO` never polls. Default: `0`.
     pub busy_poll: Duration,
     /// With [`Runtime::PerCore`] or [`Runtime::CurrentThread`] on the lean engine: a runtime
@@ -158,18 +159,20 @@ pub struct ServerConfig {
     /// never yields. Default: `0` (the application owns the process; `soapstone serve` sets
     /// 100 µs).
     pub cpu_slice: Duration,
-    /// Serve up to this many connections at once each on a thread of its own, with blocking
-    /// reads and writes (thread-per-connection, as omniORB and gSOAP serve), and the rest on
-    /// the runtimes as usual. A request then wakes its thread straight from the socket, with no
-    /// readiness loop (`epoll_wait`, a reactor, a task's wake) between them: on one CPU 0.92x
-    /// the round trip of a runtime's connection and 0.85x its instructions
-    /// (docs/performance.md, "Round ten"). It is
-    /// for a server with a few busy connections; a thread costs its stack, and the
-    /// OS schedules each thread alike, so many connections are better served by the runtimes.
-    /// Plain TCP on the lean engine only (TLS and [`HttpEngine::Hyper`] connections always go
-    /// to the runtimes). The threads are kept for a while and reused; timeouts on such a
-    /// connection fire within [`BLOCKING_TICK`] of their deadline, and a connection evicted
-    /// or drained closes within as long. `0` never does it. Default: `0`.
+    /// While the server has at most this many connections, serve each on a thread of its
+    /// own with blocking reads and writes (thread-per-connection, as omniORB and gSOAP serve).
+    /// A request then wakes its thread straight from the socket, with no readiness loop
+    /// (`epoll_wait`, a reactor, a task's wake) between them: on one CPU 0.92x the round trip
+    /// of a runtime's connection and 0.85x its instructions (docs/performance.md, "Round
+    /// ten"). Past that many, new connections go to the runtimes, and the blocking ones follow
+    /// them there between two requests (the OS gives every thread an equal share, so a few
+    /// blocking threads would starve a crowd on the runtimes: `/metrics`,
+    /// `soapstone_blocking_connections_handed_back_total`). Plain TCP on the lean engine only
+    /// (TLS and [`HttpEngine::Hyper`] connections always go to the runtimes);
+    /// [`busy_poll`](Self::busy_poll) applies to them as to a lone runtime connection. The
+    /// threads are kept for a while and reused; timeouts on such a connection fire within
+    /// [`BLOCKING_TICK`] of their deadline, and a connection evicted, drained or handed back
+    /// goes within as long. `0` never does it. Default: `0`.
     pub blocking_connections: usize,
 }
 

@@ -106,6 +106,20 @@ impl Peek for TcpStream {
     }
 }
 
+/// A blocking connection's socket (`crate::lean::blocking`): looked at with `MSG_DONTWAIT`, so
+/// that the look does not wait; what it finds is read by the connection's blocking read.
+impl Peek for std::net::TcpStream {
+    #[cfg(unix)]
+    fn ready_now(&self) -> Option<bool> {
+        let mut one = [MaybeUninit::uninit()];
+        let flags = libc::MSG_PEEK | libc::MSG_DONTWAIT;
+        match socket2::SockRef::from(self).recv_with_flags(&mut one, flags) {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Some(false),
+            _ => Some(true),
+        }
+    }
+}
+
 impl<T> Peek for tokio_rustls::server::TlsStream<T> {}
 impl<T: Peek + ?Sized> Peek for Box<T> {
     fn ready_now(&self) -> Option<bool> {

@@ -32,7 +32,10 @@ fn a_few_connections_get_threads_of_their_own() {
     }
     assert_eq!(srv.metric("soapstone_blocking_connections_open"), 2);
     assert_eq!(srv.metric("soapstone_blocking_connections_total"), 2);
-    assert_eq!(srv.metric("soapstone_blocking_connections_handed_back_total"), 0);
+    assert_eq!(
+        srv.metric("soapstone_blocking_connections_handed_back_total"),
+        0
+    );
     // A closed blocking connection frees its place for the next connection.
     drop(conns.remove(0));
     wait_until(&srv, "soapstone_blocking_connections_open", 1);
@@ -84,7 +87,11 @@ fn a_crowd_goes_back_to_the_runtimes_between_requests() {
 fn wait_until(srv: &TestServer, name: &str, value: u64) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while srv.metric(name) != value {
-        assert!(Instant::now() < deadline, "{name} stayed at {}", srv.metric(name));
+        assert!(
+            Instant::now() < deadline,
+            "{name} stayed at {}",
+            srv.metric(name)
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
 }
@@ -234,4 +241,31 @@ fn connections_on_the_hyper_engine_never_block() {
     echo_float(&mut s);
     let text = srv.server.metrics_text();
     assert!(!text.contains("soapstone_blocking_connections"), "{text}");
+}
+
+#[test]
+fn a_blocking_connection_busy_polls_between_requests_when_asked() {
+    let mut cfg = blocking(1);
+    cfg.busy_poll = Duration::from_millis(1);
+    let srv = TestServer::start_exact(cfg);
+    let mut s = srv.connect();
+    for _ in 0..20 {
+        echo_float(&mut s);
+    }
+    // A pause longer than the budget: that poll expires, and the next request still comes in.
+    std::thread::sleep(Duration::from_millis(20));
+    echo_float(&mut s);
+    assert_eq!(srv.metric("soapstone_blocking_connections_total"), 1);
+    let text = srv.server.metrics_text();
+    let polls = |outcome: &str| -> u64 {
+        let name = format!("soapstone_busy_polls_total{{outcome=\"{outcome}\"}} ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(name.as_str())?.parse().ok())
+            .unwrap_or(0)
+    };
+    // One poll after every answer (the first request is awaited, not polled); the one after
+    // the last answer may not have ended yet.
+    let all = polls("caught") + polls("expired");
+    assert!((20..=21).contains(&all), "{all} polls: {text}");
+    assert!(polls("expired") >= 1, "{text}");
 }

@@ -1,7 +1,7 @@
 //! The lean engine on blocking sockets, one thread per connection
-//! ([`ServerConfig::blocking_connections`](crate::ServerConfig::blocking_connections)): for
-//! the first few connections, a thread of their own that sleeps in `recv` until the next
-//! request, as omniORB's and gSOAP's servers do.
+//! ([`ServerConfig::blocking_connections`](crate::ServerConfig::blocking_connections)): while
+//! the server has a few connections, each has a thread of its own that sleeps in `recv` until
+//! the next request, as omniORB's and gSOAP's servers do; a crowd goes to the runtimes.
 //!
 //! Why it exists: on one CPU, a tokio ping-pong of echoFloat's bytes takes 1.19-1.25x a
 //! blocking one (docs/performance.md, "Round nine: where one call stands against omniORB"):
@@ -28,6 +28,15 @@
 //!   `unsafe` (forbidden here; `Read::read_buf` is not stable), and zeroing that room before
 //!   every read cost 4,460 instructions per request (8 KiB), a fifth of the request, where the
 //!   copy of a 628-byte request costs about a hundred.
+//! - Busy-polling (`busy_poll`) looks with `MSG_PEEK | MSG_DONTWAIT` before the blocking read
+//!   (a blocking connection is always alone on its thread).
+//!
+//! A few, not a crowd: the OS gives each thread an equal share of the CPUs, so four blocking
+//! threads next to two runtime threads with sixty connections between them took the CPUs from
+//! the sixty (p99 7.4 ms against 1.4 ms at 64 connections, docs/performance.md "Round ten").
+//! A new connection gets a thread only while no connection is on the runtimes, and a blocking
+//! connection goes back to the accept loop's runtime between two requests (at a tick, or
+//! before it waits) once one is ([`Ended::Runtime`]); it stays there for life.
 //!
 //! Threads: at most `blocking_connections` connections are served this way at once. A thread
 //! whose connection ended waits [`THREAD_KEEP`] for another before it exits, so a client that
@@ -35,9 +44,10 @@
 //!
 //! It must never read or wait without a deadline (every wait is a tick at most, and every tick
 //! looks at the deadline), never serve TLS (rustls over a blocking socket would need its own
-//! loop), never run more than the configured number of connections, and never let the drain
-//! finish before the connection's request is answered (the accept loop awaits each blocking
-//! connection as it awaits its tasks).
+//! loop), never run more than the configured number of connections, never keep a connection
+//! on its thread while others queue on the runtimes, never hand one back in the middle of a
+//! request, and never let the drain finish before the connection's request is answered (the
+//! accept loop awaits each blocking connection as it awaits its tasks).
 
 use std::collections::VecDeque;
 use std::io::{self, Read as _, Write as _};
@@ -59,6 +69,7 @@ use super::{body_too_slow, compose, evicted_now, head_too_large, BUF, KEEP, LING
 use crate::answer::Answer;
 use crate::dispatch::{handle, text, Inner};
 use crate::metrics::Metrics;
+use crate::poll::{BusyPoll, Neighbours};
 use crate::serve::{OpenConnection, Registered};
 use crate::BLOCKING_TICK;
 use soapstone_http1::After;
@@ -309,6 +320,8 @@ impl Conn<'_> {
         let mut wbuf: Vec<u8> = Vec::with_capacity(BUF);
         let mut head = Head::default();
         let (table, slot) = (&registered.table, &registered.slot);
+        // Alone on its thread: a blocking connection always may poll, when asked to.
+        let poll = BusyPoll::new(config.busy_poll, Neighbours::default().join());
         let mut first = true;
         let mut stopping = *stop.borrow();
         loop {
@@ -362,9 +375,20 @@ impl Conn<'_> {
                     rbuf.reserve(BUF);
                 }
                 let watch_stop = (!stopping).then_some(&stop);
-                // Between requests (not before the first), a tick also looks for a crowd.
+                // Between requests (not before the first), a tick also looks for a crowd, and
+                // the connection may look for its next request before it sleeps in `recv`.
                 let between = !first && first_byte.is_none() && !stopping;
-                match self.read(&stream, &mut rbuf, deadline, Some(slot), watch_stop, between) {
+                if let (true, Some(poll)) = (between, &poll) {
+                    poll.wait(&stream, &inner.metrics.polls);
+                }
+                match self.read(
+                    &stream,
+                    &mut rbuf,
+                    deadline,
+                    Some(slot),
+                    watch_stop,
+                    between,
+                ) {
                     Got::Bytes => {
                         if first_byte.is_none() {
                             first_byte = Some(Instant::now());

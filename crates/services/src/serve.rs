@@ -107,9 +107,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "MICROSECONDS", default_value_t = 100,
           value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
     pub cpu_slice_us: u32,
-    /// Serve up to this many connections at once each on a thread of its own with blocking
-    /// reads (thread-per-connection, as omniORB and gSOAP do), the rest on the runtime
-    /// threads: the shortest round trip for a few busy connections (docs/performance.md,
+    /// While the server has at most this many connections, serve each on a thread of its own
+    /// with blocking reads (thread-per-connection, as omniORB and gSOAP do); past that, on the
+    /// runtime threads: the shortest round trip for a few busy clients (docs/performance.md,
     /// "Round ten"). Plain HTTP on the lean engine only. 0: off.
     #[arg(long, value_name = "N", default_value_t = 0,
           value_parser = clap::value_parser!(u16).range(0..=soapstone_server::MAX_BLOCKING_CONNECTIONS as i64))]

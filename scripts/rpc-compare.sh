@@ -11,7 +11,8 @@
 #                                          # and the Client polling too (`client+busy-poll`),
 #                                          # and the blocking floor polling (SPIN_US=50)
 #   scripts/rpc-compare.sh --runtimes per-core,per-core+slice200      # `serve --cpu-slice-us 200`
-#   scripts/rpc-compare.sh --runtimes per-core,per-core+blocking      # `serve --blocking-connections 4`
+#   scripts/rpc-compare.sh --runtimes per-core,per-core+blocking0     # `serve --blocking-connections 0`
+#                                          # (serve's default is 4; `+blocking` says it explicitly)
 #   scripts/rpc-compare.sh --split-load    # load again: servers on CPU 0, load generator on CPU 1
 #   scripts/rpc-compare.sh --before /tmp/old/soapstone --before-loop /tmp/old/echo_loop
 #   scripts/rpc-compare.sh --binaries target/pgo/x86_64-unknown-linux-gnu/release   # PGO build
@@ -71,7 +72,7 @@ while [ $# -gt 0 ]; do
     --before) shift; BEFORE="${1:?}" ;;
     --before-loop) shift; BEFORE_LOOP="${1:?}" ;;
     --binaries) shift; BINARIES="${1:?}" ;;
-    -h|--help) sed -n '2,48p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,49p' "$0"; exit 0 ;;
     *) echo "rpc-compare: unknown argument \`$1\` (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -163,14 +164,15 @@ start_listening() {
 
 # rt_args RUNTIME: serve's options for a --runtimes entry (`per-core+reuse-port`: --reuse-port
 # too; `per-core+hyper` / `+lean`: --http hyper / lean; `+busy-poll`: --busy-poll-us 50;
-# `+blocking`: --blocking-connections 4; `+sliceN`: --cpu-slice-us N).
+# `+blocking`: --blocking-connections 4, serve's default; `+blocking0`: 0, none; `+sliceN`:
+# --cpu-slice-us N).
 rt_args() {
   local rt="$1"
   echo "--runtime ${rt%%+*}"
   case "$rt" in *+reuse-port*) echo "--reuse-port" ;; esac
   case "$rt" in *+hyper*) echo "--http hyper" ;; *+lean*) echo "--http lean" ;; esac
   case "$rt" in *+busy-poll*) echo "--busy-poll-us 50" ;; esac
-  case "$rt" in *+blocking*) echo "--blocking-connections 4" ;; esac
+  case "$rt" in *+blocking0*) echo "--blocking-connections 0" ;; *+blocking*) echo "--blocking-connections 4" ;; esac
   if [[ "$rt" =~ \+slice([0-9]+) ]]; then echo "--cpu-slice-us ${BASH_REMATCH[1]}"; fi
 }
 

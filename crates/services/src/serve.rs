@@ -109,9 +109,10 @@ pub struct ServeArgs {
     pub cpu_slice_us: u32,
     /// While the server has at most this many connections, serve each on a thread of its own
     /// with blocking reads (thread-per-connection, as omniORB and gSOAP do); past that, on the
-    /// runtime threads: the shortest round trip for a few busy clients (docs/performance.md,
-    /// "Round ten"). Plain HTTP on the lean engine only. 0: off.
-    #[arg(long, value_name = "N", default_value_t = 0,
+    /// runtime threads: the shortest round trip for a few busy clients, the same throughput
+    /// and tail for a crowd (docs/performance.md, "Round ten"). Plain HTTP on the lean engine
+    /// only. 0: never.
+    #[arg(long, value_name = "N", default_value_t = 4,
           value_parser = clap::value_parser!(u16).range(0..=soapstone_server::MAX_BLOCKING_CONNECTIONS as i64))]
     pub blocking_connections: u16,
     /// The HTTP/1.1 engine: `lean` (its own loop, hyper for anything unusual) or `hyper`.
@@ -177,7 +178,7 @@ impl Default for ServeArgs {
             threads: None,
             reuse_port: false,
             busy_poll_us: 0,
-            blocking_connections: 0,
+            blocking_connections: 4,
             cpu_slice_us: 100,
             http: HttpArg::Lean,
             tls_cert: None,
@@ -450,10 +451,10 @@ mod tests {
     }
 
     #[test]
-    fn blocking_connections_are_off_by_default_and_bounded() {
-        assert_eq!(server(&[]).unwrap().blocking_connections, 0);
-        let on = server(&["--blocking-connections", "4"]).unwrap();
-        assert_eq!(on.blocking_connections, 4);
+    fn four_blocking_connections_by_default_bounded_and_zero_for_none() {
+        assert_eq!(server(&[]).unwrap().blocking_connections, 4);
+        let off = server(&["--blocking-connections", "0"]).unwrap();
+        assert_eq!(off.blocking_connections, 0);
         let e = server(&["--blocking-connections", "1025"]).unwrap_err();
         assert!(e.to_string().contains("1025"), "{e}");
     }

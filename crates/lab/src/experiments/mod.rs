@@ -508,7 +508,10 @@ fn systems(runs: &[Run], peers: Vec<SystemInfo>) -> Vec<SystemInfo> {
                 installed_via: "cargo build --release".to_owned(),
                 build: "release profile".to_owned(),
                 config: "serve: one current-thread tokio runtime per CPU it may use (one under \
-                         taskset -c N); bench and baselines: tokio's multi-threaded runtime"
+                         taskset -c N), and while it has at most 4 connections each on a \
+                         blocking thread of its own (--blocking-connections); bench: a \
+                         current-thread runtime per generator thread; baselines: tokio's \
+                         multi-threaded runtime"
                     .to_owned(),
             });
         }

@@ -152,12 +152,7 @@ fn an_unusual_request_goes_to_hyper_with_what_was_read() {
     let srv = TestServer::start_exact(blocking(1));
     let mut s = srv.connect();
     echo_float(&mut s);
-    let (a, b) = ECHO_FLOAT.split_at(100);
-    let chunked = format!(
-        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n",
-        a.len(),
-        b.len()
-    );
+    let chunked = chunked_echo_float();
     send(&mut s, chunked.as_bytes());
     let r = read_response(&mut s).unwrap();
     assert!(

@@ -234,12 +234,7 @@ fn chunked_and_expect_go_to_hyper_also_after_lean_requests() {
     // first a lean request, then a chunked one on the same connection
     send(&mut s, &post(ECHO_FLOAT, ""));
     assert!(echoed(&read_response(&mut s).unwrap()));
-    let (a, b) = ECHO_FLOAT.split_at(100);
-    let chunked = format!(
-        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n",
-        a.len(),
-        b.len()
-    );
+    let chunked = chunked_echo_float();
     // the chunked head arrives in two pieces: replayed to hyper whole
     let (c1, c2) = chunked.as_bytes().split_at(30);
     send_in_pieces(&mut s, &[c1, c2]);

@@ -78,12 +78,7 @@ fn http10_gets_content_length_and_the_server_closes() {
 fn chunked_request_body_is_read() {
     let srv = server();
     let mut s = srv.connect();
-    let (a, b) = ECHO_FLOAT.split_at(100);
-    let req = format!(
-        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n",
-        a.len(),
-        b.len()
-    );
+    let req = chunked_echo_float();
     send(&mut s, req.as_bytes());
     let r = read_response(&mut s).unwrap();
     assert_eq!(r.status, 200, "{}", r.text());

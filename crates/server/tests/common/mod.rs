@@ -475,6 +475,16 @@ pub fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
+/// [`ECHO_FLOAT`] posted with a chunked body: its first 100 bytes, then the rest.
+pub fn chunked_echo_float() -> String {
+    let (a, b) = ECHO_FLOAT.split_at(100);
+    format!(
+        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/xml\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{a}\r\n{:x}\r\n{b}\r\n0\r\n\r\n",
+        a.len(),
+        b.len()
+    )
+}
+
 pub fn send(s: &mut TcpStream, bytes: &[u8]) {
     s.write_all(bytes).unwrap();
 }

@@ -101,11 +101,7 @@ fn a_service_that_awaits_is_answered_on_a_blocking_connection() {
     let srv = TestServer::start_exact(blocking(1));
     let mut s = srv.connect();
     send(&mut s, &post(&envelope("block"), ""));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async { srv.gate.entered.acquire().await.unwrap().forget() });
+    srv.wait_blocked();
     srv.gate.release.add_permits(1);
     assert_eq!(read_response(&mut s).unwrap().status, 200);
     // and one that awaits a timer of the runtime's
@@ -203,11 +199,7 @@ fn the_drain_waits_for_a_blocking_request_and_its_deadline_ends_one_that_never_e
     send(&mut busy, &post(&envelope("block"), ""));
     let mut idle = srv.connect();
     echo_float(&mut idle);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async { srv.gate.entered.acquire().await.unwrap().forget() });
+    srv.wait_blocked();
     srv.begin_shutdown();
     assert!(closed_by_server(&mut idle));
     srv.gate.release.add_permits(1);
@@ -221,7 +213,7 @@ fn the_drain_waits_for_a_blocking_request_and_its_deadline_ends_one_that_never_e
     let mut srv = TestServer::start_exact(cfg);
     let mut busy = srv.connect();
     send(&mut busy, &post(&envelope("block"), ""));
-    rt.block_on(async { srv.gate.entered.acquire().await.unwrap().forget() });
+    srv.wait_blocked();
     srv.begin_shutdown();
     srv.wait(Duration::from_secs(30)).unwrap();
     assert!(closed_by_server(&mut busy), "connection left open");

@@ -542,11 +542,7 @@ fn graceful_shutdown_waits_for_the_request_in_flight() {
     let mut idle = srv.connect();
     send(&mut idle, &post(ECHO_FLOAT, ""));
     assert_eq!(read_response(&mut idle).unwrap().status, 200);
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async { srv.gate.entered.acquire().await.unwrap().forget() });
+    srv.wait_blocked();
 
     srv.begin_shutdown();
     // the idle keep-alive connection is closed at once; new connections are refused
@@ -571,11 +567,7 @@ fn drain_deadline_bounds_the_shutdown() {
     let mut srv = TestServer::start(cfg);
     let mut busy = srv.connect();
     send(&mut busy, &post(&envelope("block"), ""));
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async { srv.gate.entered.acquire().await.unwrap().forget() });
+    srv.wait_blocked();
     // The blocked call never ends: only the drain deadline lets the server stop.
     srv.begin_shutdown();
     srv.wait(Duration::from_secs(30)).unwrap();

@@ -250,6 +250,16 @@ impl TestServer {
         }
     }
 
+    /// Waits until a `block` call has entered the service (and holds it there until
+    /// `gate.release` gets a permit).
+    pub fn wait_blocked(&self) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async { self.gate.entered.acquire().await.unwrap().forget() });
+    }
+
     /// Asks the server to shut down (graceful).
     pub fn begin_shutdown(&mut self) {
         if let Some(tx) = self.shutdown.take() {

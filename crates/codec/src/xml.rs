@@ -269,6 +269,76 @@ impl<'a> Source<'a> {
     }
 }
 
+/// Where a string borrowed from a document lies in it (an empty one needs no place): what a
+/// reader keeps of a read to lay it over other bytes that read the same way.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Span {
+    at: u32,
+    len: u32,
+}
+
+impl Span {
+    /// `s`'s place in `text[..upto]`; `None` when it is not a part of it (a name the reader
+    /// made, or a constant).
+    pub(crate) fn of(s: &str, text: &str, upto: usize) -> Option<Span> {
+        if s.is_empty() {
+            return Some(Span::default());
+        }
+        let at = (s.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
+        if at + s.len() > upto {
+            return None;
+        }
+        Some(Span {
+            at: u32::try_from(at).ok()?,
+            len: u32::try_from(s.len()).ok()?,
+        })
+    }
+
+    #[expect(clippy::ptr_arg, reason = "whether it is borrowed is the question")]
+    pub(crate) fn of_cow(s: &Cow<'_, str>, text: &str, upto: usize) -> Option<Span> {
+        match s {
+            Cow::Borrowed(s) => Span::of(s, text, upto),
+            // No namespace: an empty string, which holds nothing to borrow.
+            Cow::Owned(s) if s.is_empty() => Some(Span::default()),
+            Cow::Owned(_) => None,
+        }
+    }
+
+    /// The string at this place of `text` (which must hold it: the same text, or one with the
+    /// same bytes up to it).
+    pub(crate) fn on(self, text: &str) -> &str {
+        &text[self.at as usize..(self.at + self.len) as usize]
+    }
+}
+
+/// How many namespace declarations and attributes a [`ReadTag`] keeps: an operation element
+/// has one declaration (its namespace) and at most an `encodingStyle`, and the tag is kept
+/// only when it has no more.
+const TAG_BINDINGS: usize = 2;
+const TAG_ATTRS: usize = 2;
+
+/// A start tag a cursor has read, as places in the document: what [`Cursor::enter`] needs to
+/// stand just inside the element as if it had read the tag, without reading it again. The
+/// envelope reader keeps the first body child's (it reads that tag to learn the operation, and
+/// the body decoder would read it once more), and a remembered opening keeps it for every
+/// document that opens with the same bytes (`envelope/opening.rs`). Places, not strings: the
+/// same bytes hold the same tag at the same places.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ReadTag {
+    /// The raw qualified name.
+    name: Span,
+    /// The tag's own namespace declarations: prefix, URI, kind.
+    ns: [(Span, Span, NsKind); TAG_BINDINGS],
+    ns_len: u8,
+    /// Its other attributes: prefix, local name, raw value.
+    attrs: [(Span, Span, Span); TAG_ATTRS],
+    attrs_len: u8,
+    /// Just past the tag's `>`.
+    content: u32,
+    /// `<name .../>`: the next event is its end.
+    empty: bool,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Open<'a> {
     name: &'a str,
@@ -330,6 +400,112 @@ impl<'a, 's> Cursor<'a, 's> {
             last_start_at: 0,
             check_encoding: true,
         }
+    }
+
+    /// The start tag [`Self::next`] just returned, as places in the input; `None` when it holds
+    /// more than a [`ReadTag`] keeps, or a declaration whose URI had to be unescaped, or when
+    /// the cursor has read on (a peeked event).
+    pub(crate) fn read_tag(&self) -> Option<ReadTag> {
+        let text = self.src.input;
+        let end = self.scan.pos();
+        if self.pending.is_some() || self.pending_end.is_some() {
+            return None;
+        }
+        let name = Span::of(self.stack.last()?.name, text, end)?;
+        let own = &self.ns.bindings()[self.own_bindings_from()..];
+        if own.len() > TAG_BINDINGS || self.attrs.len() > TAG_ATTRS {
+            return None;
+        }
+        let mut tag = ReadTag {
+            name,
+            ns: [(Span::default(), Span::default(), NsKind::None); TAG_BINDINGS],
+            ns_len: own.len() as u8,
+            attrs: [(Span::default(), Span::default(), Span::default()); TAG_ATTRS],
+            attrs_len: self.attrs.len() as u8,
+            content: u32::try_from(end).ok()?,
+            empty: self.empty_end,
+        };
+        for (slot, b) in tag.ns.iter_mut().zip(own) {
+            *slot = (
+                Span::of(b.prefix, text, end)?,
+                Span::of_cow(&b.uri, text, end)?,
+                b.kind,
+            );
+        }
+        for (slot, a) in tag.attrs.iter_mut().zip(&self.attrs) {
+            *slot = (
+                Span::of(a.prefix, text, end)?,
+                Span::of(a.local, text, end)?,
+                Span::of(a.raw, text, end)?,
+            );
+        }
+        Some(tag)
+    }
+
+    /// Stands just inside the element whose start tag `tag` is, as [`Self::next`] would after
+    /// reading it there (its name on the stack, its declarations in scope, its attributes in
+    /// [`Self::attrs`]); returns its raw name. The cursor must be at the tag's `<`, in a
+    /// document with the same bytes through the tag as the one it was read from: the tag's
+    /// checks (limits, names, SOAP 1.2 `encodingStyle`) passed when it was read, and the same
+    /// bytes pass them again, but for the depth, which depends on where this cursor stands.
+    pub(crate) fn enter(&mut self, tag: &ReadTag) -> Result<&'a str, DecodeError> {
+        let text = self.src.input;
+        debug_assert!(text.len() >= tag.content as usize);
+        self.spend()?;
+        let name = tag.name.on(text);
+        self.last_start_at = self.scan.pos();
+        self.open(name)?;
+        for &(prefix, uri, kind) in &tag.ns[..tag.ns_len as usize] {
+            self.ns.push(Binding {
+                prefix: prefix.on(text),
+                uri: Cow::Borrowed(uri.on(text)),
+                kind,
+            });
+        }
+        for &(prefix, local, raw) in &tag.attrs[..tag.attrs_len as usize] {
+            self.attrs.push(Attr {
+                prefix: prefix.on(text),
+                local: local.on(text),
+                raw: raw.on(text),
+            });
+        }
+        self.scan.resume(tag.content as usize);
+        self.empty_end = tag.empty;
+        Ok(name)
+    }
+
+    /// Reads the rest of the document when it is what ends most messages: the end tags of
+    /// every element still open, innermost first, back to back, then nothing but white space
+    /// (`</ns:op>` read, `</soap:Body></soap:Envelope>` left). That is one comparison where
+    /// [`Self::next`] would scan and match each tag and look for more; any other rest (a
+    /// comment, a space inside a tag, another element), or an event peeked, is left unread,
+    /// `Ok(false)`, for the events to judge.
+    pub(crate) fn end_plainly(&mut self) -> Result<bool, DecodeError> {
+        if self.pending.is_some() || self.pending_end.is_some() || self.empty_end {
+            return Ok(false);
+        }
+        let input = self.src.input;
+        let mut rest = &input.as_bytes()[self.scan.pos()..];
+        for open in self.stack.iter().rev() {
+            let Some(after) = rest
+                .strip_prefix(b"</")
+                .and_then(|r| r.strip_prefix(open.name.as_bytes()))
+                .and_then(|r| r.strip_prefix(b">"))
+            else {
+                return Ok(false);
+            };
+            rest = after;
+        }
+        if self.stack.is_empty() || !rest.iter().all(|&b| is_ws(b)) {
+            return Ok(false);
+        }
+        self.spend()?;
+        self.ns
+            .truncate(self.stack.first().map_or(0, |o| o.ns_mark as usize));
+        self.stack.clear();
+        self.base = 0;
+        self.scan.resume(input.len());
+        Ok(true)
     }
 
     /// Where the namespace declarations of the element just opened start in [`Self::ns`]

@@ -14,7 +14,7 @@ use serde::de::{self, Visitor};
 use super::access::{path_at, ChildrenMap};
 use super::{Ctx, ElemDe, Info};
 use crate::error::DecodeError;
-use crate::xml::{Cursor, Ev};
+use crate::xml::{Cursor, Ev, ReadTag};
 
 /// The serde name of a message struct whose fields are the Body's children.
 pub(crate) const BARE: &str = "$body";
@@ -24,6 +24,9 @@ pub(crate) const BARE: &str = "$body";
 pub(crate) struct First<'c, 'a, 's> {
     pub(crate) cur: &'c mut Cursor<'a, 's>,
     pub(crate) ctx: &'s Ctx<'a>,
+    /// The first body element's start tag as the envelope reader read it: entered, not read
+    /// again (the cursor stands at its `<`).
+    pub(crate) tag: Option<&'c ReadTag>,
     pub(crate) bare: &'c Cell<bool>,
 }
 
@@ -33,9 +36,12 @@ impl<'c, 'a, 's> First<'c, 'a, 's> {
         self,
         f: impl FnOnce(ElemDe<'_, 'a, 's>) -> Result<R, DecodeError>,
     ) -> Result<R, DecodeError> {
-        let name = match self.cur.next()? {
-            Ev::Start(name) => name,
-            _ => return Err(self.cur.malformed("expected the body element")),
+        let name = match self.tag {
+            Some(tag) => self.cur.enter(tag)?,
+            None => match self.cur.next()? {
+                Ev::Start(name) => name,
+                _ => return Err(self.cur.malformed("expected the body element")),
+            },
         };
         let info = Info::read(self.cur, name)?;
         let depth = self.cur.depth();

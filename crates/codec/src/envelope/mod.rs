@@ -18,7 +18,9 @@ mod opening;
 use std::sync::atomic::AtomicUsize;
 
 use crate::error::{DecodeError, Kind};
-use crate::xml::{is_blank, ns, split_qname, Binding, Cursor, Ev, NsKind, NsStack, Source};
+use crate::xml::{
+    is_blank, ns, split_qname, Binding, Cursor, Ev, NsKind, NsStack, ReadTag, Source,
+};
 use crate::{HeaderBlock, Limits, QName, Version};
 
 /// Extra facts about a header block that [`HeaderBlock`] does not carry.
@@ -38,6 +40,9 @@ pub(crate) struct BodyStart<'a> {
     pub(crate) local: &'a str,
     pub(crate) name: std::sync::OnceLock<QName>,
     pub(crate) offset: usize,
+    /// Its start tag as read here, for the body decoder to enter without reading it again
+    /// (`None`: it reads it).
+    pub(crate) tag: Option<ReadTag>,
 }
 
 /// A decoded envelope: version, headers and the name of the first body element, over the input
@@ -49,9 +54,10 @@ pub struct Envelope<'a> {
     pub(crate) version: Version,
     pub(crate) headers: Vec<HeaderBlock>,
     pub(crate) header_extra: Vec<HeaderExtra>,
-    /// Bindings in scope inside `Header` (empty when there is none). Inline, like the
-    /// cursor's own stack: an envelope declares a handful, and a parse must not allocate.
-    pub(crate) header_ns: Bindings<'a>,
+    /// Bindings in scope inside `Header` (empty when there is none). On the heap: a Header's
+    /// blocks are (their names are owned), and kept inline they made every envelope, most
+    /// without a Header, 400 bytes larger to move.
+    pub(crate) header_ns: Vec<Binding<'a>>,
     /// Raw names of the Envelope and Body elements (for end-tag checks and error paths).
     pub(crate) outer: [&'a str; 2],
     pub(crate) header_name: &'a str,
@@ -120,12 +126,8 @@ impl<'a> std::ops::Deref for Bindings<'a> {
     }
 }
 
-/// Checks size, byte order mark, UTF-8 and the XML declaration; returns the text and the
-/// offset after the declaration.
-pub(crate) fn prolog<'a>(
-    input: &'a [u8],
-    limits: &Limits,
-) -> Result<(&'a str, usize), DecodeError> {
+/// Refuses a document over [`Limits::max_document_bytes`] before anything else is done.
+fn check_size(input: &[u8], limits: &Limits) -> Result<(), DecodeError> {
     if input.len() > limits.max_document_bytes {
         return Err(DecodeError::limit(format!(
             "document of {} bytes exceeds the limit of {} bytes",
@@ -133,6 +135,16 @@ pub(crate) fn prolog<'a>(
             limits.max_document_bytes
         )));
     }
+    Ok(())
+}
+
+/// Checks size, byte order mark, UTF-8 and the XML declaration; returns the text and the
+/// offset after the declaration.
+pub(crate) fn prolog<'a>(
+    input: &'a [u8],
+    limits: &Limits,
+) -> Result<(&'a str, usize), DecodeError> {
+    check_size(input, limits)?;
     if input.starts_with(&[0xFE, 0xFF])
         || input.starts_with(&[0xFF, 0xFE])
         || input.starts_with(&[0, b'<'])
@@ -213,19 +225,19 @@ pub(crate) fn prolog<'a>(
     Ok((text, bom + end + 2))
 }
 
-/// The offset of the first C0 control character other than tab, line feed and carriage
-/// return: XML 1.0 (section 2.2) allows none of them, raw or as a reference, so such a
-/// document is the sender's error (a Client/Sender fault), not something to carry into a
-/// value and fail on when the answer is written. One pass in 64-byte blocks (the compiler
-/// vectorizes the block test): about 23 GB/s on a 4 MiB encoded array, 2.7x the time of
-/// `str::from_utf8` on the same bytes measured side by side (pinned, best of 50), which is
-/// a few tenths of a percent of a decode at the codec's 300 MB/s target.
 /// The first character of valid UTF-8 `input` that XML 1.0 does not allow (`Char` excludes the
 /// C0 controls other than tab, newline and carriage return, and the noncharacters U+FFFE and
 /// U+FFFF; UTF-8 validation has already refused surrogates): its byte offset and code point.
-/// A character reference to one of these is refused where references are expanded, so a literal
-/// one must be refused too, or a value read here could not be written out and read back.
-fn forbidden_char(input: &[u8]) -> Option<(usize, u32)> {
+/// Such a document is the sender's error (a Client/Sender fault), not something to carry into
+/// a value and fail on when the answer is written; and since a character reference to one of
+/// these is refused where references are expanded, a literal one must be refused too, or a
+/// value read here could not be written out and read back.
+///
+/// One pass in 64-byte blocks (the compiler vectorizes the block test): about 23 GB/s on a
+/// 4 MiB encoded array, 2.7x the time of `str::from_utf8` on the same bytes measured side by
+/// side (pinned, best of 50), a few tenths of a percent of a decode at the codec's 300 MB/s
+/// target.
+pub(super) fn forbidden_char(input: &[u8]) -> Option<(usize, u32)> {
     // 0xEF leads U+F000..U+FFFF; the chunks are screened for it and the controls in one pass
     // and only a chunk that has one is looked at byte by byte.
     let suspect = |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0xEF;
@@ -270,13 +282,14 @@ impl<'a> Envelope<'a> {
     /// Reads the envelope up to the first body child. A wrong envelope namespace is a
     /// [`DecodeError`] for which [`DecodeError::is_version_mismatch`] holds.
     pub fn parse(input: &'a [u8], limits: &Limits) -> Result<Self, DecodeError> {
-        let (text, start) = prolog(input, limits)?;
-        // The whole document was checked above (size, UTF-8, forbidden characters); what is
-        // left depends only on the bytes up to the first body child's start tag, which the
-        // last envelope read on this thread may have had too (`opening.rs`).
-        if let Some(env) = opening::recall(text, limits) {
+        check_size(input, limits)?;
+        // A document that opens with the bytes of an envelope this thread read lately is that
+        // envelope over the new bytes once the bytes after the opening pass the whole-document
+        // checks (`opening.rs`); any other is read in full.
+        if let Some(env) = opening::recall(input, limits) {
             return Ok(env);
         }
+        let (text, start) = prolog(input, limits)?;
         let (env, read) = Self::parse_opening(text, start, limits)?;
         opening::remember(&env, read);
         Ok(env)
@@ -340,7 +353,7 @@ impl<'a> Envelope<'a> {
             version,
             headers: Vec::new(),
             header_extra: Vec::new(),
-            header_ns: Bindings::new(),
+            header_ns: Vec::new(),
             outer: [root, ""],
             header_name: "",
             body_ns: Bindings::new(),
@@ -360,7 +373,7 @@ impl<'a> Envelope<'a> {
                     if is_env && local == "Header" && !seen_header {
                         seen_header = true;
                         env.header_name = name;
-                        env.header_ns.set(cur.ns.bindings());
+                        env.header_ns = cur.ns.bindings().to_vec();
                         env.read_headers(&mut cur)?;
                     } else if is_env && local == "Body" {
                         env.outer[1] = name;
@@ -489,6 +502,7 @@ impl<'a> Envelope<'a> {
                         local,
                         name: std::sync::OnceLock::new(),
                         offset,
+                        tag: cur.read_tag(),
                     });
                     return Ok(());
                 }

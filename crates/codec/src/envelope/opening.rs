@@ -7,9 +7,10 @@
 //! work (namespace declarations, name resolution, the SOAP rules), about a fifth of a server's
 //! whole echoFloat request. So each thread keeps the opening of the last envelope it read:
 //! its bytes and where in them each name the [`Envelope`] holds lies. When the next document
-//! (already checked whole by `prolog`: size, UTF-8, forbidden characters) starts with exactly
-//! those bytes and is read under the same [`Limits`], its envelope is the remembered one laid
-//! over the new bytes: the same byte offsets, since the same bytes read the same way. This is
+//! starts with exactly those bytes and is read under the same [`Limits`], its envelope is the
+//! remembered one laid over the new bytes: the same byte offsets, since the same bytes read the
+//! same way. Of the whole-document checks (`prolog`: UTF-8, forbidden characters, the XML
+//! declaration) only the bytes after the opening need the ones that scan. This is
 //! the technique of Abu-Ghazaleh and Lewis's differential deserialization (bSOAP, 2005) and
 //! Suzumura et al.'s (IBM, 2005), cut down to the one prefix every message of a service shares.
 //!
@@ -33,7 +34,7 @@ use std::cell::RefCell;
 use std::sync::atomic::AtomicUsize;
 
 use super::{Bindings, BodyStart, Envelope, INLINE_BINDINGS};
-use crate::xml::{Binding, NsKind};
+use crate::xml::{Binding, NsKind, ReadTag, Span};
 use crate::{Limits, Version};
 
 /// The longest opening remembered: a thread keeps at most this many bytes (an ordinary opening
@@ -42,39 +43,6 @@ const MAX_OPENING: usize = 4 << 10;
 
 /// Openings a thread remembers: enough for a service's few operations called in turn.
 const SLOTS: usize = 4;
-
-/// Where a name lies in the remembered bytes (an empty name needs none).
-#[derive(Clone, Copy, Debug, Default)]
-struct Span {
-    at: usize,
-    len: usize,
-}
-
-impl Span {
-    /// `s`'s place in `text[..read]`; `None` when it is not a part of it (a name the reader
-    /// made, or a constant).
-    fn of(s: &str, text: &str, read: usize) -> Option<Span> {
-        if s.is_empty() {
-            return Some(Span::default());
-        }
-        let at = (s.as_ptr() as usize).checked_sub(text.as_ptr() as usize)?;
-        (at + s.len() <= read).then_some(Span { at, len: s.len() })
-    }
-
-    #[expect(clippy::ptr_arg, reason = "whether it is borrowed is the question")]
-    fn of_cow(s: &Cow<'_, str>, text: &str, read: usize) -> Option<Span> {
-        match s {
-            Cow::Borrowed(s) => Span::of(s, text, read),
-            // No namespace: an empty string, which holds nothing to borrow.
-            Cow::Owned(s) if s.is_empty() => Some(Span::default()),
-            Cow::Owned(_) => None,
-        }
-    }
-
-    fn on(self, text: &str) -> &str {
-        &text[self.at..self.at + self.len]
-    }
-}
 
 /// A remembered opening.
 struct Opening {
@@ -86,8 +54,8 @@ struct Opening {
     /// The bindings in scope inside Body: prefix, URI, kind.
     body_ns: Vec<(Span, Span, NsKind)>,
     body_content: usize,
-    /// The first body child: URI, local name, offset of its `<`.
-    child: (Span, Span, usize),
+    /// The first body child: URI, local name, offset of its `<`, its start tag.
+    child: (Span, Span, usize, Option<ReadTag>),
 }
 
 /// A thread's remembered openings.
@@ -111,13 +79,24 @@ thread_local! {
     };
 }
 
-/// The envelope of `text` read under `limits`, when it opens as one this thread read lately.
-pub(super) fn recall<'a>(text: &'a str, limits: &Limits) -> Option<Envelope<'a>> {
+/// The envelope of `input` read under `limits`, when it opens as one this thread read lately
+/// and the bytes after the opening pass the checks `prolog` makes of a whole document (its
+/// size is checked already). The opening's own bytes passed them when they were remembered,
+/// and they end with a `>`, on a character's boundary: the document is valid UTF-8 free of
+/// forbidden characters exactly when the rest is, and its XML declaration is the one read
+/// then. `None` also when the rest fails them: the full read reports where.
+pub(super) fn recall<'a>(input: &'a [u8], limits: &Limits) -> Option<Envelope<'a>> {
     LAST.with_borrow_mut(|m| {
         let i = m
             .slots
             .iter()
-            .position(|o| text.as_bytes().starts_with(&o.bytes) && o.limits == *limits)?;
+            .position(|o| input.starts_with(&o.bytes) && o.limits == *limits)?;
+        let rest = &input[m.slots[i].bytes.len()..];
+        if super::forbidden_char(rest).is_some() {
+            return None;
+        }
+        // Whole, for the `&str` the envelope borrows (no `unsafe` to join two checked parts).
+        let text = std::str::from_utf8(input).ok()?;
         if i > 0 {
             m.slots[..=i].rotate_right(1);
         }
@@ -156,7 +135,7 @@ impl Opening {
             body_name: Span::default(),
             body_ns: Vec::new(),
             body_content: 0,
-            child: (Span::default(), Span::default(), 0),
+            child: (Span::default(), Span::default(), 0, None),
         }
     }
 
@@ -189,6 +168,7 @@ impl Opening {
             Span::of_cow(&body.uri, text, read)?,
             Span::of(body.local, text, read)?,
             body.offset,
+            body.tag,
         );
         self.body_ns.clear();
         self.body_ns
@@ -215,14 +195,14 @@ impl Opening {
             };
         }
         body_ns.len = self.body_ns.len();
-        let (uri, local, offset) = self.child;
+        let (uri, local, offset, tag) = self.child;
         Envelope {
             input: text,
             limits: limits.clone(),
             version: self.version,
             headers: Vec::new(),
             header_extra: Vec::new(),
-            header_ns: Bindings::new(),
+            header_ns: Vec::new(),
             outer: [self.root.on(text), self.body_name.on(text)],
             header_name: "",
             body_ns,
@@ -231,6 +211,7 @@ impl Opening {
                 local: local.on(text),
                 name: std::sync::OnceLock::new(),
                 offset,
+                tag,
             }),
             body_content: self.body_content,
             references_left: AtomicUsize::new(limits.reference_budget(text.len())),
@@ -274,6 +255,7 @@ fn remembered_len() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Style;
 
     const ECHO: &str = r#"<?xml version="1.0" encoding="UTF-8"?><SOAP-ENV:Envelope xmlns:SOAP-ENV="http://schemas.xmlsoap.org/soap/envelope/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><SOAP-ENV:Body><ns1:echoFloat xmlns:ns1="http://soapinterop.org/" SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/"><inputFloat xsi:type="xsd:float">654.321</inputFloat></ns1:echoFloat></SOAP-ENV:Body></SOAP-ENV:Envelope>"#;
 
@@ -299,6 +281,46 @@ mod tests {
             Some(("http://soapinterop.org/", "echoFloat"))
         );
         assert!(env.body_content > 0 && env.input.as_ptr() == next.as_ptr());
+    }
+
+    #[test]
+    fn bad_bytes_after_a_remembered_opening_get_the_errors_of_a_full_read() {
+        let limits = Limits::default();
+        Envelope::parse(ECHO.as_bytes(), &limits).unwrap();
+        let at = ECHO.find("654.321").unwrap();
+        let mut bad: Vec<(&str, Vec<u8>)> = Vec::new();
+        for (what, with) in [
+            ("a control character", &b"6\x0154"[..]),
+            ("U+FFFF", &b"6\xEF\xBF\xBF4"[..]),
+            ("invalid UTF-8", &b"6\xC3(4"[..]),
+            ("a lone continuation byte", &b"\x80"[..]),
+        ] {
+            let mut doc = ECHO.as_bytes().to_vec();
+            doc.splice(at..at + 3, with.iter().copied());
+            bad.push((what, doc));
+        }
+        for (what, doc) in &bad {
+            Envelope::parse(ECHO.as_bytes(), &limits).unwrap();
+            let hits = HITS.get();
+            let (full, parsed) = both(doc, &limits);
+            assert!(full.starts_with("Err("), "{what}: {full}");
+            assert_eq!(full, parsed, "{what}");
+            assert!(
+                parsed.contains(&format!("byte {at}"))
+                    || parsed.contains(&format!("byte {}", at + 1)),
+                "{what}: {parsed}"
+            );
+            assert_eq!(HITS.get(), hits, "{what}: not read from memory");
+        }
+        // Over the size limit: refused though its opening is remembered under these limits.
+        let small = Limits {
+            max_document_bytes: ECHO.len(),
+            ..Limits::default()
+        };
+        Envelope::parse(ECHO.as_bytes(), &small).unwrap();
+        let longer = ECHO.replace("654.321", "654.3210");
+        let err = Envelope::parse(longer.as_bytes(), &small).unwrap_err();
+        assert!(err.to_string().contains("exceeds the limit"), "{err}");
     }
 
     #[test]
@@ -372,6 +394,188 @@ mod tests {
     /// changes one byte (to each of a few that matter to XML) or ends early, before, inside
     /// and after the opening: read from memory or in full, it must give the same envelope or
     /// the same error.
+    /// Whatever a body holds, as text: what a decoder that asks for anything is handed.
+    #[derive(Debug)]
+    struct Tree(String);
+
+    impl<'de> serde::Deserialize<'de> for Tree {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = Tree;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("anything")
+                }
+                fn visit_str<E>(self, v: &str) -> Result<Tree, E> {
+                    Ok(Tree(format!("{v:?}")))
+                }
+                fn visit_f64<E>(self, v: f64) -> Result<Tree, E> {
+                    Ok(Tree(format!("{v}f")))
+                }
+                fn visit_i64<E>(self, v: i64) -> Result<Tree, E> {
+                    Ok(Tree(format!("{v}i")))
+                }
+                fn visit_u64<E>(self, v: u64) -> Result<Tree, E> {
+                    Ok(Tree(format!("{v}u")))
+                }
+                fn visit_bool<E>(self, v: bool) -> Result<Tree, E> {
+                    Ok(Tree(format!("{v}")))
+                }
+                fn visit_bytes<E>(self, v: &[u8]) -> Result<Tree, E> {
+                    Ok(Tree(format!("{v:?}")))
+                }
+                fn visit_unit<E>(self) -> Result<Tree, E> {
+                    Ok(Tree("()".into()))
+                }
+                fn visit_none<E>(self) -> Result<Tree, E> {
+                    Ok(Tree("None".into()))
+                }
+                fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Tree, D::Error> {
+                    <Tree as serde::Deserialize>::deserialize(d)
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut m: A,
+                ) -> Result<Tree, A::Error> {
+                    let mut out = String::from("{");
+                    while let Some((k, v)) = m.next_entry::<String, Tree>()? {
+                        out += &format!("{k}: {}, ", v.0);
+                    }
+                    Ok(Tree(out + "}"))
+                }
+                fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                    self,
+                    mut s: A,
+                ) -> Result<Tree, A::Error> {
+                    let mut out = String::from("[");
+                    while let Some(v) = s.next_element::<Tree>()? {
+                        out += &format!("{}, ", v.0);
+                    }
+                    Ok(Tree(out + "]"))
+                }
+            }
+            d.deserialize_any(V)
+        }
+    }
+
+    /// The body of `input` decoded four ways, as text: from memory (the tag entered), read in
+    /// full (entered too), read in full with the body decoder reading the tag itself, and that
+    /// reading the document's end event by event too.
+    fn bodies(input: &[u8], style: Style) -> [String; 4] {
+        let limits = Limits::default();
+        let body = |env: Result<Envelope<'_>, _>| -> String {
+            format!("{:?}", env.and_then(|e| e.body::<Tree>(style)))
+        };
+        let memory = body(Envelope::parse(input, &limits));
+        let full = body(parse_in_full(input, &limits));
+        let untagged = || {
+            parse_in_full(input, &limits).map(|mut e| {
+                if let Some(b) = &mut e.body {
+                    b.tag = None;
+                }
+                e
+            })
+        };
+        let read = body(untagged());
+        crate::de::READ_EVERY_END.set(true);
+        let every = body(untagged());
+        crate::de::READ_EVERY_END.set(false);
+        [memory, full, read, every]
+    }
+
+    #[test]
+    fn the_body_decodes_the_same_from_the_entered_tag_as_from_a_read_one() {
+        let mut docs = vec![ECHO.to_owned()];
+        // Operation tags of each kind a `ReadTag` keeps or refuses: no attributes, an empty
+        // element, a default namespace, more declarations or attributes than it keeps, an
+        // escaped URI, an attribute the decoder reads (`xsi:type`, `xsi:nil`).
+        let ops = [
+            r#"<ns1:echoFloat xmlns:ns1="http://soapinterop.org/">"#,
+            r#"<echoFloat xmlns="http://soapinterop.org/" a="1">"#,
+            r#"<ns1:echoFloat xmlns:ns1="http://soapinterop.org/" xmlns:b="urn:b" xmlns:c="urn:c">"#,
+            r#"<ns1:echoFloat xmlns:ns1="http://soapinterop.org/" a="1" b="2" c="3">"#,
+            r#"<ns1:echoFloat xmlns:ns1="http://soap&#105;nterop.org/">"#,
+            r#"<ns1:echoFloat xmlns:ns1="http://soapinterop.org/" xsi:nil="true">"#,
+            r#"<ns1:echoFloat xmlns:ns1="http://soapinterop.org/" xsi:type="xsd:string">"#,
+        ];
+        let tag = r#"<ns1:echoFloat xmlns:ns1="http://soapinterop.org/" SOAP-ENV:encodingStyle="http://schemas.xmlsoap.org/soap/encoding/">"#;
+        for op in ops {
+            let end = if op.starts_with("<echoFloat") {
+                "</echoFloat>"
+            } else {
+                "</ns1:echoFloat>"
+            };
+            docs.push(ECHO.replace(tag, op).replace("</ns1:echoFloat>", end));
+        }
+        docs.push(
+            ECHO.replace(
+                tag,
+                r#"<ns1:echoFloat xmlns:ns1="http://soapinterop.org/"/>"#,
+            )
+            .replace(
+                r#"<inputFloat xsi:type="xsd:float">654.321</inputFloat></ns1:echoFloat>"#,
+                "",
+            ),
+        );
+        // Ends of each kind `end_plainly` takes or leaves to the events.
+        let end = "</SOAP-ENV:Body></SOAP-ENV:Envelope>";
+        for other in [
+            "</SOAP-ENV:Body></SOAP-ENV:Envelope>\r\n \t",
+            "</SOAP-ENV:Body></SOAP-ENV:Envelope><!-- c -->",
+            "</SOAP-ENV:Body></SOAP-ENV:Envelope><?pi x?>",
+            "</SOAP-ENV:Body></SOAP-ENV:Envelope>x",
+            "</SOAP-ENV:Body></SOAP-ENV:Envelope></SOAP-ENV:Envelope>",
+            "</SOAP-ENV:Body ></SOAP-ENV:Envelope>",
+            "</SOAP-ENV:Body> </SOAP-ENV:Envelope>",
+            "<m id=\"a\"/></SOAP-ENV:Body></SOAP-ENV:Envelope>",
+            "<m/></SOAP-ENV:Body></SOAP-ENV:Envelope>",
+            "</SOAP-ENV:Body></SOAP-ENV:Envelope",
+            "</SOAP-ENV:Body>",
+            "",
+        ] {
+            docs.push(ECHO.replace(end, other));
+        }
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/documents");
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.extension().is_some_and(|x| x == "xml") {
+                docs.push(std::fs::read_to_string(path).unwrap());
+            }
+        }
+        let mut entered = 0;
+        for doc in &docs {
+            let env = parse_in_full(doc.as_bytes(), &Limits::default());
+            entered += usize::from(env.is_ok_and(|e| e.body.is_some_and(|b| b.tag.is_some())));
+            let stride = (doc.len() / 60).max(1);
+            // A sample, and every byte of the end (where the plain end is told from others).
+            let tail = doc.len().saturating_sub(48);
+            for p in (0..doc.len()).filter(|&p| p % stride == 0 || p >= tail) {
+                for b in [b'<', b'>', b'"', b' ', b'x'] {
+                    let mut v = doc.as_bytes().to_vec();
+                    v[p] = b;
+                    for style in [Style::Literal, Style::Encoded] {
+                        Envelope::parse(doc.as_bytes(), &Limits::default()).ok();
+                        let [memory, full, read, every] = bodies(&v, style);
+                        assert_eq!(read, every, "byte {p} set to {b:#x}, {style:?}");
+                        assert_eq!(full, read, "byte {p} set to {b:#x}, {style:?}");
+                        assert_eq!(memory, full, "byte {p} set to {b:#x}, {style:?}");
+                    }
+                }
+            }
+            for style in [Style::Literal, Style::Encoded] {
+                let [memory, full, read, every] = bodies(doc.as_bytes(), style);
+                assert_eq!(read, every, "{style:?}: {doc}");
+                assert_eq!(full, read, "{style:?}: {doc}");
+                assert_eq!(memory, full, "{style:?}: {doc}");
+            }
+        }
+        assert!(
+            entered >= 10,
+            "{entered} of {} documents had their tag kept",
+            docs.len()
+        );
+    }
+
     #[test]
     fn variants_of_every_test_document_read_the_same_from_memory() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/documents");

@@ -70,6 +70,27 @@ fn head_bytes() -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
+/// A head of the common shape (mostly): a request line, headers, the blank line.
+fn common_head() -> impl Strategy<Value = Vec<u8>> {
+    (
+        0..2usize,
+        proptest::collection::vec(3..22usize, 0..6),
+        proptest::collection::vec((any::<usize>(), any::<u8>()), 0..2),
+    )
+        .prop_map(|(start, lines, flips)| {
+            let mut b: Vec<u8> = LINES[start].bytes().collect();
+            for i in lines {
+                b.extend_from_slice(LINES[i].as_bytes());
+            }
+            b.extend_from_slice(b"\r\n");
+            for (at, v) in flips {
+                let n = b.len();
+                b[at % n] = v;
+            }
+            b
+        })
+}
+
 fn header_values<'a>(head: &'a [u8], name: &str) -> Vec<&'a [u8]> {
     let mut headers = [httparse::EMPTY_HEADER; 100];
     let mut req = httparse::Request::new(&mut headers);
@@ -124,6 +145,63 @@ proptest! {
                 }
             }
             Parsed::Partial | Parsed::TooLarge | Parsed::Invalid(_) | Parsed::Unusual => {}
+        }
+    }
+
+    #[test]
+    fn a_head_read_after_another_is_read_as_alone(
+        first in common_head(),
+        second in common_head(),
+        digits in "[0-9]{1,3}|[0-9 +a]{1,2}",
+        extra in 3..22usize,
+        kind in 0..4u8,
+        limits in (0usize..300, 0usize..120),
+    ) {
+        // The second head: another, the first with its Content-Length value changed, the
+        // first again (under other limits), or the first with a line more at the end; parsed
+        // into the Head that holds the first, and into a new one.
+        let second = match kind {
+            0 => second,
+            3 => {
+                let mut b = first.clone();
+                let at = b.len().saturating_sub(2);
+                b.splice(at..at, LINES[extra].bytes());
+                b
+            }
+            1 => {
+                let text = String::from_utf8_lossy(&first).into_owned();
+                let mut out = text.clone();
+                if let Some(at) = text.to_ascii_lowercase().find("content-length:") {
+                    let from = at + "content-length:".len();
+                    let from = from + text[from..].len() - text[from..].trim_start().len();
+                    let to = text[from..].find('\r').map_or(text.len(), |e| from + e);
+                    out.replace_range(from..to, &digits);
+                }
+                out.into_bytes()
+            }
+            _ => first.clone(),
+        };
+        let (max_bytes, max_headers) = if kind == 2 { limits } else { (16 << 10, 100) };
+        let mut kept = Head::default();
+        let _ = parse(&first, 16 << 10, 100, &mut kept);
+        for cut in [second.len(), second.len().saturating_sub(1), second.len() / 2] {
+            let bytes = &second[..cut];
+            let mut alone = Head::default();
+            let want = parse(bytes, max_bytes, max_headers, &mut alone);
+            let got = parse(bytes, max_bytes, max_headers, &mut kept);
+            prop_assert_eq!(format!("{got:?}"), format!("{want:?}"));
+            if matches!(want, Parsed::Complete) {
+                prop_assert_eq!(
+                    (kept.len, &kept.method, kept.http10, kept.content_length, kept.keep_alive),
+                    (alone.len, &alone.method, alone.http10, alone.content_length, alone.keep_alive)
+                );
+                prop_assert_eq!(kept.target(bytes), alone.target(bytes));
+                for k in [Known::ContentType, Known::ContentLength, Known::ContentEncoding,
+                          Known::AcceptEncoding, Known::SoapAction, Known::Host] {
+                    prop_assert_eq!(kept.known(bytes, k), alone.known(bytes, k), "{}", k.name());
+                    prop_assert_eq!(kept.header(bytes, "x-folded"), alone.header(bytes, "x-folded"));
+                }
+            }
         }
     }
 

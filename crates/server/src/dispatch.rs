@@ -86,13 +86,15 @@ where
         status = tracing::field::Empty,
     );
     let waited = arrival.map(|a| start.saturating_duration_since(a));
-    let route = route(&inner, mount, req, waited, peer, start);
-    // Without a subscriber that wants the span, the route future is awaited where it is:
-    // wrapping it would move it (a copy of a few hundred bytes per request) for nothing.
+    // Without a subscriber that wants the span, the route future is awaited where it is
+    // made: wrapping it would move it (a copy of a few hundred bytes per request) for
+    // nothing, and so would awaiting it from a variable.
     let (resp, outcome) = if span.is_disabled() {
-        route.await
+        route(&inner, mount, req, waited, peer, start).await
     } else {
-        route.instrument(span.clone()).await
+        route(&inner, mount, req, waited, peer, start)
+            .instrument(span.clone())
+            .await
     };
     let status = resp.status.as_u16();
     if let Some(op) = outcome.operation {

@@ -52,7 +52,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Read as _, Write as _};
 use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::pin::pin;
+use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context, Poll, Waker};
@@ -443,7 +443,13 @@ impl Conn<'_> {
             // No arrival: no queue stands between this thread's read and its handler, and
             // these requests' zero waits would hide from queue-delay shedding the queue the
             // runtimes' connections may be in.
-            let Some(resp) = self.run(handle(inner.clone(), view, None, Some(self.peer))) else {
+            // Pinned where it is made: moved into `run`, the future (some kilobytes) was
+            // copied once more per request.
+            let resp = {
+                let call = pin!(handle(inner.clone(), view, None, Some(self.peer)));
+                self.run(call)
+            };
+            let Some(resp) = resp else {
                 return Ended::Closed; // given up on, as the runtimes drop an aborted task
             };
             head.bytes = Bytes::new();
@@ -494,9 +500,8 @@ impl Conn<'_> {
     /// service that needs no I/O is done then), else blocked on with the runtime's handle,
     /// whose threads drive the I/O and timers it waits for. `None` when the accept loop gave
     /// up on the connection first (the future is dropped).
-    fn run<F: std::future::Future>(&mut self, fut: F) -> Option<F::Output> {
+    fn run<F: std::future::Future>(&mut self, mut fut: Pin<&mut F>) -> Option<F::Output> {
         let _context = self.runtime.enter();
-        let mut fut = pin!(fut);
         if let Poll::Ready(out) = fut.as_mut().poll(&mut Context::from_waker(Waker::noop())) {
             return Some(out);
         }

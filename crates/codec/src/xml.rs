@@ -551,10 +551,12 @@ impl<'a, 's> Cursor<'a, 's> {
         p
     }
 
+    #[cold]
     pub(crate) fn err(&self, e: DecodeError) -> DecodeError {
         e.at(|| self.path())
     }
 
+    #[cold]
     pub(crate) fn malformed(&self, msg: impl Into<String>) -> DecodeError {
         self.err(DecodeError::malformed(msg))
     }

@@ -569,6 +569,7 @@ fn with_body(
 }
 
 /// A plain-text error answer.
+#[cold]
 pub(crate) fn text(status: StatusCode, mut msg: String) -> Response<ResponseBody> {
     msg.push('\n');
     let mut resp = response(Bytes::from(msg));
@@ -581,6 +582,7 @@ pub(crate) fn text(status: StatusCode, mut msg: String) -> Response<ResponseBody
 }
 
 /// A `503` with `Retry-After`.
+#[cold]
 pub(crate) fn busy(msg: String, config: &ServerConfig) -> Response<ResponseBody> {
     let mut resp = text(StatusCode::SERVICE_UNAVAILABLE, msg);
     let secs = config.retry_after.as_secs().max(1);
@@ -589,6 +591,7 @@ pub(crate) fn busy(msg: String, config: &ServerConfig) -> Response<ResponseBody>
     resp
 }
 
+#[cold]
 fn too_large(limit: usize) -> Response<ResponseBody> {
     text(
         StatusCode::PAYLOAD_TOO_LARGE,
@@ -596,6 +599,7 @@ fn too_large(limit: usize) -> Response<ResponseBody> {
     )
 }
 
+#[cold]
 fn method_not_allowed(method: &Method, allow: &'static str) -> Response<ResponseBody> {
     let mut resp = text(
         StatusCode::METHOD_NOT_ALLOWED,

@@ -570,6 +570,11 @@ impl Conn<'_> {
     /// `a` then `b`, in one write when the socket takes both.
     fn write_two(&self, stream: &TcpStream, a: &[u8], b: &[u8]) -> bool {
         let (mut a, mut b) = (a, b);
+        if b.is_empty() {
+            // The usual answer, copied whole into the write buffer: a plain `send` (one
+            // buffer for the kernel to take, not a vector of them).
+            return self.write_all(stream, a);
+        }
         while !a.is_empty() || !b.is_empty() {
             let slices = [io::IoSlice::new(a), io::IoSlice::new(b)];
             match (&*stream).write_vectored(&slices) {
@@ -579,6 +584,23 @@ impl Conn<'_> {
                     a = &a[from_a..];
                     b = &b[n - from_a..];
                 }
+                Err(e) if ticked(&e) => {
+                    if self.done.is_closed() {
+                        return false;
+                    }
+                }
+                Err(_) => return false,
+            }
+        }
+        true
+    }
+
+    /// All of `a`, in one write when the socket takes it.
+    fn write_all(&self, stream: &TcpStream, mut a: &[u8]) -> bool {
+        while !a.is_empty() {
+            match (&*stream).write(a) {
+                Ok(0) => return false,
+                Ok(n) => a = &a[n..],
                 Err(e) if ticked(&e) => {
                     if self.done.is_closed() {
                         return false;

@@ -37,7 +37,10 @@ use tokio::net::TcpStream;
 use crate::tls::Stream;
 use crate::Error;
 
+mod blocking;
 mod head;
+
+pub(crate) use blocking::BlockingConn;
 
 use head::{parse_head, Framing};
 

@@ -310,7 +310,7 @@ row "omniORB 4 / blocking floor" omniorb floor-blocking
 row "soapstone Client+server / floor" client floor
 if [ -n "${MEANS[one,client-blocking]:-}" ]; then
   row "soapstone blocking Client+server / floor" client-blocking floor
-  row "soapstone blocking Client+server / blocking floor" client-blocking floor-blocking
+  row "blocking Client+server / blocking floor" client-blocking floor-blocking
   row "soapstone blocking Client+server / omniORB 4" client-blocking omniorb
   row "soapstone blocking Client / Client" client-blocking client
 fi

@@ -4,7 +4,9 @@
 #
 #   scripts/instr-per-call-client.sh LOOP [LOOP...]     # e.g. an old echo_loop and the new one
 #   scripts/instr-per-call-client.sh --server BIN --calls 3000 LOOP...
+#   scripts/instr-per-call-client.sh LOOP LOOP::--blocking   # async and blocking I/O (blocking_io)
 #
+# A `LOOP::ARGS` entry puts ARGS (space-separated) before that loop's URL.
 # Starts one server (`BIN serve --services echo --runtime current-thread`, default
 # target/release/soapstone, outside valgrind) and runs each `echo_loop`
 # (crates/client/examples/echo_loop.rs) under `valgrind --tool=callgrind` twice: with 500 and
@@ -22,9 +24,9 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --calls) shift; CALLS="${1:?}" ;;
     --server) shift; SERVER="${1:?}" ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) echo "instr-per-call-client: unknown option \`$1\` (see --help)" >&2; exit 2 ;;
-    *) [ -x "$1" ] || { echo "instr-per-call-client: \`$1\` is not an executable" >&2; exit 2; }
+    *) [ -x "${1%%::*}" ] || { echo "instr-per-call-client: \`${1%%::*}\` is not an executable" >&2; exit 2; }
        LOOPS+=("$1") ;;
   esac
   shift
@@ -55,10 +57,12 @@ done
 [ -n "$addr" ] || { echo "instr-per-call-client: the server did not start (see $LOG)" >&2; exit 1; }
 url="http://$addr/echo"
 
-# ir LOOP N: the whole process's instruction count for N calls (twice: untimed, timed)
+# ir LOOP[::ARGS] N: the whole process's instruction count for N calls (twice: untimed, timed)
 ir() {
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$1" "$url" "$2" 2>&1 >/dev/null |
-    awk '/Collected/ { gsub(",", "", $4); print $4 }'
+  local extra=()
+  case "$1" in *::*) read -r -a extra <<<"${1#*::}" ;; esac
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "${1%%::*}" "${extra[@]}" "$url" "$2" \
+    2>&1 >/dev/null | awk '/Collected/ { gsub(",", "", $4); print $4 }'
 }
 
 declare -a PER

@@ -35,7 +35,11 @@
 # loop (epoll) costs on both sides. Every HTTP server (soapstone's, gSOAP) is also timed with
 # a blocking raw HTTP client (`@blocking-client` rows, scripts/rpc-compare/blocking_http.c: the
 # bench's request bytes, answers framed by Content-Length), the kind of client omniORB's row
-# has, so that the CORBA row and the HTTP rows differ by their servers only. Load: `soapstone bench --closed -t 2` with 8 and 64 connections against
+# has, so that the CORBA row and the HTTP rows differ by their servers only. The soapstone
+# Client is timed in both its I/O modes against the first runtime's server: `client` (the
+# async lean exchange on a current-thread tokio runtime) and `client-blocking` (`echo_loop
+# --blocking`: ClientConfig::blocking_io, no runtime; skipped, with a note, for an echo_loop
+# built before it had the flag). Load: `soapstone bench --closed -t 2` with 8 and 64 connections against
 # soapstone and gSOAP (unpinned, both CPUs shared with the load generator, as wrk -t2).
 #
 # --binaries DIR runs DIR/soapstone (server and bench client) and DIR/examples/echo_loop, as
@@ -98,6 +102,14 @@ else
       && cargo build --release --quiet -p soapstone-client --example echo_loop )
   BIN="$ROOT/target/release/soapstone"
   LOOP="$ROOT/target/release/examples/echo_loop"
+fi
+
+# An echo_loop from before `--blocking` would take the flag for its URL.
+LOOP_BLOCKING=0
+if grep -aq 'echo_loop \[--blocking\]' "$LOOP"; then
+  LOOP_BLOCKING=1
+else
+  say "$LOOP has no --blocking: no client-blocking row"
 fi
 
 say "building the gSOAP and omniORB echoFloat peers"
@@ -251,6 +263,9 @@ for placement in one cross; do
     MEANS[$placement,gsoap@blocking-client]+="$(blocking_mean "$CCPU" "$GSOAP") "
     MEANS[$placement,omniorb]+="$(taskset -c "$CCPU" "$OUT/echo-omniorb-client" "$ORB" "$CALLS") "
     MEANS[$placement,client]+="$(taskset -c "$CCPU" "$LOOP" "${URL[${RT_LIST[0]}]}" "$CALLS") "
+    if [ "$LOOP_BLOCKING" -eq 1 ]; then
+      MEANS[$placement,client-blocking]+="$(taskset -c "$CCPU" "$LOOP" --blocking "${URL[${RT_LIST[0]}]}" "$CALLS") "
+    fi
     # Both ends polling: the Client (BUSY_POLL_US 50) against a `+busy-poll` server.
     for rt in "${RT_LIST[@]}"; do
       case "$rt" in *+busy-poll*)
@@ -275,6 +290,7 @@ SYSTEMS=(floor floor-blocking)
 SYSTEMS+=("${RT_LIST[@]}")
 [ -z "$BEFORE" ] || SYSTEMS+=(before)
 SYSTEMS+=(gsoap omniorb client)
+[ -z "${MEANS[one,client-blocking]:-}" ] || SYSTEMS+=(client-blocking)
 for rt in "${RT_LIST[@]}"; do SYSTEMS+=("$rt@blocking-client"); done
 SYSTEMS+=(gsoap@blocking-client)
 [ -z "${MEANS[one,client+busy-poll]:-}" ] || SYSTEMS+=(client+busy-poll)
@@ -292,6 +308,12 @@ row "soapstone / omniORB 4 (CORBA)" "$DEF" omniorb
 row "raw TCP floor / blocking floor" floor floor-blocking
 row "omniORB 4 / blocking floor" omniorb floor-blocking
 row "soapstone Client+server / floor" client floor
+if [ -n "${MEANS[one,client-blocking]:-}" ]; then
+  row "soapstone blocking Client+server / floor" client-blocking floor
+  row "blocking Client+server / blocking floor" client-blocking floor-blocking
+  row "soapstone blocking Client+server / omniORB 4" client-blocking omniorb
+  row "soapstone blocking Client / Client" client-blocking client
+fi
 for rt in "${RT_LIST[@]:1}"; do
   row "soapstone $rt / $DEF" "$rt" "$DEF"
   row "soapstone $rt / omniORB 4" "$rt" omniorb

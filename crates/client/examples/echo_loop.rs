@@ -3,9 +3,12 @@
 //! after the other on one pooled keep-alive connection, every answer checked. Prints the mean
 //! round trip in microseconds on stdout; exits 1 on the first failed call.
 //!
-//! `cargo run --release -p soapstone-client --example echo_loop -- URL [N] [BUSY_POLL_US]`,
-//! against `soapstone serve --services echo` (URL `http://127.0.0.1:PORT/echo`);
-//! `BUSY_POLL_US` sets `ClientConfig::busy_poll` (default 0, off). `scripts/rpc-compare.sh`
+//! `cargo run --release -p soapstone-client --example echo_loop -- [--blocking] URL [N]
+//! [BUSY_POLL_US]`, against `soapstone serve --services echo` (URL
+//! `http://127.0.0.1:PORT/echo`); `BUSY_POLL_US` sets `ClientConfig::busy_poll` (default 0,
+//! off). `--blocking` sets `ClientConfig::blocking_io` and drives the calls with
+//! `futures_executor::block_on` on the main thread, no tokio runtime in the process; without it
+//! they run on a current-thread tokio runtime. `scripts/rpc-compare.sh`
 //! runs it pinned beside the raw bench client, gSOAP and omniORB. For an `https://` URL,
 //! `ECHO_LOOP_CA=FILE` trusts the CA certificates of a PEM file, and `ECHO_LOOP_HTTP=hyper`
 //! calls through hyper instead of the lean exchange (`ClientConfig::http`) in either case.
@@ -31,11 +34,15 @@ struct EchoFloatResponse {
 
 const VALUE: f32 = 654.321;
 
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> ExitCode {
-    let mut args = std::env::args().skip(1);
+fn main() -> ExitCode {
+    let mut blocking = false;
+    let mut args = std::env::args().skip(1).filter(|a| {
+        let flag = a == "--blocking";
+        blocking |= flag;
+        !flag
+    });
     let Some(url) = args.next() else {
-        eprintln!("usage: echo_loop URL [N] [BUSY_POLL_US]");
+        eprintln!("usage: echo_loop [--blocking] URL [N] [BUSY_POLL_US]");
         return ExitCode::from(2);
     };
     let n: u32 = match args.next().map(|s| s.parse()) {
@@ -80,6 +87,7 @@ async fn main() -> ExitCode {
         }
     }
     config.busy_poll = std::time::Duration::from_micros(busy_poll);
+    config.blocking_io = blocking;
     let client = match Client::with_config(&url, config) {
         Ok(c) => c,
         Err(e) => {
@@ -97,24 +105,39 @@ async fn main() -> ExitCode {
         response_style: Style::Encoded,
     };
     let body = EchoFloat { input_float: VALUE };
-    let mut start = Instant::now();
-    for i in 0..2 * n {
-        if i == n {
-            start = Instant::now();
+    let calls = async {
+        let mut start = Instant::now();
+        for i in 0..2 * n {
+            if i == n {
+                start = Instant::now();
+            }
+            match client.call::<_, EchoFloatResponse>(&op, &body).await {
+                Ok(r) if r.value == VALUE => {}
+                Ok(r) => {
+                    eprintln!("echo_loop: call {i}: wrong answer `{}`", r.value);
+                    return ExitCode::FAILURE;
+                }
+                Err(e) => {
+                    eprintln!("echo_loop: call {i}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            }
         }
-        match client.call::<_, EchoFloatResponse>(&op, &body).await {
-            Ok(r) if r.value == VALUE => {}
-            Ok(r) => {
-                eprintln!("echo_loop: call {i}: wrong answer `{}`", r.value);
-                return ExitCode::FAILURE;
-            }
-            Err(e) => {
-                eprintln!("echo_loop: call {i}: {e}");
-                return ExitCode::FAILURE;
-            }
+        let us = start.elapsed().as_secs_f64() * 1e6 / f64::from(n);
+        println!("{us:.3}");
+        ExitCode::SUCCESS
+    };
+    if blocking {
+        return futures_executor::block_on(calls);
+    }
+    match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt.block_on(calls),
+        Err(e) => {
+            eprintln!("echo_loop: cannot start a runtime: {e}");
+            ExitCode::FAILURE
         }
     }
-    let us = start.elapsed().as_secs_f64() * 1e6 / f64::from(n);
-    println!("{us:.3}");
-    ExitCode::SUCCESS
 }

@@ -22,6 +22,7 @@ struct Inner {
 #[derive(Debug)]
 enum Kind {
     Url(String),
+    Config,
     Connect(String),
     ConnectTimeout(String, Duration),
     Tls(String),
@@ -43,6 +44,9 @@ impl Error {
     }
     pub(crate) fn url(url: &str, why: impl Into<BoxError>) -> Self {
         Error::new(Kind::Url(url.to_owned()), Some(why.into()))
+    }
+    pub(crate) fn config(why: impl Into<BoxError>) -> Self {
+        Error::new(Kind::Config, Some(why.into()))
     }
     pub(crate) fn connect(addr: &str, e: std::io::Error) -> Self {
         Error::new(Kind::Connect(addr.to_owned()), Some(e.into()))
@@ -131,6 +135,12 @@ impl Error {
     pub fn is_url(&self) -> bool {
         matches!(self.inner.kind, Kind::Url(_))
     }
+    /// [`Client::with_config`](crate::Client::with_config) refused settings that do not go
+    /// together (e.g. [`ClientConfig::blocking_io`](crate::ClientConfig::blocking_io) with
+    /// hyper's engine).
+    pub fn is_config(&self) -> bool {
+        matches!(self.inner.kind, Kind::Config)
+    }
 }
 
 impl fmt::Debug for Error {
@@ -148,6 +158,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.inner.kind {
             Kind::Url(url) => write!(f, "invalid endpoint url `{url}`")?,
+            Kind::Config => f.write_str("bad client settings")?,
             Kind::Connect(addr) => write!(f, "cannot connect to `{addr}`")?,
             Kind::ConnectTimeout(addr, d) => {
                 write!(f, "connecting to `{addr}` timed out after `{d:?}`")?

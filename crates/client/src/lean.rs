@@ -37,7 +37,10 @@ use tokio::net::TcpStream;
 use crate::tls::Stream;
 use crate::Error;
 
+mod blocking;
 mod head;
+
+pub(crate) use blocking::BlockingConn;
 
 use head::{parse_head, Framing};
 
@@ -161,15 +164,7 @@ impl LeanConn {
         } = self;
         let now = tokio::time::Instant::now();
         timer.as_mut().reset(now + want.timeout);
-        write.clear();
-        write.extend_from_slice(head.fixed);
-        if head.gzip {
-            write.extend_from_slice(b"content-encoding: gzip\r\n");
-        }
-        write.extend_from_slice(b"content-length: ");
-        soapstone_http1::write_decimal(write, body.len());
-        write.extend_from_slice(b"\r\n\r\n");
-        write.extend_from_slice(body);
+        request_bytes(write, head, body);
         let res = {
             let mut io = pin!(exchange_io(stream, read, write, want));
             poll_fn(|cx| {
@@ -184,13 +179,31 @@ impl LeanConn {
             .await
         };
         timer.as_mut().reset(now + PARKED);
-        if write.capacity() > KEEP_BUFFER {
-            *write = Vec::with_capacity(2 << 10);
-        }
-        if read.capacity() > KEEP_BUFFER {
-            *read = BytesMut::with_capacity(READ_CHUNK);
-        }
+        shrink(read, write);
         res
+    }
+}
+
+/// The whole request into `write`: the fixed head, `Content-Length`, the body (one write).
+fn request_bytes(write: &mut Vec<u8>, head: Head<'_>, body: &[u8]) {
+    write.clear();
+    write.extend_from_slice(head.fixed);
+    if head.gzip {
+        write.extend_from_slice(b"content-encoding: gzip\r\n");
+    }
+    write.extend_from_slice(b"content-length: ");
+    soapstone_http1::write_decimal(write, body.len());
+    write.extend_from_slice(b"\r\n\r\n");
+    write.extend_from_slice(body);
+}
+
+/// Drops a connection's buffers that an exchange grew past [`KEEP_BUFFER`].
+fn shrink(read: &mut BytesMut, write: &mut Vec<u8>) {
+    if write.capacity() > KEEP_BUFFER {
+        *write = Vec::with_capacity(2 << 10);
+    }
+    if read.capacity() > KEEP_BUFFER {
+        *read = BytesMut::with_capacity(READ_CHUNK);
     }
 }
 
@@ -291,9 +304,10 @@ fn read_now(stream: &TcpStream, read: &mut BytesMut) -> std::io::Result<()> {
     }
 }
 
-/// Reads one whole answer (skipping interim `1xx` ones) from `read` and then `stream`.
-async fn read_answer(
-    stream: &mut Stream,
+/// Reads one whole answer (skipping interim `1xx` ones) from `read` and then `stream` (tokio's
+/// socket or TLS stream, or a blocking one that never returns `Pending`: `blocking.rs`).
+async fn read_answer<S: AsyncRead + Unpin + ?Sized>(
+    stream: &mut S,
     read: &mut BytesMut,
     want: &Want,
 ) -> Result<(Answer, bool), Error> {
@@ -359,14 +373,17 @@ fn too_large(limit: usize) -> Error {
 }
 
 /// One read into the spare room of `read`; 0 at EOF.
-async fn fill(stream: &mut Stream, read: &mut BytesMut) -> Result<usize, Error> {
+async fn fill<S: AsyncRead + Unpin + ?Sized>(
+    stream: &mut S,
+    read: &mut BytesMut,
+) -> Result<usize, Error> {
     read.reserve(READ_CHUNK);
     stream.read_buf(read).await.map_err(io_failed)
 }
 
 /// A chunked body, its chunks joined (at most `max_body` bytes) and its trailers dropped.
-async fn read_chunked(
-    stream: &mut Stream,
+async fn read_chunked<S: AsyncRead + Unpin + ?Sized>(
+    stream: &mut S,
     read: &mut BytesMut,
     max_body: usize,
 ) -> Result<Bytes, Error> {

@@ -26,6 +26,24 @@
 //! # Ok(()) }
 //! ```
 //!
+//! With [`ClientConfig::blocking_io`], calls do that same exchange on blocking sockets on the
+//! calling thread (for a caller that owns its thread, as omniORB's and gSOAP's clients are):
+//! their futures are ready on the first poll, and no tokio runtime is needed.
+//!
+//! ```no_run
+//! # fn example() -> Result<(), soapstone_client::Error> {
+//! use soapstone_client::{Client, ClientConfig};
+//! use soapstone_codec::Version;
+//!
+//! let config = ClientConfig::default().blocking_io(true);
+//! let client = Client::with_config("http://127.0.0.1:8080/echo", config)?;
+//! let envelope = bytes::Bytes::from_static(b"<soap:Envelope ...>...</soap:Envelope>");
+//! // Any executor will do: the future is ready on its first poll.
+//! let answer = futures_executor::block_on(client.call_raw(Version::Soap11, None, envelope))?;
+//! println!("{}", answer.status);
+//! # Ok(()) }
+//! ```
+//!
 //! For the lab only, [`ClientConfig::naive`] brings back the seeds' client causes (read to
 //! EOF, a connection per call, `Expect: 100-continue`) on a separate raw path; all off by
 //! default (docs/causes.md).
@@ -57,7 +75,7 @@ pub use naive::NaiveModes;
 pub use tokio_rustls::rustls;
 
 use conn::{Conn, Exchange, Pool};
-use lean::{Answer, Failure, LeanConn};
+use lean::{Answer, BlockingConn, Failure, LeanConn};
 
 /// Client settings.
 #[derive(Debug, Clone)]
@@ -106,6 +124,32 @@ pub struct ClientConfig {
     /// connection, for `http://` and `https://` alike. The naive modes always take their own
     /// path. Default: [`HttpEngine::Lean`].
     pub http: HttpEngine,
+    /// Do the lean exchange's I/O with blocking `std::net` sockets on the calling thread
+    /// instead of tokio's: the thread writes the request and sleeps in `recv` until the answer,
+    /// as omniORB's and gSOAP's clients do. Every call's future ([`Client::call`],
+    /// [`Client::call_raw`], [`Client::call_with_headers`], [`Client::call_one_way`], so every
+    /// generated client's) then completes on its first poll, so any executor drives it
+    /// (`futures::executor::block_on`) **without a tokio runtime at all**, and an answer wakes
+    /// the thread straight from the socket, not through `epoll_wait`, the reactor and a task's
+    /// wake (docs/performance.md, "Round eleven").
+    ///
+    /// **For a caller that owns its thread**: a synchronous program, or a thread per caller,
+    /// one call at a time on each (clones of one `Client` on several threads share its pool,
+    /// each call on a connection of its own). **Never on a runtime shared with other tasks**: a
+    /// call blocks its thread until the answer, up to [`ClientConfig::request_timeout`], and
+    /// every task waiting for that thread with it.
+    ///
+    /// Same wire behaviour as the async lean exchange: `TCP_NODELAY`, one write per request,
+    /// answers framed by the same code (`Content-Length`, chunked, gzip, the same bounds), keep-alive
+    /// connections pooled (apart from the async ones) and a pooled connection found closed
+    /// replaced before the request is sent. The connect timeout bounds connect and TLS
+    /// handshake; the request timeout is a deadline checked before every read and write, the
+    /// sockets' timeouts set to what is left (a call that times out ends within 5 ms of its
+    /// deadline). `https://` works, through rustls's synchronous API with the same TLS settings
+    /// ([`ClientConfig::tls`]); [`ClientConfig::busy_poll`] applies on `http://` as on the
+    /// async path. It needs the lean exchange: [`Client::with_config`] refuses it beside
+    /// [`HttpEngine::Hyper`] or a naive mode ([`Error::is_config`]). Default: `false`.
+    pub blocking_io: bool,
 }
 
 /// Which HTTP/1.1 implementation a [`Client`] calls through ([`ClientConfig::http`]).
@@ -141,6 +185,7 @@ impl Default for ClientConfig {
             headers: None,
             busy_poll: Duration::ZERO,
             http: HttpEngine::Lean,
+            blocking_io: false,
         }
     }
 }
@@ -211,6 +256,13 @@ impl ClientConfig {
         self.request_timeout = timeout;
         self
     }
+
+    /// Makes calls do their I/O with blocking sockets on the calling thread (`true`), for a
+    /// caller that owns its thread, or on tokio's (`false`): see [`ClientConfig::blocking_io`].
+    pub fn blocking_io(mut self, on: bool) -> Self {
+        self.blocking_io = on;
+        self
+    }
 }
 
 /// A raw HTTP answer.
@@ -254,8 +306,10 @@ struct Inner {
     config: ClientConfig,
     /// Idle `https://` connections (hyper).
     pool: Pool<Conn>,
-    /// Idle plain `http://` connections (the lean exchange).
+    /// Idle connections of the lean exchange (`http://` and `https://`).
     lean: Pool<LeanConn>,
+    /// Idle connections of the lean exchange on blocking sockets ([`ClientConfig::blocking_io`]).
+    blocking: Pool<BlockingConn>,
     /// The naive path's one keep-alive connection (only with `Expect: 100-continue` alone).
     naive_idle: std::sync::Mutex<Option<tokio::net::TcpStream>>,
     /// The TLS connector of an `https://` URL.
@@ -439,8 +493,23 @@ impl Client {
             .map_or("/", |p| p.as_str())
             .parse()
             .map_err(|e| Error::url(url, e))?;
+        if config.blocking_io {
+            let other = if config.http != HttpEngine::Lean {
+                Some("`http` is not `HttpEngine::Lean`")
+            } else if config.naive.any() {
+                Some("a naive mode is on")
+            } else {
+                None
+            };
+            if let Some(other) = other {
+                return Err(Error::config(format!(
+                    "`blocking_io` needs the lean exchange, but {other}"
+                )));
+            }
+        }
         let pool = Pool::new(config.max_idle);
         let lean = Pool::new(config.max_idle);
+        let blocking = Pool::new(config.max_idle);
         Ok(Client {
             inner: Arc::new(Inner {
                 url: url.to_owned(),
@@ -451,6 +520,7 @@ impl Client {
                 config,
                 pool,
                 lean,
+                blocking,
                 naive_idle: std::sync::Mutex::new(None),
                 tls,
                 actions: std::sync::Mutex::new(Vec::new()),
@@ -472,7 +542,7 @@ impl Client {
 
     /// Idle pooled connections right now (for tests and diagnostics).
     pub fn idle_connections(&self) -> usize {
-        self.inner.pool.idle_len() + self.inner.lean.idle_len()
+        self.inner.pool.idle_len() + self.inner.lean.idle_len() + self.inner.blocking.idle_len()
     }
 
     /// Posts an envelope as it is and returns the raw answer (any status).
@@ -513,8 +583,13 @@ impl Client {
                 timeout: inner.config.request_timeout,
                 busy_poll: inner.config.busy_poll.min(lean::MAX_BUSY_POLL),
             };
-            self.send_lean(&head, compressed.is_some(), body, &want)
-                .await?
+            if inner.config.blocking_io {
+                // Never pending: the future of a call in this mode is ready on its first poll.
+                self.send_blocking(&head, compressed.is_some(), body, &want)?
+            } else {
+                self.send_lean(&head, compressed.is_some(), body, &want)
+                    .await?
+            }
         } else {
             let req = self.request(version, action, body, compressed.is_some())?;
             let (parts, body) = self.send(req).await?.into_parts();
@@ -710,6 +785,55 @@ impl Client {
                 Ok((answer, reuse)) => {
                     if reuse {
                         inner.lean.put(conn);
+                    }
+                    return Ok(answer);
+                }
+                // A pooled connection the server closed as we picked it: nothing was sent,
+                // so the request goes once more on a new connection.
+                Err(Failure::NotSent(e)) if !fresh => {
+                    tracing::debug!(error = %e, "pooled connection closed before sending; retrying");
+                }
+                Err(Failure::NotSent(e) | Failure::Failed(e)) => return Err(e),
+            }
+        }
+    }
+
+    /// [`Client::send_lean`] on blocking sockets ([`ClientConfig::blocking_io`]): the same pool
+    /// rules, and the same one retry of a request that a pooled connection could not take.
+    fn send_blocking(
+        &self,
+        head: &[u8],
+        gzip: bool,
+        body: &[u8],
+        want: &lean::Want,
+    ) -> Result<Answer, Error> {
+        let inner = &*self.inner;
+        let mut fresh = false;
+        loop {
+            let mut conn = loop {
+                match inner.blocking.take() {
+                    Some(mut c) => {
+                        if c.is_open() {
+                            break c;
+                        }
+                        tracing::debug!("pooled connection closed by the server");
+                    }
+                    None => {
+                        fresh = true;
+                        break BlockingConn::connect(
+                            &inner.host,
+                            inner.port,
+                            inner.tls.as_ref(),
+                            inner.config.connect_timeout,
+                        )?;
+                    }
+                }
+            };
+            let fixed = lean::Head { fixed: head, gzip };
+            match conn.exchange(fixed, body, want) {
+                Ok((answer, reuse)) => {
+                    if reuse {
+                        inner.blocking.put(conn);
                     }
                     return Ok(answer);
                 }

@@ -119,6 +119,8 @@ fn config_for(
 #[derive(Clone)]
 pub(crate) struct Connector {
     pub(crate) connector: tokio_rustls::TlsConnector,
+    /// The settings behind `connector`, for the blocking handshake (`lean/blocking.rs`).
+    pub(crate) config: Arc<rustls::ClientConfig>,
     pub(crate) name: ServerName<'static>,
 }
 
@@ -127,7 +129,8 @@ impl Connector {
         let name = ServerName::try_from(host.to_owned())
             .map_err(|e| format!("`{host}` is no valid tls server name: {e}"))?;
         Ok(Connector {
-            connector: tokio_rustls::TlsConnector::from(config),
+            connector: tokio_rustls::TlsConnector::from(Arc::clone(&config)),
+            config,
             name,
         })
     }

@@ -1,0 +1,238 @@
+//! The Client's blocking exchange (`ClientConfig::blocking_io`) against raw TCP servers that
+//! answer exact bytes, from plain threads with no runtime: chunked answers, the bounds on what
+//! an answer may cost, an answer cut short, a server that never answers, and busy-polling.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_executor::block_on;
+use soapstone_client::{Client, ClientConfig, Error, RawResponse};
+use soapstone_codec::Version;
+
+/// Reads one request (head and `Content-Length` body) from `s`; `None` at EOF.
+fn read_request(s: &mut TcpStream, pending: &mut Vec<u8>) -> Option<Vec<u8>> {
+    let mut buf = [0u8; 8192];
+    loop {
+        if let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&pending[..end]).to_ascii_lowercase();
+            let len: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length: ")?.parse().ok())
+                .unwrap_or(0);
+            if pending.len() >= end + 4 + len {
+                return Some(pending.drain(..end + 4 + len).collect());
+            }
+        }
+        let n = s.read(&mut buf).ok()?;
+        if n == 0 {
+            return None;
+        }
+        pending.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// A server writing `answer(s)` (it may write in pieces, wait, or close) for every request of
+/// every connection, counting connections.
+fn server(
+    answer: impl Fn(&mut TcpStream) -> bool + Send + Sync + 'static,
+) -> (SocketAddr, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let connections = Arc::new(AtomicUsize::new(0));
+    let count = connections.clone();
+    let answer = Arc::new(answer);
+    std::thread::spawn(move || {
+        for s in listener.incoming() {
+            let Ok(mut s) = s else { return };
+            count.fetch_add(1, Ordering::SeqCst);
+            let answer = answer.clone();
+            std::thread::spawn(move || {
+                let mut pending = Vec::new();
+                while read_request(&mut s, &mut pending).is_some() {
+                    if !answer(&mut s) {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (addr, connections)
+}
+
+/// A server answering every request with `bytes`, keeping the connection.
+fn canned(bytes: Vec<u8>) -> (SocketAddr, Arc<AtomicUsize>) {
+    server(move |s| s.write_all(&bytes).is_ok())
+}
+
+fn client(addr: SocketAddr, f: impl FnOnce(&mut ClientConfig)) -> Client {
+    let mut config = ClientConfig::default().blocking_io(true);
+    // A client that waited for EOF where it must not would end in this timeout.
+    config.request_timeout = Duration::from_secs(10);
+    f(&mut config);
+    Client::with_config(&format!("http://{addr}/echo"), config).unwrap()
+}
+
+/// One `call_raw` on a plain thread of its own (no runtime there), bounded: a call that hangs
+/// fails the test after 30 s instead of hanging it.
+fn post(client: &Client) -> Result<RawResponse, Error> {
+    let client = client.clone();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let res =
+            block_on(client.call_raw(Version::Soap11, Some("urn:a"), Bytes::from_static(b"<e/>")));
+        let _ = tx.send(res);
+    });
+    rx.recv_timeout(Duration::from_secs(30))
+        .expect("the call hung")
+}
+
+fn big() -> String {
+    format!("<e>{}</e>", "x".repeat(200_000))
+}
+
+#[test]
+fn chunked_answers_with_trailers_keep_the_connection() {
+    let (addr, connections) = canned(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n<e>\r\n4;x=y\r\n</e>\r\n0\r\nX-T: 1\r\n\r\n"
+            .to_vec(),
+    );
+    let c = client(addr, |_| {});
+    for _ in 0..3 {
+        assert_eq!(post(&c).unwrap().body, Bytes::from_static(b"<e></e>"));
+    }
+    assert_eq!(c.idle_connections(), 1);
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
+}
+
+#[test]
+fn large_answers_in_many_reads_and_both_framings() {
+    let body = big();
+    let length = format!(
+        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let (addr, _) = canned(length.into_bytes());
+    assert_eq!(post(&client(addr, |_| {})).unwrap().body, body.as_bytes());
+    let mut chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+    for piece in body.as_bytes().chunks(7000) {
+        chunked.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+        chunked.extend_from_slice(piece);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let (addr, _) = canned(chunked);
+    assert_eq!(post(&client(addr, |_| {})).unwrap().body, body.as_bytes());
+}
+
+#[test]
+fn answers_over_the_document_limit_are_refused() {
+    let small = |c: &mut ClientConfig| c.limits.max_document_bytes = 1000;
+    let length = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n", 1 << 30);
+    let (addr, _) = canned(length.into_bytes());
+    let err = post(&client(addr, small)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot read the response body: response body too large: over `1000` bytes"
+    );
+    let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n40000000\r\n".to_vec();
+    let (addr, _) = canned(chunked);
+    let err = post(&client(addr, small)).unwrap_err();
+    assert!(err.to_string().contains("over `1000` bytes"), "{err}");
+    // A head that never ends is bounded too.
+    let (addr, _) = server(|s| {
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nx-filler: ");
+        for _ in 0..100 {
+            if s.write_all(&[b'a'; 1000]).is_err() {
+                break;
+            }
+        }
+        false
+    });
+    let err = post(&client(addr, |_| {})).unwrap_err();
+    assert!(
+        err.to_string().contains("response head over `65536` bytes"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_answer_cut_short_is_a_clear_error() {
+    let (addr, _) = server(|s| {
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n<e>only ten");
+        false // closes the connection
+    });
+    let c = client(addr, |_| {});
+    let err = post(&c).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot read the response body: connection closed before the message ended: unexpected eof"
+    );
+    assert_eq!(c.idle_connections(), 0);
+}
+
+/// A listener that accepts and never answers: the call ends as a timeout, not a hang (`post`
+/// bounds the wait), and the connection is not pooled.
+#[test]
+fn a_server_that_never_answers_is_a_timeout() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (held_tx, held_rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for s in listener.incoming().flatten() {
+            // Held open, never read from or answered, until the test ends.
+            if held_tx.send(s).is_err() {
+                return;
+            }
+        }
+    });
+    let c = client(addr, |c| c.request_timeout = Duration::from_millis(300));
+    let err = post(&c).unwrap_err();
+    assert!(err.is_timeout() && !err.is_connect(), "{err:?}");
+    assert_eq!(err.to_string(), "request timed out after `300ms`");
+    assert_eq!(
+        c.idle_connections(),
+        0,
+        "a timed-out connection is not pooled"
+    );
+    drop(held_rx);
+}
+
+/// With `busy_poll`, answers that come at once, late, and in pieces are all read whole: a
+/// look never takes bytes from the socket.
+#[test]
+fn a_busy_polling_client_reads_prompt_late_and_split_answers() {
+    let (addr, connections) = server(|s| {
+        let answer = b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n<e></e>";
+        // prompt
+        if s.write_all(answer).is_err() {
+            return false;
+        }
+        true
+    });
+    let c = client(addr, |c| c.busy_poll = Duration::from_micros(200));
+    for _ in 0..20 {
+        assert_eq!(post(&c).unwrap().body, Bytes::from_static(b"<e></e>"));
+    }
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
+    let (addr, _) = server(|s| {
+        let answer = b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n<e></e>";
+        // late (past the budget), then split in three
+        std::thread::sleep(Duration::from_millis(5));
+        for piece in [&answer[..10], &answer[10..40], &answer[40..]] {
+            if s.write_all(piece).is_err() {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        true
+    });
+    let c = client(addr, |c| c.busy_poll = Duration::from_micros(200));
+    for _ in 0..3 {
+        assert_eq!(post(&c).unwrap().body, Bytes::from_static(b"<e></e>"));
+    }
+    assert_eq!(c.idle_connections(), 1);
+}

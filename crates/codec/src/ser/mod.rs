@@ -12,6 +12,7 @@
 mod attrs;
 mod header;
 mod markup;
+mod opening;
 mod probe;
 mod raw;
 mod seq;
@@ -125,6 +126,14 @@ pub fn encode<T: Serialize + ?Sized>(
     };
     opts.room(out, headers.iter().map(|h| h.len()).sum())?;
     out.reserve(512);
+    // The opening (declaration to the wrapper's start tag) depends on these and the wrapper's
+    // name only: remembered per thread (`opening.rs`) when there are no header blocks.
+    let key = opening_key(options, typed, encoded);
+    let remembered = headers.is_empty() && !wrapper.local.is_empty();
+    let start = out.len();
+    if remembered && opening::recall(out, key, wrapper) {
+        return encode_rest(out, options, &opts, wrapper, value);
+    }
     if options.xml_declaration {
         out.extend_from_slice(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
     }
@@ -180,8 +189,34 @@ pub fn encode<T: Serialize + ?Sized>(
         });
     }
     out.push(b'>');
+    if remembered {
+        opening::remember(key, wrapper, &out[start..]);
+    }
+    encode_rest(out, options, &opts, wrapper, value)
+}
+
+/// Every option the envelope's opening depends on besides the wrapper's name, as bits.
+fn opening_key(options: &EncodeOptions, typed: bool, encoded: bool) -> u8 {
+    u8::from(options.xml_declaration)
+        | u8::from(options.version == Version::Soap12) << 1
+        | u8::from(typed) << 2
+        | u8::from(encoded) << 3
+        | u8::from(options.schema_ns == SchemaNs::Xsd1999) << 4
+        | u8::from(options.qualified) << 5
+}
+
+/// [`encode`] after the wrapper's start tag: the value, and the ends of the wrapper, the Body
+/// and the Envelope.
+fn encode_rest<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    options: &EncodeOptions,
+    opts: &Opts,
+    wrapper: &QName,
+    value: &T,
+) -> Result<(), EncodeError> {
     let wrapper_end = out.len();
-    if let (true, Some(result)) = (enc12, &options.rpc_result) {
+    let prefixed = !wrapper.namespace.is_empty();
+    if let (true, Some(result)) = (opts.enc12, &options.rpc_result) {
         out.extend_from_slice(
             b"<rpc:result xmlns:rpc=\"http://www.w3.org/2003/05/soap-rpc\">".as_slice(),
         );
@@ -191,7 +226,7 @@ pub fn encode<T: Serialize + ?Sized>(
     let tag_end = wrapper_end;
     value.serialize(BodySer {
         out: &mut *out,
-        opts: &opts,
+        opts,
         tag_end,
         block_ns: None,
     })?;

@@ -13,8 +13,9 @@
 #       both SOAP versions, the Client, TLS, the seeds' message shapes, so that no path a user
 #       runs is left untrained (an untrained function is compiled for size, as cold);
 #     - then the echoFloat round trip the one-CPU goal is about: `serve --services echo`
-#       with `bench --closed -c 1` and `-c 8`, and `echo_loop` (the Client), plain and polling,
-#       against the runtimes and again against blocking connections (`--blocking-connections 4`);
+#       with `bench --closed -c 1` and `-c 8`, and `echo_loop` (the Client), plain, polling and
+#       on blocking sockets (`--blocking`, `ClientConfig::blocking_io`), against the runtimes
+#       and again against blocking connections (`--blocking-connections 4`);
 #  3. `llvm-profdata merge`, then the release build with `-Cprofile-use` in target/pgo.
 # Needs `llvm-profdata` of rustc's own LLVM: the rustup component `llvm-tools` (installed here
 # if missing; rustup needs its distribution server). Takes two full release builds (about
@@ -95,6 +96,7 @@ train_server() {
   done
   timeout 120 "$GEN/examples/echo_loop" "$URL" 20000 >/dev/null
   timeout 120 "$GEN/examples/echo_loop" "$URL" 20000 50 >/dev/null
+  timeout 120 "$GEN/examples/echo_loop" --blocking "$URL" 20000 >/dev/null
   cleanup
 }
 train_server

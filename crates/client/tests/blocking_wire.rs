@@ -2,7 +2,10 @@
 //! answer exact bytes, from plain threads with no runtime: chunked answers, the bounds on what
 //! an answer may cost, an answer cut short, a server that never answers, and busy-polling.
 
-use std::io::{Read, Write};
+mod raw;
+use raw::read_request;
+
+use std::io::Write;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
@@ -12,28 +15,6 @@ use bytes::Bytes;
 use futures_executor::block_on;
 use soapstone_client::{Client, ClientConfig, Error, RawResponse};
 use soapstone_codec::Version;
-
-/// Reads one request (head and `Content-Length` body) from `s`; `None` at EOF.
-fn read_request(s: &mut TcpStream, pending: &mut Vec<u8>) -> Option<Vec<u8>> {
-    let mut buf = [0u8; 8192];
-    loop {
-        if let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&pending[..end]).to_ascii_lowercase();
-            let len: usize = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length: ")?.parse().ok())
-                .unwrap_or(0);
-            if pending.len() >= end + 4 + len {
-                return Some(pending.drain(..end + 4 + len).collect());
-            }
-        }
-        let n = s.read(&mut buf).ok()?;
-        if n == 0 {
-            return None;
-        }
-        pending.extend_from_slice(&buf[..n]);
-    }
-}
 
 /// A server writing `answer(s)` (it may write in pieces, wait, or close) for every request of
 /// every connection, counting connections.

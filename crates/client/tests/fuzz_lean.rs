@@ -15,7 +15,10 @@
 //! `PROPTEST_CASES` runs a longer campaign; finds are saved in `fuzz_lean.proptest-regressions`
 //! and become named tests in `regressions` below.
 
-use std::io::{Read, Write};
+mod raw;
+use raw::read_request;
+
+use std::io::Write;
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -91,29 +94,6 @@ const MUTATOR: Mutator<&[u8]> = Mutator {
     max_duplicate: 100,
     insert_weight: 1,
 };
-
-/// Reads one request (head and `Content-Length` body); `None` at EOF or on an error.
-fn read_request(s: &mut TcpStream, pending: &mut Vec<u8>) -> Option<()> {
-    let mut buf = [0u8; 8192];
-    loop {
-        if let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&pending[..end]).to_ascii_lowercase();
-            let len: usize = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length: ")?.parse().ok())
-                .unwrap_or(0);
-            if pending.len() >= end + 4 + len {
-                pending.drain(..end + 4 + len);
-                return Some(());
-            }
-        }
-        let n = s.read(&mut buf).ok()?;
-        if n == 0 {
-            return None;
-        }
-        pending.extend_from_slice(&buf[..n]);
-    }
-}
 
 /// The raw server of one case: the first connection's first request gets `fuzzed` (in pieces
 /// cut at `cuts`, then the connection closed if `close`); every other request gets a good

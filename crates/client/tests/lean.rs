@@ -2,8 +2,11 @@
 //! that answer exact bytes over real TCP: every framing an answer may have, when a connection
 //! goes back to the pool and when it must not, and the bounds on what an answer may cost.
 
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+mod raw;
+use raw::read_request;
+
+use std::io::Write;
+use std::net::{SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,28 +14,6 @@ use std::time::Duration;
 use bytes::Bytes;
 use soapstone_client::{Client, ClientConfig};
 use soapstone_codec::Version;
-
-/// Reads one request (head and `Content-Length` body) from `s`; `None` at EOF.
-fn read_request(s: &mut TcpStream, pending: &mut Vec<u8>) -> Option<Vec<u8>> {
-    let mut buf = [0u8; 8192];
-    loop {
-        if let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
-            let head = String::from_utf8_lossy(&pending[..end]).to_ascii_lowercase();
-            let len: usize = head
-                .lines()
-                .find_map(|l| l.strip_prefix("content-length: ")?.parse().ok())
-                .unwrap_or(0);
-            if pending.len() >= end + 4 + len {
-                return Some(pending.drain(..end + 4 + len).collect());
-            }
-        }
-        let n = s.read(&mut buf).ok()?;
-        if n == 0 {
-            return None;
-        }
-        pending.extend_from_slice(&buf[..n]);
-    }
-}
 
 /// A server answering the `n`th request of every connection with `answers[n]` (the last one
 /// again past the end), counting connections; it keeps each connection open (no EOF) unless

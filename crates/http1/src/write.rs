@@ -2,12 +2,17 @@
 //! names, `content-length`, a cached `date`), so that the server's two engines answer the same
 //! bytes but for the order of headers, and the decimal of a `Content-Length`.
 //!
+//! The `date` is the caller's: it passes the monotonic instant it has (a server reads the clock
+//! once when a request is read and once when it is answered), and the text is formatted again
+//! only once that instant passes the next second. Reading the wall clock for every answer cost
+//! 27 ns here (a `rdtsc` under KVM), a quarter of a percent of a whole echoFloat round trip.
+//!
 //! It must never write a head whose `content-length` differs from the body that follows, and
 //! never allocate beyond the caller's buffer: the date is formatted once a second per thread.
 
 use std::cell::RefCell;
 use std::io::Write as _;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use http::{HeaderMap, HeaderValue, StatusCode};
 
@@ -37,7 +42,7 @@ pub fn write_decimal(out: &mut Vec<u8>, mut n: usize) {
 
 /// The status line and `headers` of an answer with a body of `body_len` bytes, appended to
 /// `w`: `content-length` and `connection` are written from `body_len` and `after` (any in
-/// `headers` are left out), then `date`.
+/// `headers` are left out), then `date`, the date at `now` (a recent instant).
 pub fn write_response_head(
     w: &mut Vec<u8>,
     status: StatusCode,
@@ -45,13 +50,15 @@ pub fn write_response_head(
     body_len: usize,
     http10: bool,
     after: After,
+    now: Instant,
 ) {
-    write_answer_head(w, status, None, Some(headers), body_len, http10, after);
+    write_answer_head(w, status, None, Some(headers), body_len, http10, after, now);
 }
 
 /// [`write_response_head`] with the `content-type` apart: written first, then `headers`
 /// (when there are any). The common answer (a status, a media type, a body) is written
 /// without a `HeaderMap` to fill, walk and clear: about 450 instructions an answer.
+#[allow(clippy::too_many_arguments)] // each is one thing the head says, taken from the answer
 pub fn write_answer_head(
     w: &mut Vec<u8>,
     status: StatusCode,
@@ -60,6 +67,7 @@ pub fn write_answer_head(
     body_len: usize,
     http10: bool,
     after: After,
+    now: Instant,
 ) {
     w.extend_from_slice(if http10 { b"HTTP/1.0 " } else { b"HTTP/1.1 " });
     w.extend_from_slice(status.as_str().as_bytes());
@@ -88,31 +96,36 @@ pub fn write_answer_head(
     w.extend_from_slice(b"content-length: ");
     write_decimal(w, body_len);
     w.extend_from_slice(b"\r\ndate: ");
-    DATE.with(|d| w.extend_from_slice(d.borrow_mut().now()));
+    DATE.with(|d| w.extend_from_slice(d.borrow_mut().at(now)));
     w.extend_from_slice(b"\r\n\r\n");
 }
 
-/// An IMF-fixdate, formatted again when the second changes.
+/// An IMF-fixdate, formatted again when the second changes: the wall clock is read only once
+/// the caller's monotonic instant passes `until`, the start of the next second.
 struct CachedDate {
-    second: u64,
+    until: Option<Instant>,
     text: [u8; 29],
 }
 
 impl CachedDate {
-    fn now(&mut self) -> &[u8] {
-        let now = SystemTime::now();
-        let second = now.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        if second != self.second {
-            self.second = second;
+    fn at(&mut self, now: Instant) -> &[u8] {
+        if self.until.is_none_or(|until| now >= until) {
+            let wall = SystemTime::now();
+            let since = wall.duration_since(UNIX_EPOCH).unwrap_or_default();
+            let rest =
+                Duration::from_secs(1) - Duration::from_nanos(u64::from(since.subsec_nanos()));
+            // From `now`, which is at most as late as the wall clock's reading: the text is
+            // formatted again at the boundary or a little before, never after.
+            self.until = Some(now + rest);
             let mut out = &mut self.text[..];
-            let _ = write!(out, "{}", httpdate::HttpDate::from(now));
+            let _ = write!(out, "{}", httpdate::HttpDate::from(wall));
         }
         &self.text
     }
 }
 
 thread_local!(static DATE: RefCell<CachedDate> = const {
-    RefCell::new(CachedDate { second: 0, text: [b' '; 29] })
+    RefCell::new(CachedDate { until: None, text: [b' '; 29] })
 });
 
 #[cfg(test)]
@@ -135,7 +148,15 @@ mod tests {
         headers.insert("content-length", "999".parse().unwrap());
         let status = StatusCode::PAYLOAD_TOO_LARGE;
         let mut w = Vec::new();
-        write_response_head(&mut w, status, &headers, 7, false, After::Close);
+        write_response_head(
+            &mut w,
+            status,
+            &headers,
+            7,
+            false,
+            After::Close,
+            Instant::now(),
+        );
         let text = String::from_utf8(w).unwrap();
         assert!(
             text.starts_with("HTTP/1.1 413 Payload Too Large\r\ncontent-type: text/plain\r\nconnection: close\r\ncontent-length: 7\r\ndate: "),
@@ -144,7 +165,15 @@ mod tests {
         assert!(text.ends_with(" GMT\r\n\r\n"), "{text}");
         assert_eq!(text.len(), text.find("date: ").unwrap() + 6 + 29 + 4);
         let mut w = Vec::new();
-        write_response_head(&mut w, status, &headers, 0, true, After::KeepAlive);
+        write_response_head(
+            &mut w,
+            status,
+            &headers,
+            0,
+            true,
+            After::KeepAlive,
+            Instant::now(),
+        );
         let text = String::from_utf8(w).unwrap();
         assert!(
             text.starts_with("HTTP/1.0 413 Payload Too Large\r\n"),
@@ -159,6 +188,7 @@ mod tests {
             5,
             false,
             After::KeepAlive,
+            Instant::now(),
         );
         assert!(!String::from_utf8(w).unwrap().contains("connection"));
     }
@@ -190,8 +220,17 @@ mod tests {
                 12,
                 false,
                 After::KeepAlive,
+                Instant::now(),
             );
-            write_response_head(&mut whole, ok, &map, 12, false, After::KeepAlive);
+            write_response_head(
+                &mut whole,
+                ok,
+                &map,
+                12,
+                false,
+                After::KeepAlive,
+                Instant::now(),
+            );
             let (apart, whole) = (
                 String::from_utf8(apart).unwrap(),
                 String::from_utf8(whole).unwrap(),
@@ -213,6 +252,7 @@ mod tests {
             0,
             false,
             After::Close,
+            Instant::now(),
         );
         let text = String::from_utf8(w).unwrap();
         assert!(
@@ -221,5 +261,28 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_date_is_the_wall_clocks_and_formatted_again_only_past_its_second() {
+        let mut date = CachedDate {
+            until: None,
+            text: [b' '; 29],
+        };
+        let t0 = Instant::now();
+        let before = SystemTime::now();
+        let text = String::from_utf8(date.at(t0).to_vec()).unwrap();
+        let after = SystemTime::now();
+        let shown = httpdate::parse_http_date(&text).unwrap();
+        assert!(
+            shown <= after && shown + Duration::from_secs(1) > before,
+            "{text}"
+        );
+        let until = date.until.unwrap();
+        assert!(until > t0 && until <= t0 + Duration::from_secs(1));
+        date.text = [b'x'; 29];
+        assert_eq!(date.at(until - Duration::from_nanos(1)), [b'x'; 29]);
+        assert_ne!(date.at(until), [b'x'; 29]);
+        assert!(date.until.unwrap() > until);
     }
 }

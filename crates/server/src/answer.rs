@@ -13,6 +13,7 @@
 //! the body sent (the writer takes the length from the body).
 
 use std::cell::Cell;
+use std::time::Instant;
 
 use bytes::Bytes;
 use futures_util::FutureExt as _;
@@ -53,7 +54,13 @@ impl Answer {
 
     /// Writes the head into `w` (`content-length` from the body, `connection` from `after`)
     /// and returns the body; a header map goes back for the next answer on this thread.
-    pub(crate) fn write_head(self, w: &mut Vec<u8>, http10: bool, after: After) -> Bytes {
+    pub(crate) fn write_head(
+        self,
+        w: &mut Vec<u8>,
+        http10: bool,
+        after: After,
+        now: Instant,
+    ) -> Bytes {
         let len = self.body.len();
         let ct = self.content_type.as_ref();
         write_answer_head(
@@ -64,6 +71,7 @@ impl Answer {
             len,
             http10,
             after,
+            now,
         );
         if let Some(headers) = self.headers {
             recycle_headers(headers);
@@ -137,7 +145,7 @@ mod tests {
 
     fn head(answer: Answer) -> String {
         let mut w = Vec::new();
-        let body = answer.write_head(&mut w, false, After::KeepAlive);
+        let body = answer.write_head(&mut w, false, After::KeepAlive, Instant::now());
         w.extend_from_slice(&body);
         String::from_utf8(w).unwrap()
     }

@@ -144,8 +144,9 @@ impl Table {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn now_us(&self) -> u64 {
-        u64::try_from(self.epoch.elapsed().as_micros()).unwrap_or(u64::MAX)
+    fn us_at(&self, at: Instant) -> u64 {
+        let since = at.saturating_duration_since(self.epoch);
+        u64::try_from(since.as_micros()).unwrap_or(u64::MAX)
     }
 
     /// Makes room for a connection from `peer`, evicting the longest-idle connection of the
@@ -171,7 +172,7 @@ impl Table {
             index,
             peer,
             state: AtomicU8::new(IDLE),
-            last_active: AtomicU64::new(self.now_us()),
+            last_active: AtomicU64::new(self.us_at(Instant::now())),
             evict: Notify::new(),
         });
         if index == st.slots.len() {
@@ -195,22 +196,24 @@ impl Table {
         }
     }
 
-    /// The connection made progress (a head started arriving).
-    pub(crate) fn touch(&self, slot: &Slot) {
-        slot.last_active.store(self.now_us(), Ordering::Relaxed);
+    /// The connection made progress at `at` (a head started arriving).
+    pub(crate) fn touch(&self, slot: &Slot, at: Instant) {
+        slot.last_active.store(self.us_at(at), Ordering::Relaxed);
     }
 
     /// A request is being handled on the connection until the guard drops; `None` if the
-    /// connection was just evicted (its task is about to drop it).
-    pub(crate) fn busy(self: &Arc<Self>, slot: &Arc<Slot>) -> Option<Busy> {
+    /// connection was just evicted (its task is about to drop it). The guard borrows the
+    /// table and the slot: the connection that asks holds both for longer.
+    pub(crate) fn busy<'a>(&'a self, slot: &'a Slot) -> Option<Busy<'a>> {
         slot.state
             .compare_exchange(IDLE, BUSY, Ordering::AcqRel, Ordering::Acquire)
             .ok()?;
         // No `touch` here: a busy connection is never a candidate for eviction, and the
         // guard's drop stamps the moment it turns idle again, which is what eviction orders by.
         Some(Busy {
-            table: self.clone(),
-            slot: slot.clone(),
+            table: self,
+            slot,
+            idle_at: None,
         })
     }
 
@@ -223,14 +226,24 @@ impl Table {
 
 /// A request is being handled: the connection cannot be evicted.
 #[derive(Debug)]
-pub(crate) struct Busy {
-    table: Arc<Table>,
-    slot: Arc<Slot>,
+pub(crate) struct Busy<'a> {
+    table: &'a Table,
+    slot: &'a Slot,
+    idle_at: Option<Instant>,
 }
 
-impl Drop for Busy {
+impl Busy<'_> {
+    /// Idle again, as of `at` (an instant the caller has read anyway, e.g. when its request
+    /// was answered): the guard's drop without a clock read of its own.
+    pub(crate) fn idle_at(mut self, at: Instant) {
+        self.idle_at = Some(at);
+    }
+}
+
+impl Drop for Busy<'_> {
     fn drop(&mut self) {
-        self.table.touch(&self.slot);
+        let at = self.idle_at.unwrap_or_else(Instant::now);
+        self.table.touch(self.slot, at);
         let _ = self
             .slot
             .state
@@ -307,6 +320,22 @@ mod tests {
         let (_bb, _bc) = (t.busy(&b).unwrap(), t.busy(&c.slot).unwrap());
         assert_eq!(t.admit(ip(1)).unwrap_err(), Refused::PerPeer);
         assert!(!t.admit(ip(2)).unwrap().evicted);
+    }
+
+    #[test]
+    fn a_busy_guard_stamps_the_instant_it_is_given_else_its_drop() {
+        let t = Table::new(10, 10);
+        let a = t.admit(ip(1)).unwrap().slot;
+        t.busy(&a)
+            .unwrap()
+            .idle_at(t.epoch + std::time::Duration::from_secs(7));
+        assert_eq!(a.last_active.load(Ordering::Relaxed), 7_000_000);
+        assert_eq!(a.state.load(Ordering::Acquire), IDLE);
+        let before = t.us_at(Instant::now());
+        drop(t.busy(&a).unwrap());
+        let stamped = a.last_active.load(Ordering::Relaxed);
+        assert!(stamped >= before && stamped < 7_000_000, "{stamped}");
+        assert_eq!(a.state.load(Ordering::Acquire), IDLE);
     }
 
     #[test]

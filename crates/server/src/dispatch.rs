@@ -62,20 +62,41 @@ struct Outcome {
     fault: bool,
 }
 
-/// Answers one request; `arrival` is when its bytes were available and `peer` the
-/// connection's peer, when the server's own connection knows them (a request reaching the tower
-/// service from elsewhere, e.g. axum, comes without).
+/// When a request's handling starts, as its connection knows it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Start {
+    /// Read whole at this instant by the thread that handles it: no queue stood between (a
+    /// blocking connection), so nothing waited, and the clock is not read again.
+    Read(Instant),
+    /// Available at this instant (its bytes read, or readable), then waited for its task: the
+    /// wait counts toward queue-delay shedding.
+    Arrived(Instant),
+    /// From a caller that does not say (the tower service's).
+    Unknown,
+}
+
+/// Answers one request, and says when it was answered (the clock read that ends its
+/// latency, for a caller that has a use for the instant). `peer` is the connection's peer,
+/// when the server's own connection knows it (a request reaching the tower service from
+/// elsewhere, e.g. axum, comes without).
 pub(crate) async fn handle<B>(
-    inner: Arc<Inner>,
+    inner: &Inner,
     req: RequestView<'_, B>,
-    arrival: Option<Instant>,
+    start: Start,
     peer: Option<SocketAddr>,
-) -> Answer
+) -> (Answer, Instant)
 where
     B: Body,
     B::Error: Into<BoxError>,
 {
-    let start = Instant::now();
+    let (start, waited) = match start {
+        Start::Read(at) => (at, None),
+        Start::Arrived(at) => {
+            let now = Instant::now();
+            (now, Some(now.saturating_duration_since(at)))
+        }
+        Start::Unknown => (Instant::now(), None),
+    };
     let mount = inner.routes.get(req.path).copied();
     // DEBUG: a span per request costs an allocation under an INFO subscriber otherwise.
     let span = tracing::debug_span!(
@@ -85,14 +106,13 @@ where
         operation = tracing::field::Empty,
         status = tracing::field::Empty,
     );
-    let waited = arrival.map(|a| start.saturating_duration_since(a));
     // Without a subscriber that wants the span, the route future is awaited where it is
     // made: wrapping it would move it (a copy of a few hundred bytes per request) for
     // nothing, and so would awaiting it from a variable.
     let (resp, outcome) = if span.is_disabled() {
-        route(&inner, mount, req, waited, peer, start).await
+        route(inner, mount, req, waited, peer, start).await
     } else {
-        route(&inner, mount, req, waited, peer, start)
+        route(inner, mount, req, waited, peer, start)
             .instrument(span.clone())
             .await
     };
@@ -101,14 +121,15 @@ where
         span.record("operation", op);
     }
     span.record("status", status);
+    let done = Instant::now();
     inner.metrics.record(
         outcome.mount,
         outcome.operation,
         status,
         outcome.fault,
-        start.elapsed(),
+        done.saturating_duration_since(start),
     );
-    resp
+    (resp, done)
 }
 
 async fn route<B>(

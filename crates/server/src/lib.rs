@@ -360,7 +360,12 @@ where
         Box::pin(async move {
             let (parts, body) = req.into_parts();
             let view = view::RequestView::of(&parts, body);
-            Ok(dispatch::handle(inner, view, None, None).await.into())
+            Ok(
+                dispatch::handle(&inner, view, dispatch::Start::Unknown, None)
+                    .await
+                    .0
+                    .into(),
+            )
         })
     }
 }

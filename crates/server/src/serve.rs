@@ -27,7 +27,7 @@ use tokio::task::JoinSet;
 
 use crate::balance::{Handoff, Placed, Threads};
 use crate::conns::{Refused, Slot, Table};
-use crate::dispatch::{busy as busy_response, handle, Inner};
+use crate::dispatch::{busy as busy_response, handle, Inner, Start};
 use crate::lean::blocking::{Ended, Job, Pool};
 use crate::metrics::Metrics;
 use crate::naive::SplitWrites;
@@ -652,11 +652,12 @@ pub(crate) async fn serve_http<S>(
         }
         let inner = svc_inner.clone();
         let arrival = clock.take_arrival();
-        // Not evictable while the request is handled. `None`: evicted just before this head
-        // was parsed; the connection is being closed, so the request is refused unhandled.
-        let busy = table.busy(&slot);
+        let (table, slot) = (table.clone(), slot.clone());
         async move {
-            let Some(busy) = busy else {
+            // Not evictable while the request is handled. `None`: evicted just before this
+            // head was parsed; the connection is being closed, so the request is refused
+            // unhandled. (hyper polls the service's future as soon as it has it.)
+            let Some(busy) = table.busy(&slot) else {
                 let msg = "connection closed to make room for others, retry".to_owned();
                 let mut resp = busy_response(msg, &inner.config);
                 resp.headers_mut().insert(
@@ -667,7 +668,10 @@ pub(crate) async fn serve_http<S>(
             };
             let (parts, body) = req.into_parts();
             let view = RequestView::of(&parts, body);
-            let resp = handle(inner, view, Some(arrival), Some(peer)).await.into();
+            let resp = handle(&inner, view, Start::Arrived(arrival), Some(peer))
+                .await
+                .0
+                .into();
             drop(busy);
             Ok::<_, Infallible>(resp)
         }

@@ -144,6 +144,22 @@ fn a_head_trickled_faster_than_the_tick_is_still_cut_at_its_deadline() {
 }
 
 #[test]
+fn the_idle_wait_starts_when_an_answer_a_slow_client_takes_is_out() {
+    let mut cfg = blocking(1);
+    cfg.idle_timeout = Duration::from_millis(400);
+    let srv = TestServer::start_exact(cfg);
+    let mut s = srv.connect();
+    send(&mut s, &post(&envelope("huge"), ""));
+    // The server is in its write of 16 MB for all of this, past the idle timeout...
+    std::thread::sleep(Duration::from_millis(800));
+    let resp = read_response(&mut s).unwrap();
+    assert_eq!(resp.status, 200);
+    // ...which counts from when the answer was out, not from when it was ready.
+    std::thread::sleep(Duration::from_millis(150));
+    echo_float(&mut s);
+}
+
+#[test]
 fn an_unusual_request_goes_to_hyper_with_what_was_read() {
     let srv = TestServer::start_exact(blocking(1));
     let mut s = srv.connect();

@@ -35,7 +35,7 @@ use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::sync::watch;
 
 use crate::answer::Answer;
-use crate::dispatch::{busy as busy_response, handle, text, Inner, ResponseBody};
+use crate::dispatch::{busy as busy_response, handle, text, Inner, ResponseBody, Start};
 use crate::poll::{BusyPoll, Peek};
 use crate::rewind::Rewind;
 use crate::serve::{end, serve_http, Conn, OpenConnection};
@@ -165,8 +165,9 @@ pub(crate) async fn serve_lean<S>(
                     match io.read_now(&mut rbuf) {
                         Ok(0) => return,
                         Ok(_) => {
-                            first_byte = Some(Instant::now());
-                            table.touch(slot);
+                            let now = Instant::now();
+                            first_byte = Some(now);
+                            table.touch(slot, now);
                             // This read did not go through the runtime, so it spent none of
                             // the task's budget: spend it here, or a client that always has
                             // its next request ready could keep the accept loop from running.
@@ -184,8 +185,9 @@ pub(crate) async fn serve_lean<S>(
                     Ok(0) | Err(_) => return,
                     Ok(_) => {
                         if first_byte.is_none() {
-                            first_byte = Some(Instant::now());
-                            table.touch(slot);
+                            let now = Instant::now();
+                            first_byte = Some(now);
+                            table.touch(slot, now);
                         }
                     }
                 },
@@ -243,17 +245,23 @@ pub(crate) async fn serve_lean<S>(
                 return refuse(&mut io, &mut wbuf, text(StatusCode::BAD_REQUEST, msg)).await
             }
         };
-        let resp = handle(inner.clone(), view, Some(arrival), Some(peer)).await;
+        let (resp, done) = handle(&inner, view, Start::Arrived(arrival), Some(peer)).await;
         // The read buffer is whole again once the head's and the body's bytes are dropped
         // (the service has returned), so its next `reserve` reuses it instead of allocating.
         head.bytes = Bytes::new();
         // Idle again once answered, as on hyper's path (whose service ends before the write):
         // a client that reads the answer and connects again finds this one evictable.
-        drop(busy);
+        busy.idle_at(done);
         stopping |= stop.has_changed().unwrap_or(true);
         let keep = head.keep_alive && !unread && !stopping;
         let after = if keep { After::KeepAlive } else { After::Close };
-        let ok = answer(&mut io, &mut wbuf, resp, head.http10, head_only, after).await;
+        let framing = Framing {
+            http10: head.http10,
+            head_only,
+            after,
+            now: done,
+        };
+        let ok = answer(&mut io, &mut wbuf, resp, framing).await;
         if !ok || !keep {
             if ok && unread {
                 linger(&mut io).await;
@@ -298,16 +306,36 @@ fn evicted_now(config: &ServerConfig) -> Response<ResponseBody> {
     busy_response(msg, config)
 }
 
+/// How an answer goes out: what its request asked for (HTTP/1.0, `HEAD`), what the connection
+/// does after it, and a recent instant, for its `date`.
+#[derive(Debug, Clone, Copy)]
+struct Framing {
+    http10: bool,
+    head_only: bool,
+    after: After,
+    now: Instant,
+}
+
+impl Framing {
+    /// A refusal's: HTTP/1.1, with its body, then the connection closes.
+    fn refusal() -> Self {
+        Framing {
+            http10: false,
+            head_only: false,
+            after: After::Close,
+            now: Instant::now(),
+        }
+    }
+}
+
 /// Writes `resp` (head and body in one write); `false` if the connection failed.
 async fn answer<S: AsyncWrite + Unpin>(
     io: &mut S,
     wbuf: &mut Vec<u8>,
     resp: impl Into<Answer>,
-    http10: bool,
-    head_only: bool,
-    after: After,
+    framing: Framing,
 ) -> bool {
-    let rest = compose(wbuf, resp, http10, head_only, after);
+    let rest = compose(wbuf, resp, framing);
     if rest.is_empty() {
         return io.write_all(wbuf).await.is_ok();
     }
@@ -317,15 +345,15 @@ async fn answer<S: AsyncWrite + Unpin>(
 /// Puts `resp`'s head into `wbuf`, and its body after it when the body is small (at most
 /// [`COPY_MAX`]); returns the body still to write after `wbuf` (empty when copied, or for a
 /// `HEAD`).
-fn compose(
-    wbuf: &mut Vec<u8>,
-    resp: impl Into<Answer>,
-    http10: bool,
-    head_only: bool,
-    after: After,
-) -> Bytes {
+fn compose(wbuf: &mut Vec<u8>, resp: impl Into<Answer>, framing: Framing) -> Bytes {
     wbuf.clear();
-    let body = resp.into().write_head(wbuf, http10, after);
+    let Framing {
+        http10,
+        head_only,
+        after,
+        now,
+    } = framing;
+    let body = resp.into().write_head(wbuf, http10, after, now);
     if head_only {
         return Bytes::new();
     }
@@ -360,7 +388,7 @@ async fn refuse<S: AsyncRead + AsyncWrite + Unpin>(
     wbuf: &mut Vec<u8>,
     resp: Response<ResponseBody>,
 ) {
-    if answer(io, wbuf, resp, false, false, After::Close).await {
+    if answer(io, wbuf, resp, Framing::refusal()).await {
         linger(io).await;
     }
 }

@@ -50,7 +50,8 @@ impl Default for Gate {
 
 /// The test service: `echoFloat`, `fail` (Client fault), `panic`, `block` (waits on the
 /// gate), `slow` (300 ms), `spin` (holds its thread 4 ms, like CPU work), `big` (a large
-/// answer), `action` (answers the action it got).
+/// answer), `huge` (16 MB: more than both ends' socket buffers), `action` (answers the action
+/// it got).
 pub struct TestService {
     pub gate: Arc<Gate>,
 }
@@ -155,6 +156,9 @@ async fn answer(req: SoapRequest, gate: Arc<Gate>) -> SoapResponse {
             "big",
             &"<item>soapstone compresses well</item>\n".repeat(200),
         ),
+        // Larger than the loopback socket buffers of both ends: a client that does not read
+        // keeps the server in its write.
+        "huge" => ok(v, "huge", &format!("<item>{}</item>", "x".repeat(16 << 20))),
         "action" => ok(
             v,
             "action",

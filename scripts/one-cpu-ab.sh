@@ -11,7 +11,9 @@
 # drives it with the blocking C client of rpc-compare (`blocking-http`: one keep-alive connection,
 # N calls after 2,000 of warm-up), and reads the server's user and system CPU time from
 # /proc/PID/stat, so the table tells the server's own work from the kernel's. Rows: the median
-# round trip, its ratio to omniORB's, and the server's user and system microseconds per call
+# round trip, the median of its ratios to omniORB's run by run (each pair ran seconds apart,
+# so the host's load, which moves the same binary by 3% between medians of 15 runs here,
+# mostly cancels), and the server's user and system microseconds per call
 # (summed over all runs; clock ticks, so read them as a split, not to the nanosecond), and the
 # client's (perf stat's user_time and system_time).
 #
@@ -81,7 +83,7 @@ start_port() { # start_port PORT CMD...: a server of rpc-compare on PORT; sets S
 }
 stop() { kill "$SPID" 2>/dev/null || true; wait "$SPID" 2>/dev/null || true; }
 
-declare -A MEANS USER SYS CUSER CSYS
+declare -A MEANS USER SYS CUSER CSYS ROUND PAIRED
 LABELS=()
 for b in "${BINS[@]}"; do LABELS+=("${b%%=*}"); done
 LABELS+=(omniorb floor-blocking)
@@ -96,6 +98,7 @@ run() {
   mean=$("${NICE[@]}" perf stat -x, -e user_time,system_time -o "$cpu" taskset -c "$CPU" "$@")
   after=$(ticks "$SPID")
   MEANS[$label]+="$mean "
+  ROUND[$label]=$mean
   CUSER[$label]=$(awk -F, -v t="${CUSER[$label]}" '$3 == "user_time" {t += $1} END {print t}' "$cpu")
   CSYS[$label]=$(awk -F, -v t="${CSYS[$label]}" '$3 == "system_time" {t += $1} END {print t}' "$cpu")
   rm -f "$cpu"
@@ -114,31 +117,43 @@ RESP_BYTES=$(curl -s -i --http1.1 -H 'content-type: text/xml; charset=utf-8' \
 stop
 echo "echoFloat on the wire: $REQ_BYTES bytes up, $RESP_BYTES bytes down" >&2
 
+# one LABEL: one run of that row.
+one() {
+  case "$1" in
+    omniorb)
+      p=$(free_port); start_port "$p" "$OUT/echo-omniorb-server" "$p"
+      run omniorb "$OUT/echo-omniorb-client" "corbaloc::127.0.0.1:$p/echo" "$CALLS" ;;
+    floor-blocking)
+      p=$(free_port); start_port "$p" "$OUT/blocking-pingpong" server "$p" "$REQ_BYTES" "$RESP_BYTES"
+      run floor-blocking "$OUT/blocking-pingpong" client "$p" "$REQ_BYTES" "$RESP_BYTES" "$CALLS" ;;
+    *)
+      local b
+      for b in "${BINS[@]}"; do [ "${b%%=*}" = "$1" ] && start_soapstone "${b#*=}"; done
+      run "$1" "$OUT/blocking-http" "$SPORT" /echo http://soapinterop.org/ "$OUT/echoFloat.xml" "$CALLS" ;;
+  esac
+  stop
+}
+
+# Every round runs every row once, in an order rotated by one each round: no row always runs
+# first after the compilers stopped, or right after another's teardown.
 for r in $(seq "$RUNS"); do
-  for b in "${BINS[@]}"; do
-    start_soapstone "${b#*=}"
-    run "${b%%=*}" "$OUT/blocking-http" "$SPORT" /echo http://soapinterop.org/ "$OUT/echoFloat.xml" "$CALLS"
-    stop
+  n=${#LABELS[@]}
+  for k in $(seq 0 $((n - 1))); do one "${LABELS[$(( (k + r) % n ))]}"; done
+  for l in "${LABELS[@]}"; do
+    PAIRED[$l]+="$(awk -v a="${ROUND[$l]}" -v o="${ROUND[omniorb]}" 'BEGIN {printf "%.4f", a / o}') "
   done
-  p=$(free_port); start_port "$p" "$OUT/echo-omniorb-server" "$p"
-  run omniorb "$OUT/echo-omniorb-client" "corbaloc::127.0.0.1:$p/echo" "$CALLS"
-  stop
-  p=$(free_port)
-  start_port "$p" "$OUT/blocking-pingpong" server "$p" "$REQ_BYTES" "$RESP_BYTES"
-  run floor-blocking "$OUT/blocking-pingpong" client "$p" "$REQ_BYTES" "$RESP_BYTES" "$CALLS"
-  stop
   printf '.' >&2
 done
 echo >&2
 resume
 
 median() { tr ' ' '\n' | grep . | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-OMNI=$(echo "${MEANS[omniorb]}" | median)
 echo "one echoFloat call on CPU $CPU: $RUNS interleaved runs of $CALLS calls ($(date -u +%H:%M) UTC)"
 printf '%-16s %10s %10s %12s %12s %12s %12s\n' row "median us" "/ omniORB" "srv user us" "srv sys us" "cli user us" "cli sys us"
 for l in "${LABELS[@]}"; do
   m=$(echo "${MEANS[$l]}" | median)
-  awk -v l="$l" -v m="$m" -v o="$OMNI" -v u="${USER[$l]}" -v s="${SYS[$l]}" -v hz="$HZ" \
+  r=$(echo "${PAIRED[$l]}" | median)
+  awk -v l="$l" -v m="$m" -v o="$r" -v u="${USER[$l]}" -v s="${SYS[$l]}" -v hz="$HZ" \
       -v cu="${CUSER[$l]}" -v cs="${CSYS[$l]}" -v n="$((RUNS * (CALLS + 2000)))" \
-      'BEGIN {printf "%-16s %10.2f %10.3f %12.2f %12.2f %12.2f %12.2f\n", l, m, m/o, u/hz*1e6/n, s/hz*1e6/n, cu/1e3/n, cs/1e3/n}'
+      'BEGIN {printf "%-16s %10.2f %10.3f %12.2f %12.2f %12.2f %12.2f\n", l, m, o, u/hz*1e6/n, s/hz*1e6/n, cu/1e3/n, cs/1e3/n}'
 done

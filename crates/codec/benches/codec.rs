@@ -169,6 +169,8 @@ fn pull_texts(bytes: &[u8], depth: usize) -> Vec<String> {
 fn parse_group(c: &mut Criterion, name: &str, doc: &str, run: &dyn Fn(&str)) {
     let mut g = c.benchmark_group(format!("parse/{name}"));
     g.throughput(Throughput::Bytes(doc.len() as u64));
+    // The same document again and again: its opening remembered (`envelope/opening.rs`) and,
+    // where the body is struct of scalars, the body played back (`de/replay.rs`).
     g.bench_function("soapstone", |b| b.iter(|| run(black_box(doc))));
     // The same document with one of five openings in turn (the XML declaration's first space
     // widened), one more than a thread remembers (`envelope/opening.rs`), so that no parse

@@ -100,7 +100,8 @@ impl AnyXml {
         let mut limits = Limits::default();
         limits.max_document_bytes = limits.max_document_bytes.max(doc.len());
         let env = Envelope::parse(doc.as_bytes(), &limits).map_err(from_element)?;
-        env.body::<T>(Style::Literal).map_err(from_element)
+        env.read_body::<T>(Style::Literal, None)
+            .map_err(from_element)
     }
 }
 

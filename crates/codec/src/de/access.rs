@@ -97,8 +97,11 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
                     let mut key = local;
                     if let Some(i) = pick::named(self.fields, local) {
                         self.seen |= 1 << i;
-                        key = self.fields[i];
+                        let field = self.fields[i];
+                        key = field;
+                        self.ctx.tape(|t| t.key(Some(field)));
                     } else if let Some((i, p)) = pick::field_for(self.fields, local) {
+                        self.ctx.tape(|t| t.key(None));
                         if self.seen & (1 << i) != 0 && matches!(p, Pick::Other(_)) {
                             // The wildcard took its run of elements already: a later unknown
                             // element is skipped, as it would be without a wildcard.
@@ -108,6 +111,8 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
                         self.seen |= 1 << i;
                         self.pick = Some(p);
                         key = self.fields[i];
+                    } else {
+                        self.ctx.tape(|t| t.key(None));
                     }
                     self.pending = Some(info);
                     return seed
@@ -125,6 +130,7 @@ impl<'c, 'a, 's> MapAccess<'a> for ChildrenMap<'c, 'a, 's> {
             if self.seen & (1 << i) == 0 {
                 let name = self.fields[i];
                 self.absent = Some(name);
+                self.ctx.tape(|t| t.absent(name));
                 return seed
                     .deserialize(de::value::BorrowedStrDeserializer::new(name))
                     .map(Some);

@@ -77,6 +77,7 @@ impl<'a> de::Deserializer<'a> for First<'_, 'a, '_> {
                 .element(|de| de::Deserializer::deserialize_struct(de, name, fields, visitor));
         }
         self.bare.set(true);
+        self.ctx.tape(super::replay::Tape::spoil);
         let mut map = ChildrenMap::new(self.cur, self.ctx, fields);
         let v = visitor.visit_map(&mut map)?;
         map.finish()?;

@@ -22,6 +22,7 @@ mod bare;
 mod info;
 mod markup;
 mod pick;
+mod replay;
 mod siblings;
 
 use std::borrow::Cow;
@@ -37,6 +38,8 @@ use crate::{Envelope, Style, Version};
 
 use access::{Absent, ArraySeq, ChildrenMap, RepeatedSeq};
 pub(crate) use info::{compatible, int_type, Info, Want};
+pub(crate) use replay::Remembered;
+use replay::{Kind, Recall, Tape};
 
 /// Where an `id` points: offsets of its start tag and of the end of its end tag, and the
 /// bindings declared between Body (or Header, for an id in a header block) and it.
@@ -78,9 +81,18 @@ pub(crate) struct Ctx<'a> {
     /// The envelope's multi-ref budget: what is left, and what it was.
     references_left: &'a AtomicUsize,
     references_budget: usize,
+    /// What a full read past a remembered opening records for [`replay`].
+    tape: Option<&'a RefCell<Tape>>,
 }
 
 impl<'a> Ctx<'a> {
+    /// Records on the tape, when there is one.
+    fn tape(&self, f: impl FnOnce(&mut Tape)) {
+        if let Some(tape) = self.tape {
+            f(&mut tape.borrow_mut());
+        }
+    }
+
     /// Takes `bytes` from the envelope's multi-ref budget, or refuses (taking nothing) when
     /// less is left: called before a reference target is read again, so nothing is decoded
     /// (nor allocated) for a reference the budget cannot pay for.
@@ -226,6 +238,7 @@ impl<'a> Envelope<'a> {
             resolving: RefCell::new(Vec::new()),
             references_left: &self.references_left,
             references_budget: self.limits.reference_budget(self.input.len()),
+            tape: None,
         }
     }
 
@@ -234,8 +247,31 @@ impl<'a> Envelope<'a> {
     /// name is `$body` takes the Body's children themselves as its fields (a document/literal
     /// message of several parts, or none). After the wrapper the rest of the document is read
     /// to check it is well formed.
+    ///
+    /// Past a remembered opening, a body of the same shape as the last one of its type (the
+    /// same bytes but for the values' texts) is played back instead of read (`replay`).
     pub fn body<T: DeserializeOwned>(&self, style: Style) -> Result<T, DecodeError> {
-        let ctx = self.ctx(style);
+        let recall = replay::recall::<T>(self, style);
+        let tape = match recall {
+            Recall::Value(v) => return Ok(v),
+            Recall::Learn => Some(RefCell::new(Tape::new(self.input))),
+            Recall::Read => None,
+        };
+        let value = self.read_body(style, tape.as_ref())?;
+        if let Some(tape) = tape {
+            replay::learn::<T>(self, style, tape.into_inner());
+        }
+        Ok(value)
+    }
+
+    /// [`Envelope::body`] read in full, recording on `tape`.
+    pub(crate) fn read_body<T: DeserializeOwned>(
+        &self,
+        style: Style,
+        tape: Option<&RefCell<Tape>>,
+    ) -> Result<T, DecodeError> {
+        let mut ctx = self.ctx(style);
+        ctx.tape = tape;
         let Some(body) = &self.body else {
             return T::deserialize(Absent("body"));
         };
@@ -405,6 +441,8 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
             if want == Want::Bool && self.cur.limits().lenient.int_booleans && int_type(local) {
                 // deserialize_bool still refuses any value but `1`/`0`/`true`/`false`
                 crate::lenient::log(crate::lenient::Accepted::IntBoolean, &self.closed_path());
+                // a playback would not log it
+                self.ctx.tape(Tape::spoil);
                 return Ok(());
             }
             return Err(self.cur.err(DecodeError::value(format!(
@@ -434,6 +472,7 @@ impl<'c, 'a, 's> ElemDe<'c, 'a, 's> {
         self,
         f: impl FnOnce(ElemDe<'_, 'a, 's>) -> Result<R, DecodeError>,
     ) -> Result<R, DecodeError> {
+        self.ctx.tape(Tape::spoil);
         let ElemDe {
             cur,
             ctx,
@@ -517,11 +556,12 @@ macro_rules! follow_href {
 }
 
 macro_rules! de_int {
-    ($($method:ident $ty:ty => $visit:ident, $xsd:literal;)*) => {$(
+    ($($method:ident $ty:ty => $visit:ident, $xsd:literal, $kind:ident;)*) => {$(
         fn $method<V: Visitor<'a>>(mut self, visitor: V) -> Result<V::Value, DecodeError> {
             follow_href!(self, $method; visitor);
             let want = Want::Int($xsd);
             let text = self.scalar(want)?;
+            self.ctx.tape(|t| t.value(Kind::$kind, &text));
             match parse_int::<$ty>(&text) {
                 Some(v) => visitor.$visit(v),
                 None => Err(self.bad(want, &text)),
@@ -534,22 +574,23 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
     type Error = DecodeError;
 
     de_int! {
-        deserialize_i8 i8 => visit_i8, "byte";
-        deserialize_i16 i16 => visit_i16, "short";
-        deserialize_i32 i32 => visit_i32, "int";
-        deserialize_i64 i64 => visit_i64, "long";
-        deserialize_i128 i128 => visit_i128, "integer";
-        deserialize_u8 u8 => visit_u8, "unsignedByte";
-        deserialize_u16 u16 => visit_u16, "unsignedShort";
-        deserialize_u32 u32 => visit_u32, "unsignedInt";
-        deserialize_u64 u64 => visit_u64, "unsignedLong";
-        deserialize_u128 u128 => visit_u128, "nonNegativeInteger";
+        deserialize_i8 i8 => visit_i8, "byte", I8;
+        deserialize_i16 i16 => visit_i16, "short", I16;
+        deserialize_i32 i32 => visit_i32, "int", I32;
+        deserialize_i64 i64 => visit_i64, "long", I64;
+        deserialize_i128 i128 => visit_i128, "integer", I128;
+        deserialize_u8 u8 => visit_u8, "unsignedByte", U8;
+        deserialize_u16 u16 => visit_u16, "unsignedShort", U16;
+        deserialize_u32 u32 => visit_u32, "unsignedInt", U32;
+        deserialize_u64 u64 => visit_u64, "unsignedLong", U64;
+        deserialize_u128 u128 => visit_u128, "nonNegativeInteger", U128;
     }
 
     fn deserialize_f32<V: Visitor<'a>>(mut self, visitor: V) -> Result<V::Value, DecodeError> {
         follow_href!(self, deserialize_f32; visitor);
         let want = Want::Float("float");
         let text = self.scalar(want)?;
+        self.ctx.tape(|t| t.value(Kind::F32, &text));
         match parse_float::<f32>(trim_xml(&text)) {
             Some(v) => visitor.visit_f32(v),
             None => Err(self.bad(want, &text)),
@@ -560,6 +601,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         follow_href!(self, deserialize_f64; visitor);
         let want = Want::Float("double");
         let text = self.scalar(want)?;
+        self.ctx.tape(|t| t.value(Kind::F64, &text));
         match parse_float::<f64>(trim_xml(&text)) {
             Some(v) => visitor.visit_f64(v),
             None => Err(self.bad(want, &text)),
@@ -569,6 +611,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
     fn deserialize_bool<V: Visitor<'a>>(mut self, visitor: V) -> Result<V::Value, DecodeError> {
         follow_href!(self, deserialize_bool; visitor);
         let text = self.scalar(Want::Bool)?;
+        self.ctx.tape(|t| t.value(Kind::Bool, &text));
         match text.trim() {
             "true" | "1" => visitor.visit_bool(true),
             "false" | "0" => visitor.visit_bool(false),
@@ -579,6 +622,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
     fn deserialize_char<V: Visitor<'a>>(mut self, visitor: V) -> Result<V::Value, DecodeError> {
         follow_href!(self, deserialize_char; visitor);
         let text = self.scalar(Want::Str)?;
+        self.ctx.tape(|t| t.value(Kind::Char, &text));
         let mut it = text.chars();
         match (it.next(), it.next()) {
             (Some(c), None) => visitor.visit_char(c),
@@ -588,7 +632,9 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
 
     fn deserialize_str<V: Visitor<'a>>(mut self, visitor: V) -> Result<V::Value, DecodeError> {
         follow_href!(self, deserialize_str; visitor);
-        match self.scalar(Want::Str)? {
+        let text = self.scalar(Want::Str)?;
+        self.ctx.tape(|t| t.value(Kind::Str, &text));
+        match text {
             Cow::Borrowed(s) => visitor.visit_borrowed_str(s),
             Cow::Owned(s) => visitor.visit_string(s),
         }
@@ -602,6 +648,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         follow_href!(self, deserialize_bytes; visitor);
         let want = Want::Named("base64Binary");
         let text = self.scalar(want)?;
+        self.ctx.tape(|t| t.value(Kind::Bytes, &text));
         match text.parse::<crate::xsd::Base64Binary>() {
             Ok(b) => visitor.visit_byte_buf(b.0),
             Err(_) => Err(self.bad(want, &text)),
@@ -621,6 +668,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
     }
 
     fn deserialize_unit<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.ctx.tape(Tape::spoil);
         self.cur.skip_element()?;
         visitor.visit_unit()
     }
@@ -639,11 +687,13 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
         if name == crate::any::RAW {
+            self.ctx.tape(Tape::spoil);
             return pick::capture(self, visitor);
         }
         let Some(xsd) = name.strip_prefix(crate::xsd::RESERVED) else {
             return visitor.visit_newtype_struct(self);
         };
+        self.ctx.tape(Tape::spoil);
         follow_href!(self, deserialize_newtype_struct, name; visitor);
         let want = Want::Named(xsd_static(xsd));
         let text = if xsd == "QName" {
@@ -670,6 +720,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
 
     fn deserialize_seq<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
         follow_href!(self, deserialize_seq; visitor);
+        self.ctx.tape(Tape::spoil);
         if self.info.nil {
             self.cur.skip_element()?;
             return visitor.visit_seq(access::Empty);
@@ -709,6 +760,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
 
     fn deserialize_map<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
         follow_href!(self, deserialize_map; visitor);
+        self.ctx.tape(Tape::spoil);
         self.check(Want::Struct)?;
         let mut map = ChildrenMap::new(self.cur, self.ctx, &[]);
         let v = visitor.visit_map(&mut map)?;
@@ -724,8 +776,10 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
     ) -> Result<V::Value, DecodeError> {
         follow_href!(self, deserialize_struct, name, fields; visitor);
         if markup::wanted(fields) {
+            self.ctx.tape(Tape::spoil);
             return markup::deserialize_struct(self, fields, visitor);
         }
+        self.ctx.tape(Tape::open_struct);
         // A struct without fields (a parameterless operation's wrapper) reads nothing from
         // the element, so its `xsi:type` and any text in it do not matter.
         if !fields.is_empty() {
@@ -744,6 +798,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         visitor: V,
     ) -> Result<V::Value, DecodeError> {
         follow_href!(self, deserialize_enum, name, variants; visitor);
+        self.ctx.tape(Tape::spoil);
         let text = self.scalar(Want::Enum)?;
         let path = self.closed_path();
         visitor
@@ -758,6 +813,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
     }
 
     fn deserialize_ignored_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
+        self.ctx.tape(Tape::spoil);
         self.cur.skip_element()?;
         visitor.visit_unit()
     }
@@ -766,6 +822,7 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
     /// names a number or boolean.
     fn deserialize_any<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
         follow_href!(self, deserialize_any; visitor);
+        self.ctx.tape(Tape::spoil);
         if self.info.nil {
             self.cur.skip_element()?;
             return visitor.visit_none();

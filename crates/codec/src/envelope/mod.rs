@@ -15,6 +15,8 @@
 
 mod opening;
 
+pub(crate) use opening::{with_bodies, Stamp};
+
 use std::sync::atomic::AtomicUsize;
 
 use crate::error::{DecodeError, Kind};
@@ -70,6 +72,9 @@ pub struct Envelope<'a> {
     /// decode of this envelope so that decoding header blocks one by one cannot multiply it
     /// (the decoders borrow the envelope, so they borrow this too).
     pub(crate) references_left: AtomicUsize,
+    /// The remembered opening this envelope was laid over ([`Stamp::NONE`] when read in
+    /// full): the key to the bodies remembered past it (`de::replay`).
+    pub(crate) opening: Stamp,
 }
 
 /// How many bindings a [`Bindings`] keeps without allocating: an envelope typically declares
@@ -360,6 +365,7 @@ impl<'a> Envelope<'a> {
             body: None,
             body_content: 0,
             references_left: AtomicUsize::new(limits.reference_budget(text.len())),
+            opening: Stamp::NONE,
         };
         let mut seen_header = false;
         loop {

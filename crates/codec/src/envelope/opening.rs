@@ -12,7 +12,8 @@
 //! same way. Of the whole-document checks (`prolog`: UTF-8, forbidden characters, the XML
 //! declaration) only the bytes after the opening need the ones that scan. This is
 //! the technique of Abu-Ghazaleh and Lewis's differential deserialization (bSOAP, 2005) and
-//! Suzumura et al.'s (IBM, 2005), cut down to the one prefix every message of a service shares.
+//! Suzumura et al.'s (IBM, 2005), cut down to the one prefix every message of a service shares;
+//! the bodies past it are remembered too, under the opening's [`Stamp`] (`de::replay`).
 //!
 //! It must never give an answer a full read would not: it remembers only what is determined
 //! by the bytes it compares (the read stops just past the first body child's `>`, and the
@@ -31,7 +32,7 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::{Bindings, BodyStart, Envelope, INLINE_BINDINGS};
 use crate::xml::{Binding, NsKind, ReadTag, Span};
@@ -44,8 +45,34 @@ const MAX_OPENING: usize = 4 << 10;
 /// Openings a thread remembers: enough for a service's few operations called in turn.
 const SLOTS: usize = 4;
 
+/// Which remembered opening an envelope was laid over: unique in the process for as long as
+/// it runs (a slot taken again gets a new one), so a stamp found in this thread's memory is
+/// the very opening, and a body remembered under it (`de::replay`) follows exactly its bytes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp(u64);
+
+impl Stamp {
+    /// An envelope read in full.
+    pub(crate) const NONE: Stamp = Stamp(0);
+
+    fn next() -> Stamp {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        Stamp(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+/// Not printed: an envelope read from memory reads the same as one read in full.
+impl std::fmt::Debug for Stamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("_")
+    }
+}
+
 /// A remembered opening.
 struct Opening {
+    stamp: Stamp,
+    /// The bodies remembered past this opening (`de::replay`), most recently used first.
+    bodies: Vec<crate::de::Remembered>,
     bytes: Vec<u8>,
     limits: Limits,
     version: Version,
@@ -128,6 +155,8 @@ pub(super) fn remember(env: &Envelope<'_>, read: usize) {
 impl Opening {
     fn empty() -> Self {
         Opening {
+            stamp: Stamp::NONE,
+            bodies: Vec::new(),
             bytes: Vec::new(),
             limits: Limits::default(),
             version: Version::Soap11,
@@ -179,6 +208,8 @@ impl Opening {
         self.body_content = env.body_content;
         self.version = env.version;
         self.limits.clone_from(&env.limits);
+        self.stamp = Stamp::next();
+        self.bodies.clear();
         self.bytes.clear();
         self.bytes.extend_from_slice(&text.as_bytes()[..read]);
         Some(())
@@ -215,8 +246,28 @@ impl Opening {
             }),
             body_content: self.body_content,
             references_left: AtomicUsize::new(limits.reference_budget(text.len())),
+            opening: self.stamp,
         }
     }
+}
+
+/// Runs `f` on the bodies remembered past the opening `stamp` names, and with the opening's
+/// length; `None` when this thread no longer remembers it (or is already inside `f`).
+pub(crate) fn with_bodies<R>(
+    stamp: Stamp,
+    f: impl FnOnce(&mut Vec<crate::de::Remembered>, usize) -> R,
+) -> Option<R> {
+    if stamp == Stamp::NONE {
+        return None;
+    }
+    LAST.try_with(|m| {
+        let mut m = m.try_borrow_mut().ok()?;
+        let o = m.slots.iter_mut().find(|o| o.stamp == stamp)?;
+        let len = o.bytes.len();
+        Some(f(&mut o.bodies, len))
+    })
+    .ok()
+    .flatten()
 }
 
 /// Reads `input` without the remembered opening (and leaves it as it was).

@@ -52,7 +52,8 @@ cleanup() { resume; for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; don
 trap cleanup EXIT INT TERM
 NICE=()
 if [ "$QUIET" = 1 ]; then
-  STOPPED=$(pgrep -x 'rustc|cc1|cc1plus|ld|ld.lld|cargo|clippy-driver' | tr '\n' ' ' || true)
+  # One name per pgrep: procps warns about (and may refuse) a pattern over 15 characters.
+  STOPPED=$(for n in rustc cc1 cc1plus ld ld.lld cargo clippy-driver; do pgrep -x "$n"; done | tr '\n' ' ' || true)
   [ -n "$STOPPED" ] && kill -STOP $STOPPED
   NICE=(nice -n -20)
 fi

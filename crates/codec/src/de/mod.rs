@@ -612,10 +612,9 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         follow_href!(self, deserialize_bool; visitor);
         let text = self.scalar(Want::Bool)?;
         self.ctx.tape(|t| t.value(Kind::Bool, &text));
-        match text.trim() {
-            "true" | "1" => visitor.visit_bool(true),
-            "false" | "0" => visitor.visit_bool(false),
-            _ => Err(self.bad(Want::Bool, &text)),
+        match parse_bool(&text) {
+            Some(v) => visitor.visit_bool(v),
+            None => Err(self.bad(Want::Bool, &text)),
         }
     }
 
@@ -623,10 +622,9 @@ impl<'c, 'a, 's> de::Deserializer<'a> for ElemDe<'c, 'a, 's> {
         follow_href!(self, deserialize_char; visitor);
         let text = self.scalar(Want::Str)?;
         self.ctx.tape(|t| t.value(Kind::Char, &text));
-        let mut it = text.chars();
-        match (it.next(), it.next()) {
-            (Some(c), None) => visitor.visit_char(c),
-            _ => Err(self.bad(Want::Str, &text)),
+        match single_char(&text) {
+            Some(c) => visitor.visit_char(c),
+            None => Err(self.bad(Want::Str, &text)),
         }
     }
 
@@ -934,6 +932,25 @@ fn trim_xml(s: &str) -> &str {
     };
     let end = b.iter().rposition(|c| !ws(c)).map_or(start, |i| i + 1);
     &s[start..end]
+}
+
+/// An XSD boolean: `true`, `false`, `1` or `0`, surrounding white space allowed. (The
+/// remembered body's playback converts with this too: it must read what the full read reads.)
+fn parse_bool(text: &str) -> Option<bool> {
+    match text.trim() {
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        _ => None,
+    }
+}
+
+/// A `char` field's text: exactly one character.
+fn single_char(text: &str) -> Option<char> {
+    let mut it = text.chars();
+    match (it.next(), it.next()) {
+        (Some(c), None) => Some(c),
+        _ => None,
+    }
 }
 
 /// XSD float lexical forms (`INF`, `-INF`, `NaN`, exponents); Rust's parser accepts a

@@ -40,7 +40,7 @@ use std::borrow::Cow;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, MapAccess, Visitor};
 
 use super::access::Absent;
-use super::{parse_float, parse_int, trim_xml};
+use super::{parse_bool, parse_float, parse_int, single_char, trim_xml};
 use crate::error::DecodeError;
 use crate::{Envelope, Style};
 
@@ -461,7 +461,7 @@ impl<'a> MapAccess<'a> for Fields<'_, 'a> {
 }
 
 /// A field's value: the text of a hole, read by the scalar method the full read used, with
-/// the conversions of `ElemDe`'s (the same functions, or the same few lines).
+/// the conversions of `ElemDe`'s (the same functions).
 struct Value<'a> {
     kind: Kind,
     text: &'a str,
@@ -509,17 +509,15 @@ impl<'a> de::Deserializer<'a> for Value<'a> {
     }
 
     fn deserialize_bool<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
-        match (self.kind, self.text.trim()) {
-            (Kind::Bool, "true" | "1") => visitor.visit_bool(true),
-            (Kind::Bool, "false" | "0") => visitor.visit_bool(false),
+        match (self.kind, parse_bool(self.text)) {
+            (Kind::Bool, Some(v)) => visitor.visit_bool(v),
             _ => Err(cannot()),
         }
     }
 
     fn deserialize_char<V: Visitor<'a>>(self, visitor: V) -> Result<V::Value, DecodeError> {
-        let mut it = self.text.chars();
-        match (self.kind, it.next(), it.next()) {
-            (Kind::Char, Some(c), None) => visitor.visit_char(c),
+        match (self.kind, single_char(self.text)) {
+            (Kind::Char, Some(c)) => visitor.visit_char(c),
             _ => Err(cannot()),
         }
     }

@@ -258,11 +258,8 @@ pub(crate) fn learn<T: DeserializeOwned>(env: &Envelope<'_>, style: Style, tape:
             State::Unplain | State::Value => return,
         };
         let body = match body {
-            Some(b) => {
-                let holes: Vec<(usize, usize)> = tape.holes.clone();
-                // Played back over the bytes it was learned from, or not kept.
-                play::<T>(&b.steps, input, &holes).ok().map(|_| b)
-            }
+            // Played back over the bytes it was learned from, or not kept.
+            Some(b) => play::<T>(&b.steps, input, &tape.holes).ok().map(|_| b),
             None if tape.state == State::Fields => return,
             None => None,
         };

@@ -137,10 +137,15 @@ pub(crate) fn int<I: itoa::Integer>(out: &mut Vec<u8>, v: I) {
 }
 
 /// XML Schema lexical form of a float: shortest round-trip digits, `INF`, `-INF`, `NaN`.
+///
+/// By `zmij` (Żmij, the successor of Ryū by the same kind of shortest-digits search): 193
+/// instructions for 654.321 where `ryu` took 294 (callgrind, one call in a loop), the largest
+/// single cost of an echoFloat answer. Its exponent carries a `+` (`1e+20`) that `ryu`'s did
+/// not; both are XML Schema floats, and the `+` is dropped so the bytes stay what they were.
 pub(crate) fn f32(out: &mut Vec<u8>, v: f32) {
     if v.is_finite() {
-        let mut buf = ryu::Buffer::new();
-        out.extend_from_slice(trim_zero(buf.format_finite(v)).as_bytes());
+        let mut buf = zmij::Buffer::new();
+        shortest(out, buf.format_finite(v));
     } else {
         nonfinite(out, v.is_nan(), v.is_sign_negative());
     }
@@ -149,16 +154,30 @@ pub(crate) fn f32(out: &mut Vec<u8>, v: f32) {
 /// XML Schema lexical form of a double (see [`f32`]).
 pub(crate) fn f64(out: &mut Vec<u8>, v: f64) {
     if v.is_finite() {
-        let mut buf = ryu::Buffer::new();
-        out.extend_from_slice(trim_zero(buf.format_finite(v)).as_bytes());
+        let mut buf = zmij::Buffer::new();
+        shortest(out, buf.format_finite(v));
     } else {
         nonfinite(out, v.is_nan(), v.is_sign_negative());
     }
 }
 
-/// ryu writes `1.0`; `1` is the same value and shorter.
-fn trim_zero(s: &str) -> &str {
-    s.strip_suffix(".0").unwrap_or(s)
+/// Writes zmij's digits as ryu wrote them: `1` for `1.0` (the same value, shorter), `1e20`
+/// for `1e+20`. The `+` can only be among the last five bytes (an exponent has at most three
+/// digits), where it is looked for: this runs on every float written.
+#[inline]
+fn shortest(out: &mut Vec<u8>, s: &str) {
+    let s = match s.as_bytes() {
+        [whole @ .., b'.', b'0'] => whole,
+        s => s,
+    };
+    let tail = s.len().saturating_sub(5);
+    match s[tail..].iter().position(|&b| b == b'+') {
+        None => out.extend_from_slice(s),
+        Some(plus) => {
+            out.extend_from_slice(&s[..tail + plus]);
+            out.extend_from_slice(&s[tail + plus + 1..]);
+        }
+    }
 }
 
 fn nonfinite(out: &mut Vec<u8>, nan: bool, neg: bool) {
@@ -234,5 +253,57 @@ mod tests {
         v.push(b' ');
         super::f32(&mut v, f32::NAN);
         assert_eq!(String::from_utf8(v).unwrap(), "3.14159 1 -INF NaN");
+    }
+
+    fn ryu32(v: f32) -> String {
+        let s = ryu::Buffer::new().format_finite(v).to_string();
+        s.strip_suffix(".0").map_or(s.clone(), str::to_string)
+    }
+
+    fn ryu64(v: f64) -> String {
+        let s = ryu::Buffer::new().format_finite(v).to_string();
+        s.strip_suffix(".0").map_or(s.clone(), str::to_string)
+    }
+
+    fn ours<F>(write: F) -> String
+    where
+        F: FnOnce(&mut Vec<u8>),
+    {
+        let mut v = Vec::new();
+        write(&mut v);
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn floats_are_written_as_before_zmij() {
+        for v in [
+            1e20f32,
+            -8.522675e22,
+            1.5e-7,
+            654.321,
+            123456790.0,
+            1e-45,
+            f32::MAX,
+            0.0,
+            -0.0,
+        ] {
+            assert_eq!(ours(|o| super::f32(o, v)), ryu32(v), "{v}");
+        }
+        for v in [1e300f64, 1e20, -2.5e-300, 5e-324, f64::MAX, 0.1, 0.0] {
+            assert_eq!(ours(|o| super::f64(o, v)), ryu64(v), "{v}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_float_is_written_as_before_zmij(bits32 in proptest::prelude::any::<u32>(), bits64 in proptest::prelude::any::<u64>()) {
+            let (a, b) = (f32::from_bits(bits32), f64::from_bits(bits64));
+            if a.is_finite() {
+                proptest::prop_assert_eq!(ours(|o| super::f32(o, a)), ryu32(a));
+            }
+            if b.is_finite() {
+                proptest::prop_assert_eq!(ours(|o| super::f64(o, b)), ryu64(b));
+            }
+        }
     }
 }

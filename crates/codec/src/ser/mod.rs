@@ -15,6 +15,7 @@ mod markup;
 mod opening;
 mod probe;
 mod raw;
+mod replay;
 mod seq;
 
 use serde::ser::{self, Impossible, Serialize};
@@ -131,8 +132,10 @@ pub fn encode<T: Serialize + ?Sized>(
     let key = opening_key(options, typed, encoded);
     let remembered = headers.is_empty() && !wrapper.local.is_empty();
     let start = out.len();
-    if remembered && opening::recall(out, key, wrapper) {
-        return encode_rest(out, options, &opts, wrapper, value);
+    if remembered {
+        if let Some(stamp) = opening::recall(out, key, wrapper) {
+            return encode_rest(out, options, &opts, wrapper, value, Some(stamp));
+        }
     }
     if options.xml_declaration {
         out.extend_from_slice(b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>");
@@ -189,10 +192,10 @@ pub fn encode<T: Serialize + ?Sized>(
         });
     }
     out.push(b'>');
-    if remembered {
-        opening::remember(key, wrapper, &out[start..]);
-    }
-    encode_rest(out, options, &opts, wrapper, value)
+    let stamp = remembered
+        .then(|| opening::remember(key, wrapper, &out[start..]))
+        .flatten();
+    encode_rest(out, options, &opts, wrapper, value, stamp)
 }
 
 /// Every option the envelope's opening depends on besides the wrapper's name, as bits.
@@ -206,8 +209,40 @@ fn opening_key(options: &EncodeOptions, typed: bool, encoded: bool) -> u8 {
 }
 
 /// [`encode`] after the wrapper's start tag: the value, and the ends of the wrapper, the Body
-/// and the Envelope.
+/// and the Envelope. After a remembered opening (`stamp`), played back from the answer
+/// remembered past it for `T` (`replay`), or written in full and learned.
 fn encode_rest<T: Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    options: &EncodeOptions,
+    opts: &Opts,
+    wrapper: &QName,
+    value: &T,
+    stamp: Option<opening::Stamp>,
+) -> Result<(), EncodeError> {
+    // An RPC result name (SOAP 1.2 encoded) is an option the opening's key does not hold.
+    let stamp = stamp.filter(|_| !(opts.enc12 && options.rpc_result.is_some()));
+    let learn = match stamp {
+        Some(stamp) => {
+            match opening::with_answers(stamp, |answers| replay::play(answers, out, opts, value)) {
+                Some(replay::Played::Done) => return Ok(()),
+                Some(replay::Played::Learn) => Some(stamp),
+                Some(replay::Played::Full) | None => None,
+            }
+        }
+        None => None,
+    };
+    let wrapper_end = out.len();
+    encode_value(out, options, opts, wrapper, value)?;
+    if let Some(stamp) = learn {
+        opening::with_answers(stamp, |answers| {
+            replay::learn(answers, &out[wrapper_end..], opts, value)
+        });
+    }
+    Ok(())
+}
+
+/// [`encode_rest`] in full.
+fn encode_value<T: Serialize + ?Sized>(
     out: &mut Vec<u8>,
     options: &EncodeOptions,
     opts: &Opts,

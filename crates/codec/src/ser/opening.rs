@@ -10,10 +10,14 @@
 //!
 //! It must never write anything but the bytes the opening would be written as (the key holds
 //! every input the opening depends on, compared in full), and never keep more than
-//! [`SLOTS`] x [`MAX_OPENING`] bytes per thread.
+//! [`SLOTS`] x [`MAX_OPENING`] bytes per thread (and the answers remembered past each opening,
+//! `replay`'s bound). A thread's memory is only borrowed where no code of the caller runs, but
+//! for the answer's playback, which runs the value's `Serialize`: an `encode` inside it finds
+//! the memory busy and writes in full (no panic).
 
 use std::cell::RefCell;
 
+use super::replay::Answer;
 use crate::QName;
 
 /// Openings kept per thread, most recently used first.
@@ -22,58 +26,90 @@ const SLOTS: usize = 4;
 const MAX_OPENING: usize = 1024;
 
 struct Slot {
+    /// Which opening this is: a slot taken for another opening gets a new stamp, so the
+    /// answers learned past it (`replay`) are found only under their own opening.
+    stamp: u64,
     /// Every option the opening depends on ([`super::encode`]'s `opening_key`).
     key: u8,
     namespace: String,
     local: String,
     bytes: Vec<u8>,
+    /// The answers remembered past this opening (`replay`), most recently learned first.
+    answers: Vec<Answer>,
+}
+
+/// Names the remembered opening an answer was written after (see [`with_answers`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stamp(u64);
+
+thread_local! {
+    static NEXT_STAMP: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 thread_local! {
     static LAST: RefCell<Vec<Slot>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Appends the remembered opening for `key` and `wrapper` to `out`; `false` (and nothing
-/// written) when there is none.
-pub(super) fn recall(out: &mut Vec<u8>, key: u8, wrapper: &QName) -> bool {
-    LAST.with_borrow_mut(|slots| {
-        let Some(i) = slots.iter().position(|s| {
+/// Appends the remembered opening for `key` and `wrapper` to `out`; `None` (and nothing
+/// written) when there is none (or the memory is busy: an `encode` inside a playback).
+pub(super) fn recall(out: &mut Vec<u8>, key: u8, wrapper: &QName) -> Option<Stamp> {
+    LAST.with(|last| {
+        let mut slots = last.try_borrow_mut().ok()?;
+        let i = slots.iter().position(|s| {
             s.key == key && s.local == wrapper.local && s.namespace == wrapper.namespace
-        }) else {
-            return false;
-        };
+        })?;
         if i > 0 {
             slots[..=i].rotate_right(1);
         }
         out.extend_from_slice(&slots[0].bytes);
-        true
+        Some(Stamp(slots[0].stamp))
     })
 }
 
 /// Remembers `bytes` as the opening for `key` and `wrapper`, in place of the least recently
-/// used one.
-pub(super) fn remember(key: u8, wrapper: &QName, bytes: &[u8]) {
+/// used one; `None` when it is not kept.
+pub(super) fn remember(key: u8, wrapper: &QName, bytes: &[u8]) -> Option<Stamp> {
     if bytes.len() > MAX_OPENING {
-        return;
+        return None;
     }
-    LAST.with_borrow_mut(|slots| {
+    let stamp = NEXT_STAMP.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    LAST.with(|last| {
+        let mut slots = last.try_borrow_mut().ok()?;
         let mut slot = if slots.len() == SLOTS {
             slots.pop().expect("SLOTS > 0")
         } else {
             Slot {
+                stamp,
                 key,
                 namespace: String::new(),
                 local: String::new(),
                 bytes: Vec::new(),
+                answers: Vec::new(),
             }
         };
+        slot.stamp = stamp;
         slot.key = key;
         slot.namespace.clone_from(&wrapper.namespace);
         slot.local.clone_from(&wrapper.local);
         slot.bytes.clear();
         slot.bytes.extend_from_slice(bytes);
+        slot.answers.clear();
         slots.insert(0, slot);
-    });
+        Some(Stamp(stamp))
+    })
+}
+
+/// Runs `f` on the answers remembered past the opening `stamp` names; `None` when this thread
+/// no longer remembers it (or is already inside `f`).
+pub(super) fn with_answers<R>(stamp: Stamp, f: impl FnOnce(&mut Vec<Answer>) -> R) -> Option<R> {
+    LAST.with(|last| {
+        let mut slots = last.try_borrow_mut().ok()?;
+        let slot = slots.iter_mut().find(|s| s.stamp == stamp.0)?;
+        Some(f(&mut slot.answers))
+    })
 }
 
 /// Forgets this thread's openings (tests compare a remembered opening with a written one).

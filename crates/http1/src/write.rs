@@ -30,19 +30,10 @@ pub enum After {
     Close,
 }
 
-/// `n` in decimal, appended to `out`.
-pub fn write_decimal(out: &mut Vec<u8>, mut n: usize) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&buf[i..]);
+/// `n` in decimal, appended to `out` (by `itoa`: two digits a step, where a loop of one
+/// digit a step took 84 instructions for a `content-length` of 621, callgrind).
+pub fn write_decimal(out: &mut Vec<u8>, n: usize) {
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// The status line and `headers` of an answer with a body of `body_len` bytes, appended to

@@ -44,11 +44,14 @@ impl Head {
         body: B,
         client_cert: Option<&'a TlsClientCert>,
     ) -> Result<RequestView<'a, B>, String> {
-        let target = std::str::from_utf8(self.parsed.target(&self.bytes))
-            .map_err(|_| "invalid request target: not utf-8".to_owned())?;
-        let (path, query) = match target.split_once('?') {
-            Some((path, query)) => (path, Some(query)),
-            None => (target, None),
+        // Split by bytes, then checked: `str::split_once(char)`'s searcher cost 81
+        // instructions a request for `/echo` (callgrind).
+        let target = self.parsed.target(&self.bytes);
+        let utf8 =
+            |b| std::str::from_utf8(b).map_err(|_| "invalid request target: not utf-8".to_owned());
+        let (path, query) = match target.iter().position(|&b| b == b'?') {
+            Some(at) => (utf8(&target[..at])?, Some(utf8(&target[at + 1..])?)),
+            None => (utf8(target)?, None),
         };
         Ok(RequestView {
             method: &self.parsed.method,

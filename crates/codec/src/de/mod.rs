@@ -38,6 +38,8 @@ use crate::{Envelope, Style, Version};
 
 use access::{Absent, ArraySeq, ChildrenMap, RepeatedSeq};
 pub(crate) use info::{compatible, int_type, Info, Want};
+/// Which scalar serde method read (or, in `ser::replay`, wrote) a value.
+pub(crate) use replay::Kind as ScalarKind;
 pub(crate) use replay::Remembered;
 use replay::{Kind, Recall, Tape};
 

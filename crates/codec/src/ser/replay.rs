@@ -41,6 +41,7 @@ use std::any::TypeId;
 use serde::ser::{self, Impossible, Serialize};
 
 use super::Opts;
+use crate::de::ScalarKind as Kind;
 use crate::error::EncodeError;
 use crate::write;
 
@@ -54,25 +55,6 @@ const MAX_HOLES: usize = 16;
 const MAX_STEPS: usize = 1 + 3 * MAX_HOLES;
 /// How often a type's tape may be learned again after its value's calls changed.
 const MAX_MISSES: u8 = 4;
-
-/// Which scalar method wrote a value (`serialize_char` writes as `serialize_str`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Bool,
-    I8,
-    I16,
-    I32,
-    I64,
-    I128,
-    U8,
-    U16,
-    U32,
-    U64,
-    U128,
-    F32,
-    F64,
-    Str,
-}
 
 /// One serde call of the value, in order.
 #[derive(Clone, Copy, Debug)]
@@ -351,7 +333,7 @@ impl Player<'_, '_> {
     }
 }
 
-macro_rules! play_scalars {
+macro_rules! scalars {
     ($($m:ident($t:ty) => $kind:ident, $w:expr;)*) => {$(
         #[inline]
         fn $m(self, v: $t) -> Result<(), EncodeError> {
@@ -364,16 +346,97 @@ fn write_bool(out: &mut Vec<u8>, v: bool) {
     out.extend_from_slice(if v { b"true" } else { b"false" });
 }
 
-macro_rules! mismatch {
-    ($($m:ident($($t:ty),*);)*) => {$(
-        fn $m(self, $(_: $t),*) -> Result<(), EncodeError> { Err(self.mismatch()) }
-    )*};
-}
-
-macro_rules! refuse {
-    ($($m:ident($($t:ty),*);)*) => {$(
-        fn $m(self, $(_: $t),*) -> Result<(), EncodeError> { Err(stop()) }
-    )*};
+/// The serializer methods of the player and the recorder: the scalars (each the serializer's
+/// `value`), and the calls no tape has, each stopped with the serializer's `$stop`.
+macro_rules! tape_methods {
+    ($stop:ident) => {
+        scalars! {
+            serialize_bool(bool) => Bool, write_bool;
+            serialize_i8(i8) => I8, write::int;
+            serialize_i16(i16) => I16, write::int;
+            serialize_i32(i32) => I32, write::int;
+            serialize_i64(i64) => I64, write::int;
+            serialize_i128(i128) => I128, write::int;
+            serialize_u8(u8) => U8, write::int;
+            serialize_u16(u16) => U16, write::int;
+            serialize_u32(u32) => U32, write::int;
+            serialize_u64(u64) => U64, write::int;
+            serialize_u128(u128) => U128, write::int;
+            serialize_f32(f32) => F32, write::f32;
+            serialize_f64(f64) => F64, write::f64;
+        }
+        // `serialize_char` writes as `serialize_str` does, in the full path too.
+        fn serialize_char(self, v: char) -> Result<(), EncodeError> {
+            self.str(v.encode_utf8(&mut [0u8; 4]))
+        }
+        fn serialize_str(self, v: &str) -> Result<(), EncodeError> {
+            self.str(v)
+        }
+        fn serialize_bytes(self, _: &[u8]) -> Result<(), EncodeError> {
+            Err(self.$stop())
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Result<(), EncodeError> {
+            Err(self.$stop())
+        }
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+        ) -> Result<(), EncodeError> {
+            Err(self.$stop())
+        }
+        fn serialize_newtype_struct<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: &T,
+        ) -> Result<(), EncodeError> {
+            Err(self.$stop())
+        }
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<(), EncodeError> {
+            Err(self.$stop())
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, EncodeError> {
+            Err(self.$stop())
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, EncodeError> {
+            Err(self.$stop())
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, EncodeError> {
+            Err(self.$stop())
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleVariant, EncodeError> {
+            Err(self.$stop())
+        }
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, EncodeError> {
+            Err(self.$stop())
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStructVariant, EncodeError> {
+            Err(self.$stop())
+        }
+    };
 }
 
 impl ser::Serializer for &mut Player<'_, '_> {
@@ -387,27 +450,7 @@ impl ser::Serializer for &mut Player<'_, '_> {
     type SerializeStruct = Self;
     type SerializeStructVariant = Impossible<(), EncodeError>;
 
-    play_scalars! {
-        serialize_bool(bool) => Bool, write_bool;
-        serialize_i8(i8) => I8, write::int;
-        serialize_i16(i16) => I16, write::int;
-        serialize_i32(i32) => I32, write::int;
-        serialize_i64(i64) => I64, write::int;
-        serialize_i128(i128) => I128, write::int;
-        serialize_u8(u8) => U8, write::int;
-        serialize_u16(u16) => U16, write::int;
-        serialize_u32(u32) => U32, write::int;
-        serialize_u64(u64) => U64, write::int;
-        serialize_u128(u128) => U128, write::int;
-        serialize_f32(f32) => F32, write::f32;
-        serialize_f64(f64) => F64, write::f64;
-    }
-    fn serialize_char(self, v: char) -> Result<(), EncodeError> {
-        self.str(v.encode_utf8(&mut [0u8; 4]))
-    }
-    fn serialize_str(self, v: &str) -> Result<(), EncodeError> {
-        self.str(v)
-    }
+    tape_methods!(mismatch);
     fn serialize_none(self) -> Result<(), EncodeError> {
         self.take(|s| matches!(s, Step::None))
     }
@@ -421,61 +464,6 @@ impl ser::Serializer for &mut Player<'_, '_> {
     fn serialize_struct(self, name: &'static str, _len: usize) -> Result<Self, EncodeError> {
         self.take(|s| matches!(s, Step::Struct(n) if same(n, name)))?;
         Ok(self)
-    }
-    mismatch! {
-        serialize_bytes(&[u8]);
-        serialize_unit_struct(&'static str);
-        serialize_unit_variant(&'static str, u32, &'static str);
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _n: &'static str,
-        _v: &T,
-    ) -> Result<(), EncodeError> {
-        Err(self.mismatch())
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _n: &'static str,
-        _i: u32,
-        _v: &'static str,
-        _t: &T,
-    ) -> Result<(), EncodeError> {
-        Err(self.mismatch())
-    }
-    fn serialize_seq(self, _l: Option<usize>) -> Result<Self::SerializeSeq, EncodeError> {
-        Err(self.mismatch())
-    }
-    fn serialize_tuple(self, _l: usize) -> Result<Self::SerializeTuple, EncodeError> {
-        Err(self.mismatch())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _n: &'static str,
-        _l: usize,
-    ) -> Result<Self::SerializeTupleStruct, EncodeError> {
-        Err(self.mismatch())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _n: &'static str,
-        _i: u32,
-        _v: &'static str,
-        _l: usize,
-    ) -> Result<Self::SerializeTupleVariant, EncodeError> {
-        Err(self.mismatch())
-    }
-    fn serialize_map(self, _l: Option<usize>) -> Result<Self::SerializeMap, EncodeError> {
-        Err(self.mismatch())
-    }
-    fn serialize_struct_variant(
-        self,
-        _n: &'static str,
-        _i: u32,
-        _v: &'static str,
-        _l: usize,
-    ) -> Result<Self::SerializeStructVariant, EncodeError> {
-        Err(self.mismatch())
     }
 }
 
@@ -525,6 +513,11 @@ struct Recorder {
 }
 
 impl Recorder {
+    /// The value made a call no tape has.
+    fn spoil(&mut self) -> EncodeError {
+        stop()
+    }
+
     fn push(&mut self, step: Step) -> Result<(), EncodeError> {
         if self.steps.len() == MAX_STEPS {
             return Err(stop());
@@ -587,51 +580,7 @@ impl ser::Serializer for &mut Recorder {
     type SerializeStruct = Self;
     type SerializeStructVariant = Impossible<(), EncodeError>;
 
-    fn serialize_bool(self, v: bool) -> Result<(), EncodeError> {
-        self.value(Kind::Bool, |out| write_bool(out, v))
-    }
-    fn serialize_i8(self, v: i8) -> Result<(), EncodeError> {
-        self.value(Kind::I8, |out| write::int(out, v))
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), EncodeError> {
-        self.value(Kind::I16, |out| write::int(out, v))
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), EncodeError> {
-        self.value(Kind::I32, |out| write::int(out, v))
-    }
-    fn serialize_i64(self, v: i64) -> Result<(), EncodeError> {
-        self.value(Kind::I64, |out| write::int(out, v))
-    }
-    fn serialize_i128(self, v: i128) -> Result<(), EncodeError> {
-        self.value(Kind::I128, |out| write::int(out, v))
-    }
-    fn serialize_u8(self, v: u8) -> Result<(), EncodeError> {
-        self.value(Kind::U8, |out| write::int(out, v))
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), EncodeError> {
-        self.value(Kind::U16, |out| write::int(out, v))
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), EncodeError> {
-        self.value(Kind::U32, |out| write::int(out, v))
-    }
-    fn serialize_u64(self, v: u64) -> Result<(), EncodeError> {
-        self.value(Kind::U64, |out| write::int(out, v))
-    }
-    fn serialize_u128(self, v: u128) -> Result<(), EncodeError> {
-        self.value(Kind::U128, |out| write::int(out, v))
-    }
-    fn serialize_f32(self, v: f32) -> Result<(), EncodeError> {
-        self.value(Kind::F32, |out| write::f32(out, v))
-    }
-    fn serialize_f64(self, v: f64) -> Result<(), EncodeError> {
-        self.value(Kind::F64, |out| write::f64(out, v))
-    }
-    fn serialize_char(self, v: char) -> Result<(), EncodeError> {
-        self.str(v.encode_utf8(&mut [0u8; 4]))
-    }
-    fn serialize_str(self, v: &str) -> Result<(), EncodeError> {
-        self.str(v)
-    }
+    tape_methods!(spoil);
     fn serialize_none(self) -> Result<(), EncodeError> {
         self.end_field(Step::None)
     }
@@ -652,61 +601,6 @@ impl ser::Serializer for &mut Recorder {
         self.push(Step::Struct(name))?;
         self.state = State::Fields;
         Ok(self)
-    }
-    refuse! {
-        serialize_bytes(&[u8]);
-        serialize_unit_struct(&'static str);
-        serialize_unit_variant(&'static str, u32, &'static str);
-    }
-    fn serialize_newtype_struct<T: Serialize + ?Sized>(
-        self,
-        _n: &'static str,
-        _v: &T,
-    ) -> Result<(), EncodeError> {
-        Err(stop())
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _n: &'static str,
-        _i: u32,
-        _v: &'static str,
-        _t: &T,
-    ) -> Result<(), EncodeError> {
-        Err(stop())
-    }
-    fn serialize_seq(self, _l: Option<usize>) -> Result<Self::SerializeSeq, EncodeError> {
-        Err(stop())
-    }
-    fn serialize_tuple(self, _l: usize) -> Result<Self::SerializeTuple, EncodeError> {
-        Err(stop())
-    }
-    fn serialize_tuple_struct(
-        self,
-        _n: &'static str,
-        _l: usize,
-    ) -> Result<Self::SerializeTupleStruct, EncodeError> {
-        Err(stop())
-    }
-    fn serialize_tuple_variant(
-        self,
-        _n: &'static str,
-        _i: u32,
-        _v: &'static str,
-        _l: usize,
-    ) -> Result<Self::SerializeTupleVariant, EncodeError> {
-        Err(stop())
-    }
-    fn serialize_map(self, _l: Option<usize>) -> Result<Self::SerializeMap, EncodeError> {
-        Err(stop())
-    }
-    fn serialize_struct_variant(
-        self,
-        _n: &'static str,
-        _i: u32,
-        _v: &'static str,
-        _l: usize,
-    ) -> Result<Self::SerializeStructVariant, EncodeError> {
-        Err(stop())
     }
 }
 

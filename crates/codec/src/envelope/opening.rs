@@ -123,7 +123,7 @@ pub(super) fn recall<'a>(input: &'a [u8], limits: &Limits) -> Option<Envelope<'a
             return None;
         }
         // Whole, for the `&str` the envelope borrows (no `unsafe` to join two checked parts).
-        let text = std::str::from_utf8(input).ok()?;
+        let text = super::utf8(input)?;
         if i > 0 {
             m.slots[..=i].rotate_right(1);
         }

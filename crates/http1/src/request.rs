@@ -139,6 +139,8 @@ pub struct Head {
     last: Vec<u8>,
     /// Where its `Content-Length` value lies in `last`.
     last_length: Option<(usize, usize)>,
+    /// Whether this head was found by comparing it with the last one ([`Head::repeats`]).
+    repeated: bool,
 }
 
 /// The longest head a [`Head`] keeps a copy of (a client's SOAP request head is 150 to 300
@@ -159,11 +161,22 @@ impl Default for Head {
             known: [0; Known::COUNT],
             last: Vec::new(),
             last_length: None,
+            repeated: false,
         }
     }
 }
 
 impl Head {
+    /// Whether the head [`parse`] found last is byte for byte the one this `Head` held before
+    /// it, but for the digits of its `Content-Length` (as many as before): then everything
+    /// read from its method, target, version and other headers is what it was, and a caller
+    /// may reuse what it made of them (the server keeps its negotiation of the media type,
+    /// action and codings per connection). `false` after a head parsed in full, and after any
+    /// parse that did not complete.
+    pub fn repeats(&self) -> bool {
+        self.repeated
+    }
+
     /// The request target, out of `bytes` (those the head was parsed from, or a copy).
     pub fn target<'b>(&self, bytes: &'b [u8]) -> &'b [u8] {
         &bytes[self.target.0..self.target.1]
@@ -218,7 +231,8 @@ impl Head {
 /// Parses the head at the start of `buf` into `head`: at most `max_bytes` bytes and
 /// `max_headers` headers (past [`MAX_HEADERS`], a head with more is `Unusual`).
 pub fn parse(buf: &[u8], max_bytes: usize, max_headers: usize, head: &mut Head) -> Parsed {
-    if head.same_as_last(buf, max_bytes, max_headers) {
+    head.repeated = head.same_as_last(buf, max_bytes, max_headers);
+    if head.repeated {
         return Parsed::Complete;
     }
     // What `head` holds is overwritten below, or left half-written by a head that is not of
@@ -437,6 +451,39 @@ mod tests {
         ));
         assert_eq!(h.header(second, "soapaction"), None);
         assert_eq!(h.method, Method::GET);
+    }
+
+    #[test]
+    fn a_head_repeats_the_last_one_only_byte_for_byte_but_for_its_length() {
+        let head = |len: &str, action: &str| {
+            format!("POST /a HTTP/1.1\r\nSOAPAction: \"{action}\"\r\nContent-Length: {len}\r\n\r\n")
+        };
+        let mut h = Head::default();
+        let mut repeats = |buf: String| {
+            let parsed = parse(buf.as_bytes(), 1 << 10, 100, &mut h);
+            (matches!(parsed, Parsed::Complete), h.repeats())
+        };
+        assert_eq!(repeats(head("12", "x")), (true, false), "the first head");
+        assert_eq!(repeats(head("12", "x")), (true, true), "the same bytes");
+        assert_eq!(repeats(head("57", "x")), (true, true), "other digits");
+        assert_eq!(repeats(head("5", "x")), (true, false), "fewer digits");
+        assert_eq!(repeats(head("7", "x")), (true, true));
+        assert_eq!(repeats(head("7", "y")), (true, false), "another action");
+        assert_eq!(
+            repeats(head("7", "y")[..20].to_owned()),
+            (false, false),
+            "a part"
+        );
+        // A part is parsed in full (and fails): the head before is forgotten.
+        assert_eq!(repeats(head("7", "y")), (true, false), "whole again");
+        assert_eq!(repeats(head("7", "y")), (true, true));
+        let other = "GET /a HTTP/1.1\r\n\r\n".to_owned();
+        assert_eq!(
+            repeats(other.clone()),
+            (true, false),
+            "a head without a length"
+        );
+        assert_eq!(repeats(other), (true, true));
     }
 
     #[test]

@@ -97,7 +97,10 @@ where
         }
         Start::Unknown => (Instant::now(), None),
     };
-    let mount = inner.routes.get(req.path).copied();
+    let mount = match req.recalled() {
+        Some(n) => Some(n.mount),
+        None => inner.routes.get(req.path).copied(),
+    };
     // DEBUG: a span per request costs an allocation under an INFO subscriber otherwise.
     let span = tracing::debug_span!(
         "soap_request",
@@ -211,42 +214,18 @@ where
         operation: None,
         fault: false,
     };
-    let headers = req.headers;
-    if req.version <= http::Version::HTTP_11
-        && headers.known(Known::ContentLength).is_none()
-        && headers.get("transfer-encoding").is_none()
-        && req.body.is_end_stream()
-    {
-        // HTTP/1.x: a POST that frames its body neither way has none (RFC 9112 6.3); a SOAP
-        // request cannot be empty, so say what is missing rather than fault an empty envelope.
-        // (A request built in process, as a tower service is called, may carry a body
-        // without the header: only an empty one is refused.)
-        return (
-            text(
-                StatusCode::LENGTH_REQUIRED,
-                "request body needs a `Content-Length` or `Transfer-Encoding: chunked`".into(),
-            )
-            .into(),
-            outcome,
-        );
-    }
-    let get = |header: Known| headers.known(header);
-    let media = match negotiate::soap_media_type(get(Known::ContentType)) {
-        Ok(media) => media,
-        Err(msg) => {
-            return (
-                text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg).into(),
-                outcome,
-            )
-        }
-    };
-    let coding = match negotiate::content_coding(get(Known::ContentEncoding)) {
-        Ok(c) => c,
-        Err(msg) => {
-            return (
-                text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg).into(),
-                outcome,
-            )
+    let learned;
+    let n = match req.recalled() {
+        Some(n) => n,
+        None => {
+            learned = match negotiate(m, &req) {
+                Ok(n) => n,
+                Err(resp) => return ((*resp).into(), outcome),
+            };
+            match req.recall {
+                Some(keep) if learned.framed => keep.get_or_init(|| learned),
+                _ => &learned,
+            }
         }
     };
     let declared = req.known(Known::ContentLength).and_then(negotiate::decimal);
@@ -254,7 +233,6 @@ where
         // Refused before any of it is read (and before `100 Continue` is sent).
         return (too_large(config.max_body_bytes).into(), outcome);
     }
-    let respond_with = negotiate::accepted_coding(get(Known::AcceptEncoding));
 
     if let (Some(waited), Some(codel)) = (waited, &inner.codel) {
         if codel.shed(waited, now) {
@@ -285,7 +263,7 @@ where
         Ok(body) => body,
         Err(resp) => return (resp.into(), outcome),
     };
-    let body = match coding {
+    let body = match n.coding {
         None => body,
         Some(c) => match compress::decode(c, &body, config.max_body_bytes) {
             Ok(plain) => Bytes::from(plain),
@@ -304,7 +282,7 @@ where
             }
         },
     };
-    if media.ascii_only && !body.is_ascii() {
+    if n.ascii_only && !body.is_ascii() {
         let msg = "non-ascii body with a latin-1 charset, expected `charset=utf-8`";
         return (
             text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg.to_owned()).into(),
@@ -316,16 +294,10 @@ where
         // Lab only (`--naive dom`): a DOM parse before the codec, the parser's cost on purpose.
         crate::naive::parse_dom(&body);
     }
-    let version = media.version;
+    let version = n.version;
     // Borrowed: a clone of the `Arc` is two atomic operations a request.
     let service = &inner.services[m];
-    // Read here, after the body's `.await`, not with the other headers: a value held across
-    // an `.await` is a field of this future, copied with it when it is moved.
-    let action = match media.version {
-        Version::Soap11 => negotiate::soap_action(get(Known::SoapAction)),
-        Version::Soap12 => media.action.as_deref().map(Action::new),
-    };
-    let mut request = SoapRequest::new(version, action, body);
+    let mut request = SoapRequest::new(version, n.action.clone(), body);
     request.peer = peer;
     if let Some(cert) = client_cert {
         request.extensions.insert(cert);
@@ -367,10 +339,56 @@ where
         status,
         soap_content_type(version),
         body,
-        respond_with,
+        n.respond_with,
         config,
     );
     (resp, outcome)
+}
+
+/// What a SOAP POST's head says: the framing of its body, the media type (the version, the
+/// charset, SOAP 1.2's action), the codings both ways and SOAP 1.1's action; or the answer
+/// that refuses it. A function of the head's bytes but for the `Content-Length` digits, and
+/// of the server's fixed configuration: kept for the heads that repeat it
+/// ([`Negotiated`](negotiate::Negotiated)), so it must read nothing else.
+fn negotiate<B: Body>(
+    mount: usize,
+    req: &RequestView<'_, B>,
+) -> Result<negotiate::Negotiated, Box<Response<ResponseBody>>> {
+    let headers = req.headers;
+    let get = |header: Known| headers.known(header);
+    let framed = get(Known::ContentLength).is_some() || headers.get("transfer-encoding").is_some();
+    if req.version <= http::Version::HTTP_11 && !framed && req.body.is_end_stream() {
+        // HTTP/1.x: a POST that frames its body neither way has none (RFC 9112 6.3); a SOAP
+        // request cannot be empty, so say what is missing rather than fault an empty envelope.
+        // (A request built in process, as a tower service is called, may carry a body
+        // without the header: only an empty one is refused.)
+        return Err(Box::new(text(
+            StatusCode::LENGTH_REQUIRED,
+            "request body needs a `Content-Length` or `Transfer-Encoding: chunked`".into(),
+        )));
+    }
+    // Boxed: a refusal is rare, and the `Response` would make every `Ok` as large.
+    let unsupported = |msg| Box::new(text(StatusCode::UNSUPPORTED_MEDIA_TYPE, msg));
+    let media = negotiate::soap_media_type(get(Known::ContentType)).map_err(unsupported)?;
+    let coding = negotiate::content_coding(get(Known::ContentEncoding)).map_err(unsupported)?;
+    let action = match media.version {
+        Version::Soap11 => negotiate::soap_action(get(Known::SoapAction)),
+        Version::Soap12 => media.action.as_deref().map(Action::new),
+    };
+    // The target is copied only where it is kept, for the view of the heads that repeat
+    // this one: on hyper's path it would be an allocation per request.
+    let keep = req.recall.is_some();
+    Ok(negotiate::Negotiated {
+        path: if keep { req.path.to_owned() } else { String::new() },
+        query: req.query.filter(|_| keep).map(str::to_owned),
+        mount,
+        version: media.version,
+        action,
+        ascii_only: media.ascii_only,
+        coding,
+        respond_with: negotiate::accepted_coding(get(Known::AcceptEncoding)),
+        framed,
+    })
 }
 
 /// Reads the whole body within the size and time limits.

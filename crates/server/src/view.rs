@@ -5,8 +5,12 @@
 //! otherwise fill a `HeaderMap` (two allocations) per request only for dispatch to look five
 //! headers up in it. It must never own or copy what it views.
 
+use std::sync::OnceLock;
+
 use http::{HeaderMap, Method, Version};
 use soapstone_service::TlsClientCert;
+
+use crate::negotiate::Negotiated;
 
 pub(crate) use soapstone_http1::request::Known;
 
@@ -38,6 +42,10 @@ pub(crate) struct RequestView<'a, B> {
     pub(crate) headers: &'a dyn Headers,
     /// A verified TLS client certificate, for the authentication layer.
     pub(crate) client_cert: Option<&'a TlsClientCert>,
+    /// Where the connection keeps what dispatch makes of this head, for the next head that
+    /// repeats it (the lean loop's; `None` from hyper and the tower service): full when it
+    /// was made from this very head, and dispatch then reads it instead of the headers.
+    pub(crate) recall: Option<&'a OnceLock<Negotiated>>,
     pub(crate) body: B,
 }
 
@@ -52,6 +60,7 @@ impl<'a, B> RequestView<'a, B> {
             authority: parts.uri.authority().map(http::uri::Authority::as_str),
             headers: &parts.headers,
             client_cert: parts.extensions.get::<TlsClientCert>(),
+            recall: None,
             body,
         }
     }
@@ -59,6 +68,11 @@ impl<'a, B> RequestView<'a, B> {
     /// A header's value as text, if it is.
     pub(crate) fn header_str(&self, name: &str) -> Option<&'a str> {
         std::str::from_utf8(self.headers.get(name)?).ok()
+    }
+
+    /// What the connection remembers of this head, if it made it from this very head.
+    pub(crate) fn recalled(&self) -> Option<&'a Negotiated> {
+        self.recall.and_then(OnceLock::get)
     }
 
     /// A [`Known`] header's value.

@@ -283,3 +283,71 @@ fn a_slow_body_is_not_queueing_delay() {
     }
     assert_eq!(srv.metric("soapstone_requests_shed_queue_delay_total"), 0);
 }
+
+/// The lean loop keeps what dispatch made of a head (route, media type, action, codings) for
+/// the heads that repeat it byte for byte but for the `Content-Length` digits: each request
+/// here must still be answered as its own head says, whether it repeats the last one, differs
+/// from it in one byte of one header, or was refused before.
+#[test]
+fn a_head_like_the_last_is_answered_as_its_own_bytes_say() {
+    let srv = lean(ServerConfig::default());
+    let mut s = srv.connect();
+    let action = |s: &mut std::net::TcpStream, content_type: &str, action: &str, body: &str| {
+        let head = format!(
+            "POST /echo HTTP/1.1\r\nHost: h\r\nContent-Type: {content_type}\r\nSOAPAction: \"{action}\"\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        send(s, &[head.as_bytes(), body.as_bytes()].concat());
+        let r = read_response(s).unwrap();
+        (
+            r.status,
+            r.header("content-type").unwrap_or("").to_owned(),
+            r.text(),
+        )
+    };
+    let utf8 = "text/xml; charset=utf-8";
+    let call = envelope("action");
+    for (i, name) in ["urn:a1", "urn:a1", "urn:a2", "urn:a2", "urn:a1"]
+        .into_iter()
+        .enumerate()
+    {
+        let (status, _, text) = action(&mut s, utf8, name, &call);
+        assert_eq!(status, 200, "call {i}: {text}");
+        assert!(
+            text.contains(&format!("<action>{name}</action>")),
+            "call {i}: {text}"
+        );
+    }
+    // A Latin-1 charset takes only an ASCII body: a repeated head is checked against each body.
+    let latin1 = "text/xml; charset=iso-8859-1";
+    let non_ascii = call.replace("/>", ">\u{e9}</action>");
+    for (body, status) in [(&call, 200), (&call, 200), (&non_ascii, 415), (&call, 200)] {
+        let (got, _, text) = action(&mut s, latin1, "urn:a1", body);
+        assert_eq!(got, status, "{text}");
+    }
+    // A refused head is refused again when repeated, and the one after it is read afresh.
+    for _ in 0..2 {
+        let (status, _, text) = action(&mut s, "text/plain", "urn:a1", &call);
+        assert_eq!(status, 415, "{text}");
+        assert!(
+            text.contains("unsupported media type `text/plain`"),
+            "{text}"
+        );
+    }
+    // The same envelope under the SOAP 1.2 media type, with the action in it: another head.
+    let call12 = call.replace(
+        "http://schemas.xmlsoap.org/soap/envelope/",
+        "http://www.w3.org/2003/05/soap-envelope",
+    );
+    for name in ["urn:b1", "urn:b1", "urn:b2"] {
+        let ct = format!("application/soap+xml; charset=utf-8; action=\"{name}\"");
+        let (status, content_type, text) = action(&mut s, &ct, "", &call12);
+        assert_eq!(status, 200, "{text}");
+        assert!(
+            content_type.starts_with("application/soap+xml"),
+            "{content_type}"
+        );
+        assert!(text.contains(&format!("<action>{name}</action>")), "{text}");
+    }
+    assert_eq!(srv.metric("soapstone_connections_total"), 1);
+}

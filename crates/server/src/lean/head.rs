@@ -5,12 +5,14 @@
 //! It must never hand dispatch a header or target from other bytes than the head's own.
 
 use std::ops::Deref;
+use std::sync::OnceLock;
 
 use bytes::Bytes;
 use http::Version;
 use soapstone_http1::request;
 use soapstone_service::TlsClientCert;
 
+use crate::negotiate::Negotiated;
 use crate::view::{Headers, Known, RequestView};
 
 pub(crate) use request::Parsed;
@@ -21,6 +23,9 @@ pub(crate) struct Head {
     parsed: request::Head,
     /// The head's bytes, once split off the read buffer (the parse's offsets are into them).
     pub(crate) bytes: Bytes,
+    /// What dispatch made of this head: kept while the heads that follow repeat it
+    /// ([`request::Head::repeats`]), emptied by the first that does not.
+    negotiated: OnceLock<Negotiated>,
 }
 
 impl Deref for Head {
@@ -33,7 +38,11 @@ impl Deref for Head {
 
 /// Parses the head at the start of `buf` into `head` (see [`request::parse`]).
 pub(crate) fn parse(buf: &[u8], max_bytes: usize, max_headers: usize, head: &mut Head) -> Parsed {
-    request::parse(buf, max_bytes, max_headers, &mut head.parsed)
+    let parsed = request::parse(buf, max_bytes, max_headers, &mut head.parsed);
+    if !head.parsed.repeats() {
+        head.negotiated.take();
+    }
+    parsed
 }
 
 impl Head {
@@ -44,6 +53,10 @@ impl Head {
         body: B,
         client_cert: Option<&'a TlsClientCert>,
     ) -> Result<RequestView<'a, B>, String> {
+        if let Some(n) = self.negotiated.get() {
+            // This head repeats the one it was made from: the same target.
+            return Ok(self.view_with(n.path.as_str(), n.query.as_deref(), body, client_cert));
+        }
         // Split by bytes, then checked: `str::split_once(char)`'s searcher cost 81
         // instructions a request for `/echo` (callgrind).
         let target = self.parsed.target(&self.bytes);
@@ -53,7 +66,17 @@ impl Head {
             Some(at) => (utf8(&target[..at])?, Some(utf8(&target[at + 1..])?)),
             None => (utf8(target)?, None),
         };
-        Ok(RequestView {
+        Ok(self.view_with(path, query, body, client_cert))
+    }
+
+    fn view_with<'a, B>(
+        &'a self,
+        path: &'a str,
+        query: Option<&'a str>,
+        body: B,
+        client_cert: Option<&'a TlsClientCert>,
+    ) -> RequestView<'a, B> {
+        RequestView {
             method: &self.parsed.method,
             path,
             query,
@@ -65,8 +88,9 @@ impl Head {
             authority: None,
             headers: self,
             client_cert,
+            recall: Some(&self.negotiated),
             body,
-        })
+        }
     }
 }
 

@@ -96,6 +96,13 @@ pub(crate) struct Binding<'a> {
 }
 
 impl<'a> Binding<'a> {
+    /// No binding: an unused inline slot.
+    pub(crate) const EMPTY: Binding<'static> = Binding {
+        prefix: "",
+        uri: Cow::Borrowed(""),
+        kind: NsKind::None,
+    };
+
     pub(crate) fn new(prefix: &'a str, uri: Cow<'a, str>) -> Self {
         let kind = NsKind::of(&uri);
         Binding { prefix, uri, kind }

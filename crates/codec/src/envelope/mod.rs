@@ -20,9 +20,7 @@ pub(crate) use opening::{with_bodies, Stamp};
 use std::sync::atomic::AtomicUsize;
 
 use crate::error::{DecodeError, Kind};
-use crate::xml::{
-    is_blank, ns, split_qname, Binding, Cursor, Ev, NsKind, NsStack, ReadTag, Source,
-};
+use crate::xml::{is_blank, ns, split_qname, Binding, Cursor, Ev, NsStack, ReadTag, Source};
 use crate::{HeaderBlock, Limits, QName, Version};
 
 /// Extra facts about a header block that [`HeaderBlock`] does not carry.
@@ -97,11 +95,7 @@ impl<'a> Bindings<'a> {
     fn new() -> Self {
         Bindings {
             len: 0,
-            inline: std::array::from_fn(|_| Binding {
-                prefix: "",
-                uri: std::borrow::Cow::Borrowed(""),
-                kind: NsKind::None,
-            }),
+            inline: std::array::from_fn(|_| Binding::EMPTY),
             spill: Vec::new(),
         }
     }

@@ -109,15 +109,25 @@ where
         operation = tracing::field::Empty,
         status = tracing::field::Empty,
     );
-    // Without a subscriber that wants the span, the route future is awaited where it is
-    // made: wrapping it would move it (a copy of a few hundred bytes per request) for
-    // nothing, and so would awaiting it from a variable.
-    let (resp, outcome) = if span.is_disabled() {
-        route(inner, mount, req, waited, peer, start).await
-    } else {
-        route(inner, mount, req, waited, peer, start)
-            .instrument(span.clone())
-            .await
+    // Without a subscriber that wants the span, the future is awaited where it is made:
+    // wrapping it would move it (a copy of a few hundred bytes per request) for nothing, and
+    // so would awaiting it from a variable. A SOAP POST's is awaited from here, not through
+    // `route`'s: one future fewer to set up and return through (about 150 instructions a
+    // request by callgrind).
+    let soap = mount.filter(|_| req.method == Method::POST);
+    let (resp, outcome) = match (soap, span.is_disabled()) {
+        (Some(m), true) => post(inner, m, req, waited, peer, start).await,
+        (Some(m), false) => {
+            post(inner, m, req, waited, peer, start)
+                .instrument(span.clone())
+                .await
+        }
+        (None, true) => route(inner, mount, req, waited, peer, start).await,
+        (None, false) => {
+            route(inner, mount, req, waited, peer, start)
+                .instrument(span.clone())
+                .await
+        }
     };
     let status = resp.status.as_u16();
     if let Some(op) = outcome.operation {
@@ -135,6 +145,8 @@ where
     (resp, done)
 }
 
+/// Everything but a SOAP POST (which `handle` awaits itself): `/metrics`, the health probes,
+/// `404`, `?wsdl` and `?xsd=`, `405`.
 async fn route<B>(
     inner: &Inner,
     mount: Option<usize>,
@@ -175,6 +187,7 @@ where
         ));
     };
     match *req.method {
+        // (`handle` awaits a SOAP POST itself; this arm keeps `route` whole on its own.)
         Method::POST => post(inner, m, req, waited, peer, now).await,
         Method::GET | Method::HEAD => (
             document(inner, m, &req),
@@ -379,7 +392,11 @@ fn negotiate<B: Body>(
     // this one: on hyper's path it would be an allocation per request.
     let keep = req.recall.is_some();
     Ok(negotiate::Negotiated {
-        path: if keep { req.path.to_owned() } else { String::new() },
+        path: if keep {
+            req.path.to_owned()
+        } else {
+            String::new()
+        },
         query: req.query.filter(|_| keep).map(str::to_owned),
         mount,
         version: media.version,

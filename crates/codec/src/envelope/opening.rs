@@ -217,19 +217,15 @@ impl Opening {
 
     /// The remembered envelope over `text`, which starts with the remembered bytes.
     fn lay_over<'a>(&self, text: &'a str, limits: &Limits) -> Envelope<'a> {
-        // Each slot written once, from the remembered bindings or empty past them.
-        let body_ns = Bindings {
-            len: self.body_ns.len(),
-            inline: std::array::from_fn(|i| match self.body_ns.get(i) {
-                Some(&(prefix, uri, kind)) => Binding {
-                    prefix: prefix.on(text),
-                    uri: Cow::Borrowed(uri.on(text)),
-                    kind,
-                },
-                None => Binding::EMPTY,
-            }),
-            spill: Vec::new(),
-        };
+        let mut body_ns = Bindings::new();
+        for (slot, &(prefix, uri, kind)) in body_ns.inline.iter_mut().zip(&self.body_ns) {
+            *slot = Binding {
+                prefix: prefix.on(text),
+                uri: Cow::Borrowed(uri.on(text)),
+                kind,
+            };
+        }
+        body_ns.len = self.body_ns.len();
         let (uri, local, offset, tag) = self.child;
         Envelope {
             input: text,

@@ -92,3 +92,38 @@ async fn an_rpc_body_without_a_namespace_is_in_the_target_namespace() {
     assert!(reply.contains(">done</Result>"), "{reply}");
     server.stop().await;
 }
+
+/// The operation a dispatcher chose for an envelope laid over a remembered opening is kept
+/// per thread with the action it was chosen by: the same body, with its opening remembered
+/// after the first call, is routed by each call's own SOAPAction, whatever came before.
+#[test]
+fn an_operation_kept_for_a_remembered_opening_follows_each_calls_action() {
+    use soapstone_service::{Action, SoapRequest, SoapService, Version};
+    let server = ArithServer::new(Calc);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let body = r#"<?xml version="1.0"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" xmlns:a="urn:example:arith"><s:Body><a:Pair><a:a>10</a:a><a:b>4</a:b></a:Pair></s:Body></s:Envelope>"#;
+    let add = "urn:example:arith#add";
+    let subtract = "urn:example:arith#subtract";
+    for (i, action) in [add, add, subtract, subtract, add, "", add, "", subtract]
+        .into_iter()
+        .enumerate()
+    {
+        let request = SoapRequest::new(
+            Version::Soap11,
+            (!action.is_empty()).then(|| Action::new(action)),
+            bytes::Bytes::from_static(body.as_bytes()),
+        );
+        let r = rt.block_on(server.call(request));
+        let text = String::from_utf8_lossy(&r.body).into_owned();
+        match action {
+            "" => assert!(
+                r.fault && text.contains("the SOAPAction says which"),
+                "{i}: {text}"
+            ),
+            a if a == add => assert!(!r.fault && text.contains(">14</"), "{i}: {text}"),
+            _ => assert!(!r.fault && text.contains(">6</"), "{i}: {text}"),
+        }
+    }
+}

@@ -137,9 +137,11 @@ impl From<&String> for Action {
     }
 }
 
+/// By bytes: an action is UTF-8 by construction, so equal bytes are equal strings, and
+/// [`Action::as_str`] would check both again.
 impl PartialEq for Action {
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        self.as_bytes() == other.as_bytes()
     }
 }
 
@@ -147,13 +149,13 @@ impl Eq for Action {}
 
 impl PartialEq<str> for Action {
     fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
+        self.as_bytes() == other.as_bytes()
     }
 }
 
 impl PartialEq<&str> for Action {
     fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
+        self.as_bytes() == other.as_bytes()
     }
 }
 

@@ -576,6 +576,18 @@ impl<'a> Envelope<'a> {
             .map(|b| b.name.get_or_init(|| QName::new(&*b.uri, b.local)))
     }
 
+    /// Which opening this envelope was laid over, when this thread remembered it (see the
+    /// `opening` module: differential deserialization), else `None` (read in full). Two
+    /// envelopes with the same number hold the same bytes from the document's start to the
+    /// first body child's `>` and were read under the same limits, so everything read from
+    /// those bytes is the same: the version, no `Header`, the body's first element and the
+    /// namespaces in scope. A dispatcher may keep what it chose for one such envelope for the
+    /// next (with whatever else its choice read, such as the action). Numbers are unique in the
+    /// process for as long as it runs.
+    pub fn remembered_opening(&self) -> Option<u64> {
+        self.opening.id()
+    }
+
     /// The namespace URI and local name of the first child of Body, borrowed from the input
     /// (no allocation unless the namespace was written with a character reference), or
     /// `None` for an empty body: what a router or dispatcher needs to pick the operation.

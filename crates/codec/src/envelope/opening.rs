@@ -55,6 +55,11 @@ impl Stamp {
     /// An envelope read in full.
     pub(crate) const NONE: Stamp = Stamp(0);
 
+    /// Its number, or `None` for [`Stamp::NONE`].
+    pub(crate) fn id(self) -> Option<u64> {
+        (self != Stamp::NONE).then_some(self.0)
+    }
+
     fn next() -> Stamp {
         static NEXT: AtomicU64 = AtomicU64::new(1);
         Stamp(NEXT.fetch_add(1, Ordering::Relaxed))

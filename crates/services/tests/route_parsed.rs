@@ -119,3 +119,39 @@ fn a_service_with_other_limits_reads_the_envelope_again_under_its_own() {
         text(&answer)
     );
 }
+
+/// A router keeps, per thread, the route it picked for an envelope laid over a remembered
+/// opening: keyed by the router too, so two routers that route the same envelope to their
+/// routes at other positions each pick their own, call after call.
+#[test]
+fn routes_picked_for_a_remembered_opening_are_each_routers_own() {
+    const OTHER: &str = "http://tempuri.org/";
+    let (a_interop, a_other) = (Arc::new(Recorder::default()), Arc::new(Recorder::default()));
+    let (b_interop, b_other) = (Arc::new(Recorder::default()), Arc::new(Recorder::default()));
+    let a = ByNamespace::builder("A")
+        .route(INTEROP, "i", a_interop.clone())
+        .route(OTHER, "o", a_other.clone())
+        .build();
+    let b = ByNamespace::builder("B")
+        .route(OTHER, "o", b_other.clone())
+        .route(INTEROP, "i", b_interop.clone())
+        .build();
+    let other = echo_float("1").replace(INTEROP, OTHER);
+    for _ in 0..3 {
+        for router in [&a, &b] {
+            run(router.call(request(echo_float("1.5"))));
+            run(router.call(request(other.clone())));
+        }
+    }
+    for (recorder, ns) in [
+        (&a_interop, INTEROP),
+        (&a_other, OTHER),
+        (&b_interop, INTEROP),
+        (&b_other, OTHER),
+    ] {
+        assert_eq!(
+            *recorder.0.lock().unwrap(),
+            vec![format!("call_parsed {{{ns}}}echoFloat"); 3]
+        );
+    }
+}

@@ -289,9 +289,12 @@ mod picked {
     /// Kept per thread: a client calling a few services of the endpoint in turn finds each.
     const SLOTS: usize = 4;
 
+    /// A route picked: `(router, opening, route)`; router `0` marks an empty slot.
+    type Picked = (u64, u64, usize);
+
     thread_local! {
-        /// `(router, opening, route)` per slot (router `0`: empty), and the next to replace.
-        static PICKED: Cell<([(u64, u64, usize); SLOTS], usize)> =
+        /// The slots, and the next to replace.
+        static PICKED: Cell<([Picked; SLOTS], usize)> =
             const { Cell::new(([(0, 0, 0); SLOTS], 0)) };
     }
 

@@ -433,7 +433,7 @@ impl Conn<'_> {
             let Some(busy) = table.busy(slot) else {
                 return self.refuse(&stream, &mut wbuf, evicted_now(config));
             };
-            head.bytes = rbuf.split_to(head.len).freeze();
+            head.take_bytes(&mut rbuf);
             let unread = head.content_length > config.max_body_bytes as u64;
             let body = if unread || head.content_length == 0 {
                 Bytes::new()
@@ -475,7 +475,7 @@ impl Conn<'_> {
             let Some((resp, done)) = handled else {
                 return Ended::Closed; // given up on, as the runtimes drop an aborted task
             };
-            head.bytes = Bytes::new();
+            head.clear_bytes();
             busy.idle_at(done);
             let stopping_now = stop.has_changed().unwrap_or(true);
             stopping |= stopping_now;

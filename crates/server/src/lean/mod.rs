@@ -208,7 +208,7 @@ pub(crate) async fn serve_lean<S>(
         let Some(busy) = table.busy(slot) else {
             return refuse(&mut io, &mut wbuf, evicted_now(config)).await;
         };
-        head.bytes = rbuf.split_to(head.len).freeze();
+        head.take_bytes(&mut rbuf);
         // A declared body over the limit is not read: dispatch answers `413` from the header,
         // and the connection closes after it.
         let unread = head.content_length > config.max_body_bytes as u64;
@@ -246,9 +246,10 @@ pub(crate) async fn serve_lean<S>(
             }
         };
         let (resp, done) = handle(&inner, view, Start::Arrived(arrival), Some(peer)).await;
-        // The read buffer is whole again once the head's and the body's bytes are dropped
-        // (the service has returned), so its next `reserve` reuses it instead of allocating.
-        head.bytes = Bytes::new();
+        // The read buffer is whole again once the body's bytes are dropped (the service has
+        // returned), so its next `reserve` reuses it instead of allocating; the head's bytes
+        // were copied off it.
+        head.clear_bytes();
         // Idle again once answered, as on hyper's path (whose service ends before the write):
         // a client that reads the answer and connects again finds this one evictable.
         busy.idle_at(done);

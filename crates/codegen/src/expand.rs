@@ -289,12 +289,14 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
                 };
                 #cache_check
                 #(#decode_headers)*
-                let inner = #cg::Arc::clone(&self.inner);
-                let dispatcher = #cg::Arc::clone(&self.dispatcher);
+                // One reference count for the implementation and the dispatcher: each
+                // clone and drop is a locked instruction (about 20 cycles).
+                let served = #cg::Arc::clone(&self.served);
                 #cg::ServiceFuture::pooled(async move {
+                    let (inner, dispatcher): (&T, &#cg::Dispatcher) = (&served.0, &served.1);
                     // Fields are moved out by path, not bound to names: a parameter called
                     // `reply` or `inner` must not shadow the locals of this function.
-                    let result = <T as #trait_ident>::#ident(&*inner, #ctx_arg #(request.#param_ids,)* #(#header_ids),*).await;
+                    let result = <T as #trait_ident>::#ident(inner, #ctx_arg #(request.#param_ids,)* #(#header_ids),*).await;
                     let result = result #map_response .map_err(#cg::Into::<#cg::codec::Fault>::into);
                     #reply_call
                 })
@@ -417,13 +419,13 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
 
         #[doc = #server_doc]
         #vis struct #server<T: #trait_ident> {
-            inner: #cg::Arc<T>,
-            dispatcher: #cg::Arc<#cg::Dispatcher>,
+            /// The implementation and its dispatcher, behind one reference count.
+            served: #cg::Arc<(#cg::Arc<T>, #cg::Dispatcher)>,
         }
 
         impl<T: #trait_ident> #cg::Clone for #server<T> {
             fn clone(&self) -> Self {
-                #server { inner: #cg::Arc::clone(&self.inner), dispatcher: #cg::Arc::clone(&self.dispatcher) }
+                #server { served: #cg::Arc::clone(&self.served) }
             }
         }
 
@@ -438,23 +440,23 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             /// Serves a shared implementation.
             pub fn from_arc(inner: #cg::Arc<T>) -> Self {
                 let dispatcher = #cg::Dispatcher::new(#model_fn(), #cg::ServiceConfig::default(), Self::CACHED);
-                #server { inner, dispatcher: #cg::Arc::new(dispatcher) }
+                #server { served: #cg::Arc::new((inner, dispatcher)) }
             }
 
             /// Replaces the settings (input limits, understood headers, cache size).
             pub fn with_config(self, config: #cg::ServiceConfig) -> Self {
                 let dispatcher = #cg::Dispatcher::new(#model_fn(), config, Self::CACHED);
-                #server { inner: self.inner, dispatcher: #cg::Arc::new(dispatcher) }
+                #server { served: #cg::Arc::new((#cg::Arc::clone(&self.served.0), dispatcher)) }
             }
 
             /// The settings.
             pub fn config(&self) -> &#cg::ServiceConfig {
-                self.dispatcher.config()
+                self.served.1.config()
             }
 
             /// The implementation served.
             pub fn get_ref(&self) -> &T {
-                &self.inner
+                &self.served.0
             }
 
             /// The service model (what the WSDL is generated from).
@@ -465,11 +467,11 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
 
         impl<T: #trait_ident> #cg::SoapService for #server<T> {
             fn name(&self) -> &str {
-                &self.dispatcher.model().name
+                &self.served.1.model().name
             }
 
             fn document(&self, query: &str, endpoint: &str) -> #cg::Option<#cg::String> {
-                #cg::wsdl::document(self.dispatcher.model(), query, endpoint)
+                #cg::wsdl::document(self.served.1.model(), query, endpoint)
             }
 
             fn call(&self, request: #cg::SoapRequest) -> #cg::BoxFuture<#cg::SoapResponse> {
@@ -481,11 +483,11 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             }
 
             fn serve(&self, request: #cg::SoapRequest) -> #cg::ServiceFuture {
-                self.dispatcher.serve(&request, #cg::Option::None, |incoming| self.dispatch(&request, incoming))
+                self.served.1.serve(&request, #cg::Option::None, |incoming| self.dispatch(&request, incoming))
             }
 
             fn serve_parsed(&self, request: &#cg::SoapRequest, envelope: &#cg::codec::Envelope<'_>) -> #cg::ServiceFuture {
-                self.dispatcher.serve(request, #cg::Option::Some(envelope), |incoming| self.dispatch(request, incoming))
+                self.served.1.serve(request, #cg::Option::Some(envelope), |incoming| self.dispatch(request, incoming))
             }
         }
 
@@ -496,7 +498,7 @@ pub fn expand(service: &Service, mut item: ItemTrait) -> TokenStream {
             // A service without two-way operations has only the fallback arm.
             #[allow(clippy::useless_conversion, clippy::match_single_binding, unused_variables)]
             fn dispatch(&self, request: &#cg::SoapRequest, incoming: #cg::Incoming<'_>) -> #cg::ServiceFuture {
-                let dispatcher: &#cg::Dispatcher = &self.dispatcher;
+                let dispatcher: &#cg::Dispatcher = &self.served.1;
                 match incoming.operation() {
                     #(#arms)*
                     _ => #cg::ServiceFuture::ready(#cg::fault_response(incoming.version(), #cg::Option::None, &#cg::codec::Fault::server(#unknown))),

@@ -9,6 +9,7 @@
 #   scripts/instr-per-request.sh --cache-sim OLD NEW   # also L1 instruction and data misses
 #   scripts/instr-per-request.sh --keep /tmp/cg BIN    # keep the callgrind files (callgrind_annotate)
 #   scripts/instr-per-request.sh --cache-sim BIN omniorb   # beside omniORB's echoFloat server
+#   scripts/instr-per-request.sh --locked OLD NEW omniorb  # also locked instructions a request
 #
 # A `BIN::ARGS` entry adds ARGS (space-separated) to that binary's `serve`.
 # For each binary: `serve --services echo --runtime current-thread` (default; queue-delay
@@ -23,11 +24,17 @@
 # into target/rpc-compare) the same way, driven by its own client over one GIOP connection
 # (whose set-up, about 60,000 instructions, is counted in: under 1% of the figure at 2,000): the
 # yardstick of the one-CPU goal, in instructions and cache lines rather than in noisy time.
+# --locked also counts the locked instructions a request executes (`lock`-prefixed ones and
+# `xchg` with memory: atomic read-modify-writes, about 20 cycles each uncontended on this
+# machine's Xeon where callgrind counts each as one instruction, and a line shared with every
+# other core that writes it), from callgrind's per-instruction counts and `objdump` of every
+# object the process ran (needs binutils): docs/performance.md, round sixteen.
 set -euo pipefail
 
 REQUESTS=2000
 RUNTIME=current-thread
 CACHE_SIM=no
+LOCKED=no
 KEEP=""
 BINS=()
 while [ $# -gt 0 ]; do
@@ -35,8 +42,9 @@ while [ $# -gt 0 ]; do
     --requests) shift; REQUESTS="${1:?}" ;;
     --runtime) shift; RUNTIME="${1:?}" ;;
     --cache-sim) CACHE_SIM=yes ;;
+    --locked) LOCKED=yes ;;
     --keep) shift; KEEP="${1:?}" ;;
-    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
     -*) echo "instr-per-request: unknown option \`$1\` (see --help)" >&2; exit 2 ;;
     omniorb) BINS+=("$1") ;;
     *) [ -x "${1%%::*}" ] || { echo "instr-per-request: \`${1%%::*}\` is not an executable" >&2; exit 2; }
@@ -46,6 +54,10 @@ while [ $# -gt 0 ]; do
 done
 [ "${#BINS[@]}" -gt 0 ] || { echo "instr-per-request: give at least one soapstone binary" >&2; exit 2; }
 command -v valgrind >/dev/null || { echo "instr-per-request: needs valgrind" >&2; exit 2; }
+[ "$LOCKED" = no ] || command -v objdump >/dev/null || {
+  echo "instr-per-request: --locked needs objdump (binutils)" >&2; exit 2; }
+VG_EXTRA=()
+[ "$LOCKED" = no ] || VG_EXTRA=(--dump-instr=yes)
 
 OUT="$(mktemp -d)"
 PID=""
@@ -105,7 +117,7 @@ omniorb() {
     echo "instr-per-request: omniorb needs target/rpc-compare (run scripts/rpc-compare.sh once)" >&2; exit 2; }
   local port
   port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
-  valgrind --tool=callgrind --cache-sim="$CACHE_SIM" --callgrind-out-file="$OUT/cg.$1.%p" \
+  valgrind --tool=callgrind --cache-sim="$CACHE_SIM" "${VG_EXTRA[@]}" --callgrind-out-file="$OUT/cg.$1.%p" \
     "$RPC/echo-omniorb-server" "$port" >"$OUT/log.$1" 2>&1 &
   PID=$!
   for _ in $(seq 600); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
@@ -116,7 +128,62 @@ omniorb() {
   callgrind_control --dump=measured "$PID" >/dev/null 2>&1
 }
 
-declare -a PER I1 D1
+# locked I: locked instructions a request in binary I's measured dumps, two decimals.
+locked() {
+  python3 - "$REQUESTS" "$OUT"/cg."$1".* <<'EOF'
+import os, re, subprocess, sys
+requests, files = int(sys.argv[1]), sys.argv[2:]
+# `lock`-prefixed instructions, and `xchg` with a memory operand (locked without the prefix;
+# `xchg %ax,%ax` is a no-op)
+LOCKED = re.compile(r"^\s*([0-9a-f]+):\s+(lock\s|xchg\s+\S*\()")
+addrs = {}
+def locked_in(obj):
+    if obj not in addrs:
+        addrs[obj] = set()
+        if os.path.isfile(obj):
+            out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", obj],
+                                 capture_output=True, text=True).stdout
+            addrs[obj] = {int(m.group(1), 16) for m in map(LOCKED.match, out.splitlines()) if m}
+    return addrs[obj]
+total = 0
+for path in files:
+    lines = open(path, errors="replace").read().splitlines()
+    if "desc: Trigger: dump measured" not in lines:
+        continue
+    names, obj, addr, skip = {}, None, 0, False
+    # positions: `instr` then `line` (when lines are dumped too): the cost follows them
+    npos = next(len(l.split()) - 1 for l in lines if l.startswith("positions:"))
+    for line in lines:
+        if line.startswith(("ob=", "cob=")):
+            m = re.match(r"c?ob=\((\d+)\)(?:\s+(.*))?", line)
+            if m and m.group(2):
+                names[m.group(1)] = m.group(2)
+            if line.startswith("ob=") and m:
+                obj = names.get(m.group(1))
+            continue
+        if line.startswith("calls="):
+            skip = True  # the next line is the call's inclusive cost
+            continue
+        if not line or line[0] not in "0+-*":
+            continue
+        parts = line.split()
+        p = parts[0]
+        if p.startswith("0x"):
+            addr = int(p, 16)
+        elif p[0] == "+":
+            addr += int(p[1:])
+        elif p[0] == "-":
+            addr -= int(p[1:])
+        if skip:
+            skip = False
+            continue
+        if len(parts) > npos and obj and addr in locked_in(obj):
+            total += int(parts[npos])
+print(f"{total / requests:.2f}")
+EOF
+}
+
+declare -a PER I1 D1 LOCK
 for i in "${!BINS[@]}"; do
   bin="${BINS[$i]%%::*}"
   extra=()
@@ -124,7 +191,7 @@ for i in "${!BINS[@]}"; do
   if [ "$bin" = omniorb ]; then
     omniorb "$i"
   else
-    valgrind --tool=callgrind --cache-sim="$CACHE_SIM" --callgrind-out-file="$OUT/cg.$i.%p" \
+    valgrind --tool=callgrind --cache-sim="$CACHE_SIM" "${VG_EXTRA[@]}" --callgrind-out-file="$OUT/cg.$i.%p" \
       "$bin" serve --addr 127.0.0.1:0 --services echo --runtime "$RUNTIME" --queue-delay-target off \
       "${extra[@]}" >"$OUT/log.$i" 2>&1 &
     PID=$!
@@ -145,15 +212,20 @@ for i in "${!BINS[@]}"; do
     done | awk '{ a += $1; b += $2; c += $3 } END { print a + 0, b + 0, c + 0 }')
   [ "$ir" -gt 0 ] || { echo "instr-per-request: no counts for $bin (see $OUT/log.$i)" >&2; exit 1; }
   PER[$i]=$((ir / REQUESTS))
+  [ "$LOCKED" = no ] || LOCK[$i]="$(locked "$i")"
   I1[$i]=$((i1 / REQUESTS))
   D1[$i]=$((d1 / REQUESTS))
 done
 
 echo "instructions per echoFloat request (callgrind, serve --runtime $RUNTIME, $REQUESTS requests after 300)"
-[ "$CACHE_SIM" = no ] || printf '%-60s %10s  %5s  %8s  %8s\n' "" "Ir" "ratio" "L1i miss" "L1d miss"
+[ "$CACHE_SIM" = no ] && [ "$LOCKED" = no ] ||
+  printf '%-60s %10s  %5s%s%s\n' "" "Ir" "ratio" \
+    "$([ "$CACHE_SIM" = no ] || printf '  %8s  %8s' "L1i miss" "L1d miss")" \
+    "$([ "$LOCKED" = no ] || printf '  %7s' "locked")"
 for i in "${!BINS[@]}"; do
   printf '%-60s %10d  %5s' "${BINS[$i]}" "${PER[$i]}" \
     "$(awk -v a="${PER[$i]}" -v b="${PER[0]}" 'BEGIN { printf "%.3f", a / b }')"
   [ "$CACHE_SIM" = no ] || printf '  %8d  %8d' "${I1[$i]}" "${D1[$i]}"
+  [ "$LOCKED" = no ] || printf '  %7s' "${LOCK[$i]}"
   printf '\n'
 done

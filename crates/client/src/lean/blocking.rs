@@ -34,6 +34,9 @@
 //!   which learns of a close from its reactor, cannot see one in that window either (two calls
 //!   of a tight loop have no `epoll_wait` between them). The look is a third of the blocking
 //!   path's system calls per call in a loop of calls.
+//! - A plain connection's `recv`, `send` and look are system calls made by `rustix` (on Linux
+//!   straight, not through libc, whose wrappers are thread-cancellation points: two locked
+//!   instructions a call, about 20 cycles each).
 //! - `https://` is rustls's synchronous API (`ClientConnection` in a `StreamOwned` over the
 //!   `TcpStream`), with the same settings as the async path's connector.
 //!
@@ -251,7 +254,7 @@ impl BlockingConn {
                 while sent < write.len() {
                     let left = left(deadline).ok_or_else(timed_out)?;
                     timeouts.write(tcp, left).map_err(failed)?;
-                    match (&*tcp).write(&write[sent..]) {
+                    match send(tcp, &write[sent..]) {
                         Ok(0) => return Err(failed(io::ErrorKind::WriteZero.into())),
                         Ok(n) => sent += n,
                         Err(e) if ticked(&e) => {}
@@ -330,7 +333,7 @@ impl Reader<'_> {
             };
             self.timeouts.read(self.stream.tcp(), left)?;
             let got = match &mut *self.stream {
-                Stream::Plain(tcp) => (&*tcp).read(&mut self.scratch[..room]),
+                Stream::Plain(tcp) => recv(tcp, &mut self.scratch[..room]),
                 Stream::Tls(tls) => tls.read(&mut self.scratch[..room]),
             };
             match got {
@@ -423,8 +426,40 @@ fn handshake(
 /// Looks at the socket without waiting: `WouldBlock` when nothing waits, `Ok(0)` at its end.
 #[cfg(unix)]
 fn peek(tcp: &TcpStream) -> io::Result<usize> {
-    let mut one = [std::mem::MaybeUninit::uninit()];
-    socket2::SockRef::from(tcp).recv_with_flags(&mut one, libc::MSG_PEEK | libc::MSG_DONTWAIT)
+    use rustix::net::RecvFlags;
+    let (read, _) = rustix::net::recv(tcp, &mut [0u8; 1], RecvFlags::PEEK | RecvFlags::DONTWAIT)?;
+    Ok(read)
+}
+
+/// One `recv` of a plain connection's: on Linux a system call of `rustix`'s, not libc's
+/// `recv`, a thread-cancellation point whose bookkeeping is two locked instructions a call
+/// (about 20 cycles each; `scripts/instr-per-request.sh --locked` counts them on the server).
+#[cfg(unix)]
+fn recv(tcp: &TcpStream, buf: &mut [u8]) -> io::Result<usize> {
+    // (the bytes read into `buf`, and the datagram's length: the same for a stream)
+    let (read, _) = rustix::net::recv(tcp, buf, rustix::net::RecvFlags::empty())?;
+    Ok(read)
+}
+
+#[cfg(not(unix))]
+fn recv(tcp: &TcpStream, buf: &mut [u8]) -> io::Result<usize> {
+    (&*tcp).read(buf)
+}
+
+/// One `send` of a plain connection's (as [`recv`]), without `SIGPIPE` on a closed
+/// connection, as `std`'s.
+#[cfg(unix)]
+fn send(tcp: &TcpStream, buf: &[u8]) -> io::Result<usize> {
+    Ok(rustix::net::send(
+        tcp,
+        buf,
+        rustix::net::SendFlags::NOSIGNAL,
+    )?)
+}
+
+#[cfg(not(unix))]
+fn send(tcp: &TcpStream, buf: &[u8]) -> io::Result<usize> {
+    (&*tcp).write(buf)
 }
 
 /// Looks at the socket without waiting: `WouldBlock` when nothing waits, `Ok(0)` at its end.

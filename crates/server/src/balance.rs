@@ -40,6 +40,9 @@ pub(crate) struct Handoff {
     pub(crate) registered: Registered,
     /// Counts the connection on its new thread until it closes.
     pub(crate) load: Load,
+    /// Served on a blocking thread until now, and handed back between two requests: its
+    /// next head is waited for as a keep-alive one's.
+    pub(crate) resumed: bool,
 }
 
 /// One connection counted on one thread, until dropped.

@@ -107,6 +107,34 @@ fn a_burst_from_reuse_port_sockets_is_spread() {
     }
 }
 
+/// Connections a blocking thread hands back to the runtimes between two requests (once a
+/// crowd is there) are placed as new ones are, and counted on the thread that serves them:
+/// served uncounted where they were accepted, they crowded one thread unseen.
+#[test]
+fn connections_handed_back_by_blocking_threads_are_spread_and_counted() {
+    let mut cfg = ServerConfig::default();
+    cfg.runtime = Runtime::PerCore(2);
+    cfg.blocking_connections = 2;
+    let srv = TestServer::start_on_runtimes(cfg);
+    let mut conns = open_answered(&srv, 2);
+    assert_eq!(srv.metric("soapstone_blocking_connections_open"), 2);
+    // The crowd: the two blocking ones follow it to the runtimes at their next tick.
+    conns.extend(open_answered(&srv, 6));
+    srv.wait_metric("soapstone_blocking_connections_handed_back_total", 2);
+    srv.wait_metric_at_most("soapstone_blocking_connections_open", 0);
+    // Placed by the time each answers its next request on the runtimes.
+    for s in conns.iter_mut() {
+        echo_float(s);
+    }
+    let (a, b) = (on_thread(&srv, 0), on_thread(&srv, 1));
+    assert_eq!(a + b, 8, "thread 0 serves {a}, thread 1 serves {b}");
+    assert!(a.abs_diff(b) <= 2, "thread 0 serves {a}, thread 1 serves {b}");
+    // Closed, they leave their thread's count.
+    drop(conns);
+    srv.wait_metric_at_most("soapstone_connections_open", 0);
+    assert_eq!(on_thread(&srv, 0) + on_thread(&srv, 1), 0);
+}
+
 #[test]
 fn a_single_thread_server_shows_no_thread_gauge() {
     let mut cfg = ServerConfig::default();

@@ -40,9 +40,6 @@ pub(crate) struct Handoff {
     pub(crate) registered: Registered,
     /// Counts the connection on its new thread until it closes.
     pub(crate) load: Load,
-    /// Served on a blocking thread until now, and handed back between two requests: its
-    /// next head is waited for as a keep-alive one's.
-    pub(crate) resumed: bool,
 }
 
 /// One connection counted on one thread, until dropped.
@@ -101,6 +98,16 @@ impl Threads {
             Placed::Here(load)
         } else {
             Placed::There(thread, load)
+        }
+    }
+
+    /// Counts a connection on thread `thread` where it already is (one a blocking thread
+    /// handed back to the runtime of the thread that accepted it), without placing it.
+    pub(crate) fn count(self: &Arc<Self>, thread: usize) -> Load {
+        self.loads[thread].fetch_add(1, Ordering::Relaxed);
+        Load {
+            threads: self.clone(),
+            thread,
         }
     }
 

@@ -394,7 +394,6 @@ async fn accept_loop(
                             accepted,
                             registered,
                             load,
-                            resumed: false,
                         };
                         if let Err(h) = s.threads.hand_over(to, h) {
                             serve_handed(&mut conns, &inner, &stop, &neighbours, h);
@@ -454,11 +453,12 @@ type Placing = Option<(Arc<Threads>, usize)>;
 /// it, and dropping this on the drain deadline tells the thread to close it), then serves the
 /// rest on this runtime if the thread handed it back: with hyper from the bytes read, or with
 /// the lean loop between two requests. On a per-core server (`placing`: the threads and this
-/// one's index) a connection handed back between two requests is placed as a new one is, on
-/// the thread serving the fewest, and counted there. Served uncounted on the thread that
-/// accepted them, the connections handed back could crowd one thread, unseen by the
-/// placements after them (8 connections under load, 4 of them handed back: the threads'
-/// counts said 2 and 3, and runs of the same load differed by 1.5x in requests/s).
+/// one's index) a connection handed back between two requests is counted on this thread,
+/// where it stays: uncounted, it was missing from `soapstone_thread_connections_open` and
+/// unseen by the placements after it. Not placed anew: moved to the thread serving the
+/// fewest, 8 connections under load (4 handed back) ran at 107-120 thousand requests/s in
+/// five runs, where left here they ran at 111-185 thousand (docs/performance.md, round
+/// sixteen).
 async fn after_blocking(
     (inner, peer, neighbours, placing): (Arc<Inner>, SocketAddr, Neighbours, Placing),
     ended: oneshot::Receiver<Ended>,
@@ -483,29 +483,7 @@ async fn after_blocking(
         .connections_total
         .fetch_sub(1, Ordering::Relaxed);
     let load = match (&read, placing) {
-        (None, Some((threads, me))) => match threads.place(me) {
-            Placed::Here(load) => Some(load),
-            Placed::There(to, load) => {
-                // Non-blocking, as the accept loop hands connections over: the other
-                // thread's reactor registers it.
-                if stream.set_nonblocking(true).is_err() {
-                    return;
-                }
-                let h = Handoff {
-                    stream,
-                    peer,
-                    accepted: Instant::now(),
-                    registered,
-                    load,
-                    resumed: true,
-                };
-                match threads.hand_over(to, h) {
-                    Ok(()) => return,
-                    // That thread is stopping: served here, as the accept loop does.
-                    Err(h) => return serve_resumed_here(inner, h, stop, &neighbours).await,
-                }
-            }
-        },
+        (None, Some((threads, me))) => Some(threads.count(me)),
         _ => None,
     };
     let stream = stream
@@ -551,36 +529,10 @@ fn serve_handed(
             registered: h.registered,
             accepted: h.accepted,
             member,
-            resumed: h.resumed,
+            resumed: false,
         };
         serve_conn(inner, stream, stop, conn).await
     });
-}
-
-/// Serves a connection handed back by a blocking thread on this thread after all (the one
-/// it was placed on has stopped taking connections).
-async fn serve_resumed_here(
-    inner: Arc<Inner>,
-    h: Handoff,
-    stop: watch::Receiver<bool>,
-    neighbours: &Neighbours,
-) {
-    let _load = h.load;
-    let Ok(stream) = h
-        .stream
-        .set_nonblocking(true)
-        .and_then(|()| TcpStream::from_std(h.stream))
-    else {
-        return;
-    };
-    let conn = Conn {
-        peer: h.peer,
-        registered: h.registered,
-        accepted: h.accepted,
-        member: neighbours.join(),
-        resumed: true,
-    };
-    crate::lean::serve_lean(inner, stream, None, stop, conn).await
 }
 
 /// hyper's own header count limit.

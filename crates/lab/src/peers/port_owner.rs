@@ -7,7 +7,9 @@
 //! Read from Linux's `/proc` (the sockets of the peer's network namespace, the descriptors of
 //! every process). Where `/proc` cannot tell (another system, a holder whose descriptors this user
 //! cannot read), the answer is [`Owner::Unknown`] and the caller goes on without the check: this
-//! module must never turn a guess into an accusation.
+//! module must never turn a guess into an accusation. Where it can tell that nobody listens any
+//! more ([`Owner::Nobody`]), the listener that answered the caller's probe was a passing one
+//! (another test's port probe, a server that stopped): the peer is not ready yet.
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -19,6 +21,8 @@ pub(crate) enum Owner {
     Tree,
     /// Another process, this one.
     Other(u32),
+    /// Nobody listens on the port now (every process's descriptors were read).
+    Nobody,
     /// `/proc` cannot tell.
     Unknown,
 }
@@ -27,22 +31,35 @@ pub(crate) enum Owner {
 pub(crate) fn listener_owner(root: u32, port: u16) -> Owner {
     let proc = Path::new("/proc");
     let mut inodes = HashSet::new();
+    let mut tables = 0;
     for table in ["tcp", "tcp6"] {
         let path = proc.join(root.to_string()).join("net").join(table);
         if let Ok(text) = std::fs::read_to_string(path) {
+            tables += 1;
             inodes.extend(listening(&text, port));
         }
     }
-    if inodes.is_empty() {
+    if tables == 0 {
         return Owner::Unknown;
+    }
+    if inodes.is_empty() {
+        return Owner::Nobody;
     }
     let Ok(entries) = std::fs::read_dir(proc) else {
         return Owner::Unknown;
     };
     let mut other = None;
+    // Whether some process's descriptors could not be read: then "no holder found" is a guess.
+    let mut unread = false;
     for pid in entries.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok()) {
-        let Ok(fds) = std::fs::read_dir(proc.join(pid.to_string()).join("fd")) else {
-            continue;
+        let fds = match std::fs::read_dir(proc.join(pid.to_string()).join("fd")) {
+            Ok(fds) => fds,
+            // It ended between the listing and now.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(_) => {
+                unread = true;
+                continue;
+            }
         };
         let holds = fds.filter_map(Result::ok).any(|fd| {
             std::fs::read_link(fd.path()).is_ok_and(|l| {
@@ -59,7 +76,12 @@ pub(crate) fn listener_owner(root: u32, port: u16) -> Owner {
             other = Some(pid);
         }
     }
-    other.map_or(Owner::Unknown, Owner::Other)
+    match other {
+        Some(pid) => Owner::Other(pid),
+        // The socket closed between the table and the descriptors.
+        None if !unread => Owner::Nobody,
+        None => Owner::Unknown,
+    }
 }
 
 /// The inodes of the sockets listening on `port` in a `/proc/net/tcp` table (columns: `sl`,
@@ -126,5 +148,18 @@ mod tests {
         let _ = peer.kill();
         let _ = peer.wait();
         assert_eq!(owner, Owner::Other(std::process::id()));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_listener_that_closed_is_nobodys() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        drop(l);
+        let me = std::process::id();
+        let owner = listener_owner(me, port);
+        // Another test of this process may have bound the port since: then it is this tree's.
+        assert!(matches!(owner, Owner::Nobody | Owner::Tree), "{owner:?}");
+        assert_ne!(owner, Owner::Unknown);
     }
 }

@@ -43,7 +43,7 @@ async fn every_echo_right_on(id: &str, path: &str) {
         wrap: Vec::new(),
     };
     // A JVM on a loaded 2-core machine: generous.
-    let server = PeerServer::start(&launcher, peer, None, Duration::from_secs(120))
+    let mut server = PeerServer::start(&launcher, peer, None, Duration::from_secs(120))
         .await
         .unwrap();
     let mut wrong = Vec::new();
@@ -57,8 +57,9 @@ async fn every_echo_right_on(id: &str, path: &str) {
             wrong.push(format!("{}: {why}", echo.op));
         }
     }
+    let state = server.state();
     server.stop().await.unwrap();
-    assert!(wrong.is_empty(), "{id}: {wrong:?}");
+    assert!(wrong.is_empty(), "{id}: {wrong:?}\n{state}");
 }
 
 #[tokio::test]

@@ -222,7 +222,7 @@ impl PeerServer {
                     Failed::Other(anyhow!(why))
                 });
             }
-            let open = match lan {
+            let mut open = match lan {
                 // The lab's own sockets cannot reach into the LAN's namespaces.
                 Some(lan) => lan.listening(Side::Server, port),
                 None => tokio::net::TcpStream::connect(("127.0.0.1", port))
@@ -231,13 +231,19 @@ impl PeerServer {
             };
             // Whose port it is, once: nobody takes a port from a peer that has bound it.
             if open && !owner_known {
-                if let Some(Owner::Other(pid)) = child.id().map(|id| listener_owner(id, port)) {
-                    let _ = child.kill().await;
-                    return Err(Failed::PortLost(format!(
-                        "port {port} answered from process {pid}, not from `{command}`"
-                    )));
+                match child.id().map(|id| listener_owner(id, port)) {
+                    Some(Owner::Other(pid)) => {
+                        let _ = child.kill().await;
+                        return Err(Failed::PortLost(format!(
+                            "port {port} answered from process {pid}, not from `{command}`"
+                        )));
+                    }
+                    // What answered was a passing listener (another test's probe of a free
+                    // port): the peer may still be starting, or may find its port taken and
+                    // exit, which the next turn sees.
+                    Some(Owner::Nobody) => open = false,
+                    _ => owner_known = true,
                 }
-                owner_known = true;
             }
             let announced = !needs_banner
                 || std::fs::read_to_string(&log).is_ok_and(|t| t.contains("listening on"));
@@ -268,6 +274,22 @@ impl PeerServer {
     /// `host:port`.
     pub(crate) fn addr(&self) -> String {
         format!("{}:{}", self.host, self.port)
+    }
+
+    /// Whether the server still runs, and the end of its log: for a caller's error message.
+    pub(crate) fn state(&mut self) -> String {
+        let running = match self.child.try_wait() {
+            Ok(None) => "running".to_owned(),
+            Ok(Some(status)) => format!("exited ({status})"),
+            Err(e) => format!("unknown ({e})"),
+        };
+        format!(
+            "`{}` on {}: {running}; its log: {}{}",
+            self.command,
+            self.addr(),
+            self.log.display(),
+            log_tail(&self.log)
+        )
     }
 
     /// Stops the server and reaps it; an error if it had died during the measurements.

@@ -54,15 +54,17 @@ async fn soap_server(
     ops: &[(String, &'static str, Option<u32>)],
 ) -> anyhow::Result<()> {
     let t = lab.cfg.timing.clone();
-    let server = PeerServer::start(&lab.launcher, peer, Some(&lab.cfg.server_cpu), READY).await?;
+    let mut server =
+        PeerServer::start(&lab.launcher, peer, Some(&lab.cfg.server_cpu), READY).await?;
     let path = peer.path.clone().unwrap_or_else(|| "/dp".to_owned());
     // Check every answer first: a peer that answers one operation wrongly is not timed.
     for (id, op, size) in ops {
         if let Err(e) =
             check_http(&server.addr(), &path, &body_for(peer, op, *size), op, *size).await
         {
+            let state = server.state();
             let _ = server.stop().await;
-            anyhow::bail!("its answer to {id} is wrong: {e}");
+            anyhow::bail!("its answer to {id} is wrong: {e}\n{state}");
         }
     }
     let url = format!("http://{}{path}", server.addr());

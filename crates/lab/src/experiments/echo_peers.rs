@@ -28,10 +28,12 @@ pub(crate) async fn run(lab: &mut Lab) {
 async fn one(lab: &mut Lab, peer: &ManifestPeer) -> anyhow::Result<()> {
     let t = lab.cfg.timing.clone();
     let path = peer.services.get("echo").cloned().unwrap_or_default();
-    let server = PeerServer::start(&lab.launcher, peer, Some(&lab.cfg.server_cpu), READY).await?;
+    let mut server =
+        PeerServer::start(&lab.launcher, peer, Some(&lab.cfg.server_cpu), READY).await?;
     if let Err(e) = check_document(&server.addr(), &path, RUBY_REQUEST, OP, None).await {
+        let state = server.state();
         let _ = server.stop().await;
-        anyhow::bail!("its echoFloat answer is wrong: {e}");
+        anyhow::bail!("its echoFloat answer is wrong: {e}\n{state}");
     }
     let url = format!("http://{}{path}", server.addr());
     let body = lab.body("echoFloat.xml", RUBY_REQUEST)?;

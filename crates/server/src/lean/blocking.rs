@@ -359,6 +359,10 @@ impl Conn<'_> {
                 waiting_since + config.idle_timeout
             };
             let mut first_byte = (!rbuf.is_empty()).then_some(waiting_since);
+            // Whether the connection table has heard that a head is arriving: only when it
+            // takes more than one read (then eviction must not take it for idle); a head that
+            // comes whole turns the connection busy at once (a clock conversion fewer).
+            let mut touched = false;
             loop {
                 if !rbuf.is_empty() {
                     match parse(
@@ -368,7 +372,12 @@ impl Conn<'_> {
                         &mut head,
                     ) {
                         Parsed::Complete => break,
-                        Parsed::Partial => {}
+                        Parsed::Partial => {
+                            if let (Some(at), false) = (first_byte, touched) {
+                                table.touch(slot, at);
+                                touched = true;
+                            }
+                        }
                         Parsed::TooLarge => {
                             return self.refuse(&stream, &mut wbuf, head_too_large(config))
                         }
@@ -418,10 +427,7 @@ impl Conn<'_> {
                 ) {
                     Got::Bytes(at) => {
                         now = at;
-                        if first_byte.is_none() {
-                            first_byte = Some(at);
-                            table.touch(slot, at);
-                        }
+                        first_byte.get_or_insert(at);
                     }
                     Got::Closed => return Ended::Closed,
                     // An idle connection, a head too slow (slowloris), or evicted: closed

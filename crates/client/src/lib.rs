@@ -810,27 +810,31 @@ impl Client {
         let inner = &*self.inner;
         let mut fresh = false;
         loop {
+            // One clock reading for the look at a pooled connection and the call's deadline.
+            let mut now = std::time::Instant::now();
             let mut conn = loop {
                 match inner.blocking.take() {
                     Some(mut c) => {
-                        if c.is_open() {
+                        if c.is_open(now) {
                             break c;
                         }
                         tracing::debug!("pooled connection closed by the server");
                     }
                     None => {
                         fresh = true;
-                        break BlockingConn::connect(
+                        let conn = BlockingConn::connect(
                             &inner.host,
                             inner.port,
                             inner.tls.as_ref(),
                             inner.config.connect_timeout,
                         )?;
+                        now = std::time::Instant::now();
+                        break conn;
                     }
                 }
             };
             let fixed = lean::Head { fixed: head, gzip };
-            match conn.exchange(fixed, body, want) {
+            match conn.exchange(now, fixed, body, want) {
                 Ok((answer, reuse)) => {
                     if reuse {
                         inner.blocking.put(conn);

@@ -71,6 +71,10 @@ const SLACK: Duration = Duration::from_millis(5);
 /// How soon after the start of its last exchange a pooled connection is taken without a look
 /// at its socket: `1 ms`.
 const FRESH: Duration = Duration::from_millis(1);
+/// A request at most this long goes out in one `send` without waiting, into a socket whose
+/// send buffer is empty (Linux's smallest default, `net.ipv4.tcp_wmem`'s first value, is
+/// 4 KiB; its usual starting size 16 KiB): `4 KiB`.
+const AT_ONCE: usize = 4 << 10;
 /// The scratch buffer reads land in: `16 KiB`.
 const SCRATCH: usize = 16 << 10;
 
@@ -143,8 +147,24 @@ fn fits(set: Duration, left: Duration) -> bool {
 
 /// What is left until `deadline`; `None` once it passed.
 fn left(deadline: Instant) -> Option<Duration> {
-    let d = deadline.saturating_duration_since(Instant::now());
+    left_at(deadline, Instant::now())
+}
+
+/// What is left from `now` until `deadline`; `None` once it passed.
+fn left_at(deadline: Instant, now: Instant) -> Option<Duration> {
+    let d = deadline.saturating_duration_since(now);
     (!d.is_zero()).then_some(d)
+}
+
+/// The clock of an exchange: a reading taken just before, used once, then the clock itself.
+/// A clock reading is about 25 ns here (`rdtsc` under KVM); a call read it four times.
+struct Clock(Option<Instant>);
+
+impl Clock {
+    /// What is left until `deadline`, from the reading kept (the first time) or from now.
+    fn left(&mut self, deadline: Instant) -> Option<Duration> {
+        left_at(deadline, self.0.take().unwrap_or_else(Instant::now))
+    }
 }
 
 /// A read or write that ended at the socket's timeout (or by a signal), not by an error: the
@@ -194,11 +214,11 @@ impl BlockingConn {
         })
     }
 
-    /// Whether an idle connection can take a request: not closed by the server (its idle
-    /// timeout), no stray bytes waiting. One `recv` with `MSG_PEEK | MSG_DONTWAIT`, unless its
-    /// last exchange began less than [`FRESH`] ago.
-    pub(crate) fn is_open(&mut self) -> bool {
-        if self.began.elapsed() < FRESH {
+    /// Whether an idle connection can take a request at `now` (the caller's clock reading):
+    /// not closed by the server (its idle timeout), no stray bytes waiting. One `recv` with
+    /// `MSG_PEEK | MSG_DONTWAIT`, unless its last exchange began less than [`FRESH`] before.
+    pub(crate) fn is_open(&mut self, now: Instant) -> bool {
+        if now.saturating_duration_since(self.began) < FRESH {
             return true;
         }
         match &mut self.stream {
@@ -229,22 +249,30 @@ impl BlockingConn {
     }
 
     /// Writes the request (`head`, `Content-Length`, `body`) in one write and reads the whole
-    /// answer within `want.timeout`; the answer and whether the connection can be reused.
+    /// answer within `want.timeout` from `now` (the caller's clock reading, taken just before:
+    /// the clock is read once a call, and again only when a write or a read must wait again);
+    /// the answer and whether the connection can be reused.
     pub(crate) fn exchange(
         &mut self,
+        now: Instant,
         head: Head<'_>,
         body: &[u8],
         want: &Want,
     ) -> Result<(Answer, bool), Failure> {
-        self.began = Instant::now();
-        let deadline = self.began + want.timeout;
+        self.began = now;
+        let deadline = now + want.timeout;
         request_bytes(&mut self.write, head, body);
-        let res = self.exchange_io(deadline, want);
+        let res = self.exchange_io(now, deadline, want);
         shrink(&mut self.read, &mut self.write);
         res
     }
 
-    fn exchange_io(&mut self, deadline: Instant, want: &Want) -> Result<(Answer, bool), Failure> {
+    fn exchange_io(
+        &mut self,
+        now: Instant,
+        deadline: Instant,
+        want: &Want,
+    ) -> Result<(Answer, bool), Failure> {
         let BlockingConn {
             stream,
             read,
@@ -256,11 +284,19 @@ impl BlockingConn {
         } = self;
         let timed_out = || Failure::Failed(Error::timeout(want.timeout));
         let failed = |e: io::Error| Failure::Failed(Error::http(e));
+        // The first write and the first read are bounded from `now`, microseconds old; a
+        // write or read that must wait again reads the clock.
+        let mut clock = Clock(Some(now));
+        // Whether the request went out in one `send` that cannot have waited: then `now` is
+        // still good for the first read's bound.
+        let mut at_once = false;
         match stream {
             Stream::Plain(tcp) => {
                 let mut sent = 0;
+                let mut sends = 0;
                 while sent < write.len() {
-                    let left = left(deadline).ok_or_else(timed_out)?;
+                    sends += 1;
+                    let left = clock.left(deadline).ok_or_else(timed_out)?;
                     timeouts.write(tcp, left).map_err(failed)?;
                     match send(tcp, &write[sent..]) {
                         Ok(0) => return Err(failed(io::ErrorKind::WriteZero.into())),
@@ -271,6 +307,9 @@ impl BlockingConn {
                         Err(e) => return Err(failed(e)),
                     }
                 }
+                // The socket's send buffer is empty between exchanges (an answer was read
+                // whole), and takes at least this much without waiting.
+                at_once = sends == 1 && write.len() <= AT_ONCE;
                 if !want.busy_poll.is_zero() {
                     busy_poll(tcp, want.busy_poll);
                 }
@@ -282,7 +321,7 @@ impl BlockingConn {
                 let mut sent = 0;
                 let mut flushed = false;
                 while !flushed {
-                    let left = left(deadline).ok_or_else(timed_out)?;
+                    let left = clock.left(deadline).ok_or_else(timed_out)?;
                     timeouts.write(&tls.sock, left).map_err(failed)?;
                     let step = if sent < write.len() {
                         tls.write(&write[sent..]).map(|n| sent += n)
@@ -297,11 +336,15 @@ impl BlockingConn {
                 }
             }
         }
+        // The first read's bound from `now` too when the request went out at once: what is
+        // left is then a few microseconds longer than it is, well within `SLACK`.
+        clock = Clock(at_once.then_some(now));
         let mut reader = Reader {
             stream,
             scratch,
             timeouts,
             deadline,
+            clock,
             timed_out: false,
         };
         let res = {
@@ -327,6 +370,7 @@ struct Reader<'a> {
     scratch: &'a mut [u8],
     timeouts: &'a mut Timeouts,
     deadline: Instant,
+    clock: Clock,
     /// The deadline passed (the read failed with `TimedOut`).
     timed_out: bool,
 }
@@ -335,7 +379,7 @@ impl Reader<'_> {
     fn read_blocking(&mut self, buf: &mut ReadBuf<'_>) -> io::Result<()> {
         let room = buf.remaining().min(self.scratch.len());
         loop {
-            let Some(left) = left(self.deadline) else {
+            let Some(left) = self.clock.left(self.deadline) else {
                 self.timed_out = true;
                 return Err(io::ErrorKind::TimedOut.into());
             };

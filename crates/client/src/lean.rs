@@ -61,10 +61,8 @@ pub(crate) struct LeanConn {
     read: BytesMut,
     /// The request being written (head and body).
     write: Vec<u8>,
-    /// The last answer's head, for reading the next one by comparison. Boxed: a connection
-    /// moves in and out of its pool on every call, and inline it made each move a copy of
-    /// 150 bytes more (callgrind).
-    last: Box<LastHead>,
+    /// The last answer's head, for reading the next one by comparison.
+    last: LastHead,
     /// The request deadline, one per connection: resetting a registered timer is cheaper
     /// than registering a new one per call.
     timer: Pin<Box<tokio::time::Sleep>>,
@@ -117,7 +115,7 @@ impl LeanConn {
             stream,
             read: BytesMut::with_capacity(READ_CHUNK),
             write: Vec::with_capacity(2 << 10),
-            last: Box::default(),
+            last: LastHead::default(),
             timer: Box::pin(tokio::time::sleep(PARKED)),
         }
     }

@@ -102,10 +102,8 @@ pub(crate) struct BlockingConn {
     read: BytesMut,
     /// The request being written (head and body).
     write: Vec<u8>,
-    /// The last answer's head, for reading the next one by comparison. Boxed: a connection
-    /// moves in and out of its pool on every call, and inline it made each move a copy of
-    /// 150 bytes more (callgrind).
-    last: Box<LastHead>,
+    /// The last answer's head, for reading the next one by comparison.
+    last: LastHead,
     /// Where reads land before they are copied to `read`.
     scratch: Box<[u8]>,
     timeouts: Timeouts,
@@ -207,7 +205,7 @@ impl BlockingConn {
             stream,
             read: BytesMut::with_capacity(READ_CHUNK),
             write: Vec::with_capacity(2 << 10),
-            last: Box::default(),
+            last: LastHead::default(),
             scratch: vec![0; SCRATCH].into_boxed_slice(),
             timeouts,
             began: Instant::now(),

@@ -5,7 +5,11 @@
 # 10 to 14 us there; only medians of many interleaved runs meant anything).
 #
 #   scripts/one-cpu-ab.sh [--runs R] [--calls N] [--cpu C] [--quiet-host] [--server-args "..."] \
-#       LABEL=PATH/soapstone [LABEL=PATH/soapstone ...]
+#       LABEL=PATH/soapstone [LABEL=PATH/soapstone ...] [LABEL=client:PATH/echo_loop ...]
+#
+# A `client:` row is the soapstone Client's blocking exchange (`echo_loop --blocking`, N calls
+# after N of warm-up) against the first soapstone row's server: the whole stack beside
+# omniORB's client and server (the client's user and system time are echo_loop's).
 #
 # Every server and client is pinned to CPU C (default 0). Each run starts every server afresh,
 # drives it with the blocking C client of rpc-compare (`blocking-http`: one keep-alive connection,
@@ -32,7 +36,7 @@ while [ $# -gt 0 ]; do
     --cpu) CPU=$2; shift 2 ;;
     --quiet-host) QUIET=1; shift ;;
     --server-args) SERVER_ARGS=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *=*) BINS+=("$1"); shift ;;
     *) echo "one-cpu-ab: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
@@ -41,9 +45,13 @@ done
 for p in blocking-http blocking-pingpong echo-omniorb-server echo-omniorb-client echoFloat.xml; do
   [ -e "$OUT/$p" ] || { echo "one-cpu-ab: $OUT/$p missing: run scripts/rpc-compare.sh once" >&2; exit 2; }
 done
+SERVER_BIN=""
 for b in "${BINS[@]}"; do
-  [ -x "${b#*=}" ] || { echo "one-cpu-ab: ${b#*=} is not an executable" >&2; exit 2; }
+  path=${b#*=}; path=${path#client:}
+  [ -x "$path" ] || { echo "one-cpu-ab: $path is not an executable" >&2; exit 2; }
+  case "${b#*=}" in client:*) ;; *) [ -n "$SERVER_BIN" ] || SERVER_BIN=$path ;; esac
 done
+[ -n "$SERVER_BIN" ] || { echo "one-cpu-ab: a client: row needs a soapstone row for its server" >&2; exit 2; }
 
 STOPPED=""
 resume() { [ -n "$STOPPED" ] && kill -CONT $STOPPED 2>/dev/null; STOPPED=""; }
@@ -108,7 +116,7 @@ run() {
 }
 
 # The floor moves exactly the bytes of blocking-http's request and of soapstone's answer.
-start_soapstone "${BINS[0]#*=}"
+start_soapstone "$SERVER_BIN"
 BODY_BYTES=$(wc -c <"$OUT/echoFloat.xml")
 HEAD="POST /echo HTTP/1.1\r\nhost: 127.0.0.1:$SPORT\r\nuser-agent: soapstone-bench\r\ncontent-type: text/xml; charset=utf-8\r\nsoapaction: \"http://soapinterop.org/\"\r\ncontent-length: $BODY_BYTES\r\n\r\n"
 REQ_BYTES=$(( $(printf "$HEAD" | wc -c) + BODY_BYTES ))
@@ -128,9 +136,16 @@ one() {
       p=$(free_port); start_port "$p" "$OUT/blocking-pingpong" server "$p" "$REQ_BYTES" "$RESP_BYTES"
       run floor-blocking "$OUT/blocking-pingpong" client "$p" "$REQ_BYTES" "$RESP_BYTES" "$CALLS" ;;
     *)
-      local b
-      for b in "${BINS[@]}"; do [ "${b%%=*}" = "$1" ] && start_soapstone "${b#*=}"; done
-      run "$1" "$OUT/blocking-http" "$SPORT" /echo http://soapinterop.org/ "$OUT/echoFloat.xml" "$CALLS" ;;
+      local b path
+      for b in "${BINS[@]}"; do [ "${b%%=*}" = "$1" ] && path=${b#*=}; done
+      case "$path" in
+        client:*)
+          start_soapstone "$SERVER_BIN"
+          run "$1" "${path#client:}" --blocking "http://127.0.0.1:$SPORT/echo" "$CALLS" ;;
+        *)
+          start_soapstone "$path"
+          run "$1" "$OUT/blocking-http" "$SPORT" /echo http://soapinterop.org/ "$OUT/echoFloat.xml" "$CALLS" ;;
+      esac ;;
   esac
   stop
 }
@@ -153,7 +168,11 @@ echo "one echoFloat call on CPU $CPU: $RUNS interleaved runs of $CALLS calls ($(
 printf '%-16s %10s %10s %12s %12s %12s %12s\n' row "median us" "/ omniORB" "srv user us" "srv sys us" "cli user us" "cli sys us"
 for l in "${LABELS[@]}"; do
   # calls a run makes: 2,000 of warm-up and N, but omniORB's client warms up with N
-  CALLS_PER_RUN=$((CALLS + 2000)); [ "$l" = omniorb ] && CALLS_PER_RUN=$((2 * CALLS))
+  CALLS_PER_RUN=$((CALLS + 2000))
+  case "$l" in omniorb) CALLS_PER_RUN=$((2 * CALLS)) ;; esac
+  for b in "${BINS[@]}"; do
+    case "$b" in "$l=client:"*) CALLS_PER_RUN=$((2 * CALLS)) ;; esac
+  done
   m=$(echo "${MEANS[$l]}" | median)
   r=$(echo "${PAIRED[$l]}" | median)
   awk -v l="$l" -v m="$m" -v o="$r" -v u="${USER[$l]}" -v s="${SYS[$l]}" -v hz="$HZ" \

@@ -1,6 +1,7 @@
 //! The Client's blocking exchange (`ClientConfig::blocking_io`) against raw TCP servers that
 //! answer exact bytes, from plain threads with no runtime: chunked answers, the bounds on what
-//! an answer may cost, an answer cut short, a server that never answers, and busy-polling.
+//! an answer may cost, an answer cut short, a server that never answers, busy-polling, and
+//! answers whose heads repeat the last one or change (with the async exchange beside it).
 
 mod raw;
 use raw::read_request;
@@ -216,4 +217,80 @@ fn a_busy_polling_client_reads_prompt_late_and_split_answers() {
         assert_eq!(post(&c).unwrap().body, Bytes::from_static(b"<e></e>"));
     }
     assert_eq!(c.idle_connections(), 1);
+}
+
+/// Answers that repeat the last head but for its length and date are read by comparison
+/// (`soapstone_http1::response::Recall`); whatever else changes is read in full. On one
+/// connection, blocking and async alike, every answer must come out as its own head says.
+#[test]
+fn answers_whose_heads_repeat_or_change_read_as_their_heads_say() {
+    use std::io::Write as _;
+    let gzip = |text: &str| {
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        z.write_all(text.as_bytes()).unwrap();
+        z.finish().unwrap()
+    };
+    let head = |ct: &str, extra: &str, date: &str, len: usize| {
+        format!("HTTP/1.1 200 OK\r\ncontent-type: {ct}\r\n{extra}date: {date}\r\ncontent-length: {len}\r\n\r\n")
+            .into_bytes()
+    };
+    let plain = |ct: &str, date: &str, body: &str| {
+        let mut a = head(ct, "", date, body.len());
+        a.extend_from_slice(body.as_bytes());
+        a
+    };
+    let zipped = |date: &str, body: &str| {
+        let z = gzip(body);
+        let mut a = head("text/xml", "content-encoding: gzip\r\n", date, z.len());
+        a.extend_from_slice(&z);
+        a
+    };
+    let (d1, d2) = (
+        "Tue, 08 Dec 2026 02:10:00 GMT",
+        "Tue, 08 Dec 2026 02:10:01 GMT",
+    );
+    // (answer, the body and content type the caller must see)
+    let script: Vec<(Vec<u8>, &str, &str)> = vec![
+        (plain("text/xml", d1, "<a>11</a>"), "<a>11</a>", "text/xml"),
+        (plain("text/xml", d2, "<a>2</a>"), "<a>2</a>", "text/xml"),
+        (plain("text/xml", d2, "<a>33</a>"), "<a>33</a>", "text/xml"),
+        (
+            plain("application/soap+xml", d2, "<b>4</b>"),
+            "<b>4</b>",
+            "application/soap+xml",
+        ),
+        (zipped(d1, "<z>five</z>"), "<z>five</z>", "text/xml"),
+        (zipped(d2, "<z>sixsix</z>"), "<z>sixsix</z>", "text/xml"),
+        (plain("text/xml", d1, "<a>7</a>"), "<a>7</a>", "text/xml"),
+    ];
+    let answers: Vec<Vec<u8>> = script.iter().map(|(a, _, _)| a.clone()).collect();
+    for blocking in [true, false] {
+        let answers = answers.clone();
+        let next = AtomicUsize::new(0);
+        let (addr, connections) = server(move |s| {
+            let i = next.fetch_add(1, Ordering::SeqCst) % answers.len();
+            s.write_all(&answers[i]).is_ok()
+        });
+        let c = client(addr, |c| c.blocking_io = blocking);
+        // The async exchange needs a runtime; the blocking one runs on a plain thread.
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let call = |c: &Client| match blocking {
+            true => post(c).unwrap(),
+            false => rt
+                .block_on(c.call_raw(Version::Soap11, Some("urn:a"), Bytes::from_static(b"<e/>")))
+                .unwrap(),
+        };
+        for round in 0..2 {
+            for (i, (_, body, ct)) in script.iter().enumerate() {
+                let r = call(&c);
+                let what = format!("blocking {blocking}, round {round}, answer {i}");
+                assert_eq!(r.body, body.as_bytes(), "{what}");
+                assert_eq!(r.content_type.as_deref(), Some(*ct), "{what}");
+            }
+        }
+        assert_eq!(connections.load(Ordering::SeqCst), 1, "blocking {blocking}");
+    }
 }

@@ -145,23 +145,24 @@ fn fits(set: Duration, left: Duration) -> bool {
 
 /// What is left until `deadline`; `None` once it passed.
 fn left(deadline: Instant) -> Option<Duration> {
-    left_at(deadline, Instant::now())
-}
-
-/// What is left from `now` until `deadline`; `None` once it passed.
-fn left_at(deadline: Instant, now: Instant) -> Option<Duration> {
-    let d = deadline.saturating_duration_since(now);
+    let d = deadline.saturating_duration_since(Instant::now());
     (!d.is_zero()).then_some(d)
 }
 
-/// The clock of an exchange: a reading taken just before, used once, then the clock itself.
-/// A clock reading is about 25 ns here (`rdtsc` under KVM); a call read it four times.
-struct Clock(Option<Instant>);
+/// The clock of an exchange: what was left of it at a reading taken just before (the call's
+/// whole timeout, as its deadline was set from that reading), used once, then the clock
+/// itself. A clock reading is about 25 ns here (`rdtsc` under KVM), and the arithmetic from
+/// one to what is left about 40 instructions; a call did both four times.
+struct Clock(Option<Duration>);
 
 impl Clock {
-    /// What is left until `deadline`, from the reading kept (the first time) or from now.
+    /// What is left until `deadline`: what was left at the reading kept (the first time), or
+    /// from now.
     fn left(&mut self, deadline: Instant) -> Option<Duration> {
-        left_at(deadline, self.0.take().unwrap_or_else(Instant::now))
+        match self.0.take() {
+            Some(left) => (!left.is_zero()).then_some(left),
+            None => left(deadline),
+        }
     }
 }
 
@@ -260,17 +261,14 @@ impl BlockingConn {
         self.began = now;
         let deadline = now + want.timeout;
         request_bytes(&mut self.write, head, body);
-        let res = self.exchange_io(now, deadline, want);
+        let res = self.exchange_io(deadline, want);
         shrink(&mut self.read, &mut self.write);
         res
     }
 
-    fn exchange_io(
-        &mut self,
-        now: Instant,
-        deadline: Instant,
-        want: &Want,
-    ) -> Result<(Answer, bool), Failure> {
+    /// The exchange until `deadline`, which is `want.timeout` after a clock reading taken
+    /// just before.
+    fn exchange_io(&mut self, deadline: Instant, want: &Want) -> Result<(Answer, bool), Failure> {
         let BlockingConn {
             stream,
             read,
@@ -282,11 +280,12 @@ impl BlockingConn {
         } = self;
         let timed_out = || Failure::Failed(Error::timeout(want.timeout));
         let failed = |e: io::Error| Failure::Failed(Error::http(e));
-        // The first write and the first read are bounded from `now`, microseconds old; a
-        // write or read that must wait again reads the clock.
-        let mut clock = Clock(Some(now));
-        // Whether the request went out in one `send` that cannot have waited: then `now` is
-        // still good for the first read's bound.
+        // The first write and the first read are bounded by the whole timeout, from the
+        // reading the deadline was set from (microseconds old); a write or read that must
+        // wait again reads the clock.
+        let mut clock = Clock(Some(want.timeout));
+        // Whether the request went out in one `send` that cannot have waited: then that
+        // reading is still good for the first read's bound.
         let mut at_once = false;
         match stream {
             Stream::Plain(tcp) => {
@@ -334,9 +333,9 @@ impl BlockingConn {
                 }
             }
         }
-        // The first read's bound from `now` too when the request went out at once: what is
-        // left is then a few microseconds longer than it is, well within `SLACK`.
-        clock = Clock(at_once.then_some(now));
+        // The first read's bound from that reading too when the request went out at once:
+        // what is left is then a few microseconds longer than it is, well within `SLACK`.
+        clock = Clock(at_once.then_some(want.timeout));
         let mut reader = Reader {
             stream,
             scratch,

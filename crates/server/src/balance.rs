@@ -89,11 +89,7 @@ impl Threads {
             .min_by_key(|&(_, n)| n)
             .unwrap_or((me, mine));
         let thread = if least < mine { fewest } else { me };
-        self.loads[thread].fetch_add(1, Ordering::Relaxed);
-        let load = Load {
-            threads: self.clone(),
-            thread,
-        };
+        let load = self.count(thread);
         if thread == me {
             Placed::Here(load)
         } else {
@@ -101,8 +97,9 @@ impl Threads {
         }
     }
 
-    /// Counts a connection on thread `thread` where it already is (one a blocking thread
-    /// handed back to the runtime of the thread that accepted it), without placing it.
+    /// Counts a connection on thread `thread` without choosing it: where [`Threads::place`]
+    /// put it, or where it already is (one a blocking thread handed back to the runtime of
+    /// the thread that accepted it).
     pub(crate) fn count(self: &Arc<Self>, thread: usize) -> Load {
         self.loads[thread].fetch_add(1, Ordering::Relaxed);
         Load {

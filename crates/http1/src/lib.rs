@@ -36,12 +36,20 @@ pub const MAX_HEADERS: usize = 100;
 /// inner space), at most 19 of them, surrounding spaces ignored; `None` otherwise.
 pub fn content_length(value: &[u8]) -> Option<u64> {
     let v = value.trim_ascii();
-    if v.is_empty() || v.len() > 19 || !v.iter().all(u8::is_ascii_digit) {
+    if v.is_empty() || v.len() > 19 {
         return None;
     }
-    v.iter().try_fold(0u64, |n, d| {
-        n.checked_mul(10)?.checked_add(u64::from(d - b'0'))
-    })
+    // One pass, checking and adding (19 digits stay under `u64::MAX`): a check of every byte
+    // first and a checked fold after took about 100 instructions for three digits
+    // (callgrind).
+    let mut n = 0u64;
+    for &d in v {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n * 10 + u64::from(d - b'0');
+    }
+    Some(n)
 }
 
 /// What a `Connection` header's comma-separated tokens say (any case).

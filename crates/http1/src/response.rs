@@ -117,39 +117,33 @@ impl Recall {
         let head = self.head?;
         let last = &self.bytes[..];
         let rest = buf.get(..last.len())?;
-        let (at, end) = self.length;
-        let digits = &rest[at..end];
-        let same = match self.date {
-            Some((d, e)) if d > end => {
-                rest[..at] == last[..at]
-                    && rest[end..d] == last[end..d]
-                    && rest[e..] == last[e..]
-                    && plain_value(&rest[d..e])
-            }
-            Some((d, e)) => {
-                rest[..d] == last[..d]
-                    && rest[e..at] == last[e..at]
-                    && rest[end..] == last[end..]
-                    && plain_value(&rest[d..e])
-            }
-            None => rest[..at] == last[..at] && rest[end..] == last[end..],
+        let length = self.length;
+        // The two places that may differ, in the order they come.
+        let holes = match self.date {
+            Some(date) if date.0 < length.0 => [Some(date), Some(length)],
+            date => [Some(length), date],
         };
-        if !same {
-            return None;
-        }
-        // As `content_length` reads them (at most 19 digits, no overflow), in one pass: a
-        // value that is not all digits is read in full.
-        if digits.is_empty() || digits.len() > 19 {
-            return None;
-        }
-        let mut n = 0u64;
-        for &d in digits {
-            if !d.is_ascii_digit() {
+        let mut from = 0;
+        for (at, end) in holes.into_iter().flatten() {
+            if rest[from..at] != last[from..at] {
                 return None;
             }
-            n = n.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            from = end;
         }
-        let n = usize::try_from(n).ok()?;
+        if rest[from..] != last[from..] {
+            return None;
+        }
+        if let Some((at, end)) = self.date {
+            if !plain_value(&rest[at..end]) {
+                return None;
+            }
+        }
+        // Digits only where the last head had them: a space there is read in full.
+        let digits = &rest[length.0..length.1];
+        if !digits.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        let n = content_length(digits).and_then(|n| usize::try_from(n).ok())?;
         Some(Head {
             framing: Framing::Length(n),
             ..head

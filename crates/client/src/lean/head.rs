@@ -92,85 +92,49 @@ mod tests {
         }
     }
 
+    /// `buf`'s head read with a fresh memory (in full).
+    fn fresh(buf: &[u8]) -> Result<Option<Meta>, Error> {
+        parse_head(buf, &want(), &mut LastHead::default())
+    }
+
     #[test]
     fn heads_and_their_framing() {
-        let m = parse_head(
-            b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\nContent-Type: text/xml\r\n\r\n",
-            &want(),
-            &mut LastHead::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let m = fresh(b"HTTP/1.1 200 OK\r\nContent-Length: 12\r\nContent-Type: text/xml\r\n\r\n")
+            .unwrap()
+            .unwrap();
         assert_eq!(
             (m.status, m.framing, m.close),
             (200, Framing::Length(12), false)
         );
         assert_eq!(m.content_type.as_deref(), Some("text/xml"));
-        let m = parse_head(
-            b"HTTP/1.0 200 OK\r\ncontent-length: 1\r\n\r\n",
-            &want(),
-            &mut LastHead::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let m = fresh(b"HTTP/1.0 200 OK\r\ncontent-length: 1\r\n\r\n")
+            .unwrap()
+            .unwrap();
         assert!(m.close, "an http/1.0 answer ends its connection");
-        let m = parse_head(
-            b"HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\ncontent-length: 1\r\n\r\n",
-            &want(),
-            &mut LastHead::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let m =
+            fresh(b"HTTP/1.1 200 OK\r\nConnection: keep-alive, Close\r\ncontent-length: 1\r\n\r\n")
+                .unwrap()
+                .unwrap();
         assert!(m.close);
-        let m = parse_head(
-            b"HTTP/1.1 200 OK\r\n\r\n",
-            &want(),
-            &mut LastHead::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let m = fresh(b"HTTP/1.1 200 OK\r\n\r\n").unwrap().unwrap();
         assert_eq!((m.framing, m.close), (Framing::Eof, true));
-        let m = parse_head(
-            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n",
-            &want(),
-            &mut LastHead::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let m =
+            fresh(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n")
+                .unwrap()
+                .unwrap();
         assert_eq!((m.framing, m.close), (Framing::Chunked, true));
-        let m = parse_head(
-            b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n",
-            &want(),
-            &mut LastHead::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let m = fresh(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n")
+            .unwrap()
+            .unwrap();
         assert_eq!((m.framing, m.close), (Framing::Length(0), true));
-        let m = parse_head(
-            b"HTTP/1.1 204 No Content\r\n\r\n",
-            &want(),
-            &mut LastHead::default(),
-        )
-        .unwrap()
-        .unwrap();
+        let m = fresh(b"HTTP/1.1 204 No Content\r\n\r\n").unwrap().unwrap();
         assert_eq!((m.framing, m.close), (Framing::Length(0), false));
-        assert!(parse_head(
-            b"HTTP/1.1 200 OK\r\nContent-Le",
-            &want(),
-            &mut LastHead::default()
-        )
-        .unwrap()
-        .is_none());
+        assert!(fresh(b"HTTP/1.1 200 OK\r\nContent-Le").unwrap().is_none());
     }
 
     #[test]
     fn bad_heads_are_clear_errors() {
-        let err = |head: &[u8]| {
-            parse_head(head, &want(), &mut LastHead::default())
-                .err()
-                .unwrap()
-                .to_string()
-        };
+        let err = |head: &[u8]| fresh(head).err().unwrap().to_string();
         assert_eq!(
             err(b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n"),
             "http error: invalid content-length `-1`"
